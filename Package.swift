@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Arrows point one way: BadgeCLI -> Plugins/* -> {Canvas} -> BadgeKit.
+// BadgeKit imports nothing of ours; C libraries stay behind Canvas.
+let package = Package(
+    name: "badge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "badge", targets: ["BadgeCLI"]),
+        .library(name: "BadgeKit", targets: ["BadgeKit"]),
+        .library(name: "BadgeKitTesting", targets: ["BadgeKitTesting"]),
+        .library(name: "Canvas", targets: ["Canvas"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries, each behind a shim of typed static inline wrappers.
+        .systemLibrary(
+            name: "CGD",
+            path: "Sources/CGD",
+            pkgConfig: "gdlib",
+            providers: [.apt(["libgd-dev"])]
+        ),
+
+        // The core: contract, config, store, pipeline. Pure Swift.
+        .target(
+            name: "BadgeKit",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/BadgeKit"
+        ),
+        // Test doubles and the conformance suite every backend runs (ships like swift-log's InMemoryLogging).
+        .target(
+            name: "BadgeKitTesting",
+            dependencies: ["BadgeKit"],
+            path: "Sources/BadgeKitTesting"
+        ),
+        // Safe Swift over libgd.
+        .target(
+            name: "Canvas",
+            dependencies: ["CGD", "BadgeKit"],
+            path: "Sources/Canvas"
+        ),
+
+        // Backends: the project's plugins.
+        .target(
+            name: "ProceduralBackend",
+            dependencies: ["BadgeKit", "Canvas"],
+            path: "Plugins/ProceduralBackend"
+        ),
+        .target(
+            name: "ImportBackend",
+            dependencies: ["BadgeKit", "Canvas"],
+            path: "Plugins/ImportBackend"
+        ),
+
+        .executableTarget(
+            name: "BadgeCLI",
+            dependencies: [
+                "BadgeKit", "Canvas", "ProceduralBackend", "ImportBackend",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/BadgeCLI"
+        ),
+
+        .testTarget(name: "BadgeKitTests", dependencies: ["BadgeKit", "BadgeKitTesting"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
+        .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(
+            name: "BadgeCLITests",
+            dependencies: ["BadgeCLI", "BadgeKit", "ProceduralBackend", "Canvas"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A backend instance ready to run: its configured name, its type, and the generator.
+public struct BackendInstance: Sendable {
+    public var name: String
+    public var type: String
+    public var generator: any BadgeGenerator
+
+    public init(name: String, type: String, generator: any BadgeGenerator) {
+        self.name = name
+        self.type = type
+        self.generator = generator
+    }
+}
+
+/// Maps a backend *type* ("procedural", "import", ...) to a factory that builds an
+/// instance from its config object. A value, not a global: the CLI builds one
+/// with every backend it ships, and tests build their own with fakes.
+public struct BackendRegistry: Sendable {
+    /// Builds a generator from its options. Validates every option (call
+    /// `config.options.allowOnly`) and throws `BadgeError(.config)` located in the file.
+    public typealias Factory = @Sendable (BackendConfig, BadgeEnvironment) throws -> any BadgeGenerator
+
+    public struct Entry: Sendable {
+        public var type: String
+        public var summary: String
+        public var factory: Factory
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    /// Registers `type`; a later registration of the same type replaces the earlier.
+    public mutating func register(_ type: String, summary: String, factory: @escaping Factory) {
+        entries[type] = Entry(type: type, summary: summary, factory: factory)
+    }
+
+    public var types: [String] { entries.keys.sorted() }
+
+    public func entry(for type: String) -> Entry? { entries[type] }
+
+    /// Builds one instance, or says precisely why its configuration is wrong.
+    public func makeBackend(_ config: BackendConfig, environment: BadgeEnvironment) throws -> BackendInstance {
+        guard let entry = entries[config.type] else {
+            var hint = "known types: \(types.joined(separator: ", "))"
+            if let near = ConfigObject.closest(to: config.type, in: types) { hint = "did you mean \"\(near)\"? " + hint }
+            throw BadgeError(
+                .config, "unknown backend type \"\(config.type)\"", path: config.options.file,
+                location: config.typeLocation, keyPath: config.options.childPath("type"), hint: hint)
+        }
+        do {
+            let generator = try entry.factory(config, environment)
+            return BackendInstance(name: config.name, type: config.type, generator: generator)
+        } catch let error as BadgeError {
+            throw error.code == .config ? error : error.attributed(to: config.name)
+        }
+    }
+
+    /// Builds the instance the user asked for by name.
+    public func makeBackend(named name: String, in config: BadgeConfig, environment: BadgeEnvironment) throws -> BackendInstance {
+        guard let backendConfig = config.backend(named: name) else {
+            var hint = "configured backends: \(config.backends.map(\.name).joined(separator: ", "))"
+            if let near = ConfigObject.closest(to: name, in: config.backends.map(\.name)) {
+                hint = "did you mean \"\(near)\"? " + hint
+            }
+            throw BadgeError(.unknownBackend, "no backend is named \"\(name)\"", path: config.file, hint: hint)
+        }
+        return try makeBackend(backendConfig, environment: environment)
+    }
+
+    /// Builds every configured instance; the first configuration error is thrown.
+    public func makeAll(_ config: BadgeConfig, environment: BadgeEnvironment) throws -> [BackendInstance] {
+        try config.backends.map { try makeBackend($0, environment: environment) }
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+
+/// Limits every image passes before anything decodes it.
+public struct ImageLimits: Sendable, Hashable, Codable {
+    public var maxFileBytes: Int
+    public var maxSide: Int
+    public var maxPixels: Int
+
+    public static let `default` = ImageLimits(maxFileBytes: 20 << 20, maxSide: 8192, maxPixels: 40_000_000)
+
+    public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int) {
+        self.maxFileBytes = maxFileBytes
+        self.maxSide = maxSide
+        self.maxPixels = maxPixels
+    }
+}
+
+/// One configured backend instance: its name, its type, and its own options
+/// (still as located JSON, so the backend's factory reports errors precisely).
+public struct BackendConfig: Sendable {
+    public var name: String
+    public var type: String
+    /// The whole object, `type` included; factories call `allowOnly` on it.
+    public var options: ConfigObject
+    /// Where `type` was written, for "unknown type" errors.
+    public var typeLocation: SourceLocation?
+    /// True for the instances badge provides without any configuration.
+    public var isBuiltIn: Bool
+
+    public init(name: String, type: String, options: ConfigObject, typeLocation: SourceLocation? = nil, isBuiltIn: Bool = false) {
+        self.name = name
+        self.type = type
+        self.options = options
+        self.typeLocation = typeLocation
+        self.isBuiltIn = isBuiltIn
+    }
+}
+
+/// The effective configuration: a file's settings over built-in defaults.
+public struct BadgeConfig: Sendable {
+    public struct Defaults: Sendable, Hashable {
+        public var backend: String = "procedural"
+        public var style: String?
+        public var size: Int = BadgeRequest.defaultSize
+        public init() {}
+    }
+
+    public static let historyLimitDefault = 20
+    public static let historyLimitRange = 0...10_000
+    /// Instance names: what a user types after `--backend`.
+    public static let namePattern = "^[a-z0-9][a-z0-9._-]{0,63}$"
+
+    /// The file this came from; nil for the built-in configuration.
+    public var file: String?
+    public var store: String?
+    public var historyLimit = BadgeConfig.historyLimitDefault
+    public var defaults = Defaults()
+    public var intake = ImageLimits.default
+    /// Every instance, built-ins first unless the file redefines them, in file order.
+    public var backends: [BackendConfig]
+
+    /// The configuration badge uses when there is no file: `procedural` and `import`.
+    public static var builtIn: BadgeConfig {
+        BadgeConfig(file: nil, backends: builtInBackends)
+    }
+
+    static var builtInBackends: [BackendConfig] {
+        ["procedural", "import"].map { name in
+            BackendConfig(name: name, type: name, options: .empty(keyPath: "backends.\(name)"), isBuiltIn: true)
+        }
+    }
+
+    public init(file: String?, backends: [BackendConfig]) {
+        self.file = file
+        self.backends = backends
+    }
+
+    public func backend(named name: String) -> BackendConfig? {
+        backends.first { $0.name == name }
+    }
+
+    // MARK: - Finding the file
+
+    /// Where the configuration comes from: `--config`, then `$BADGE_CONFIG`, then
+    /// `$XDG_CONFIG_HOME/badge/config.json` (if it exists). `required` is true when
+    /// the user named the file, so its absence is an error rather than a default.
+    public static func locate(explicit: String?, variables: [String: String], workingDirectory: URL)
+        -> (url: URL, required: Bool)?
+    {
+        if let explicit { return (resolvePath(explicit, relativeTo: workingDirectory), true) }
+        if let env = variables["BADGE_CONFIG"], !env.isEmpty {
+            return (resolvePath(env, relativeTo: workingDirectory), true)
+        }
+        let configHome = variables["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (home(variables) + "/.config")
+        return (URL(fileURLWithPath: configHome).appendingPathComponent("badge/config.json"), false)
+    }
+
+    /// Loads the configuration as `locate` finds it; built-in defaults when there is no file.
+    public static func load(explicit: String?, variables: [String: String], workingDirectory: URL) throws -> BadgeConfig {
+        guard let (url, required) = locate(explicit: explicit, variables: variables, workingDirectory: workingDirectory) else {
+            return .builtIn
+        }
+        if !required && !FileManager.default.fileExists(atPath: url.path) { return .builtIn }
+        return try load(from: url)
+    }
+
+    public static func load(from url: URL) throws -> BadgeConfig {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            throw BadgeError(.config, "cannot read the configuration file", path: url.path,
+                             cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
+                             hint: "check the path given by --config or $BADGE_CONFIG")
+        }
+        if data.count > 8 << 20 {
+            throw BadgeError(.config, "the configuration file is \(data.count) bytes; at most 8 MiB is read", path: url.path)
+        }
+        return try parse(data, file: url.path)
+    }
+
+    /// Parses and checks a configuration document against the schema.
+    public static func parse(_ data: Data, file: String?) throws -> BadgeConfig {
+        let root = ConfigValue(node: try JSONParser.parse(data, file: file), keyPath: "", file: file)
+        let object = try root.object()
+        try object.allowOnly(["store", "historyLimit", "defaults", "intake", "backends"])
+        var config = BadgeConfig(file: file, backends: [])
+
+        if let store = object.value("store") {
+            config.store = try store.nonEmptyString()
+        }
+        if let limit = try object.int("historyLimit", in: historyLimitRange) {
+            config.historyLimit = limit
+        }
+        if let defaults = try object.object("defaults") {
+            try defaults.allowOnly(["backend", "style", "size"])
+            if let backend = defaults.value("backend") { config.defaults.backend = try backend.nonEmptyString() }
+            if let style = defaults.value("style") { config.defaults.style = try style.nonEmptyString() }
+            if let size = try defaults.int("size", in: BadgeRequest.sizeRange) { config.defaults.size = size }
+        }
+        if let intake = try object.object("intake") {
+            try intake.allowOnly(["maxFileBytes", "maxSide", "maxPixels"])
+            if let v = try intake.int("maxFileBytes", in: 1024...(1 << 30)) { config.intake.maxFileBytes = v }
+            if let v = try intake.int("maxSide", in: 16...65535) { config.intake.maxSide = v }
+            if let v = try intake.int("maxPixels", in: 256...1_000_000_000) { config.intake.maxPixels = v }
+        }
+
+        var backends: [BackendConfig] = []
+        if let section = try object.object("backends") {
+            let pattern = try Regex(namePattern)
+            for member in section.members {
+                let value = section.value(member.key)!
+                guard member.key.wholeMatch(of: pattern) != nil else {
+                    throw BadgeError(
+                        .config, "\"\(member.key)\" is not a valid backend name", path: file,
+                        location: member.keyLocation, keyPath: value.keyPath,
+                        hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
+                }
+                let options = try value.object()
+                let type = try options.require("type", hint: "say which kind of backend this is, e.g. \"type\": \"procedural\"")
+                backends.append(BackendConfig(
+                    name: member.key, type: try type.nonEmptyString(), options: options,
+                    typeLocation: type.location))
+            }
+        }
+        let defined = Set(backends.map(\.name))
+        config.backends = builtInBackends.filter { !defined.contains($0.name) } + backends
+
+        if let backendValue = try object.object("defaults")?.value("backend"),
+           config.backend(named: config.defaults.backend) == nil {
+            throw backendValue.error(
+                "no backend is named \"\(config.defaults.backend)\"",
+                hint: "configured backends: \(config.backends.map(\.name).joined(separator: ", "))")
+        }
+        return config
+    }
+
+    // MARK: - The store directory
+
+    /// `--store`, then `$BADGE_STORE`, then the config's `store`, then
+    /// `$XDG_DATA_HOME/badge`, then `~/.local/share/badge`.
+    public func storeDirectory(explicit: String?, variables: [String: String], workingDirectory: URL) -> URL {
+        if let explicit { return Self.resolvePath(explicit, relativeTo: workingDirectory) }
+        if let env = variables["BADGE_STORE"], !env.isEmpty { return Self.resolvePath(env, relativeTo: workingDirectory) }
+        if let store {
+            let base = file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? workingDirectory
+            return Self.resolvePath(store, relativeTo: base, variables: variables)
+        }
+        let dataHome = variables["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (Self.home(variables) + "/.local/share")
+        return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("badge", isDirectory: true)
+    }
+
+    static func home(_ variables: [String: String]) -> String {
+        variables["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    }
+
+    /// Expands `~/` and resolves relative paths against `base`.
+    public static func resolvePath(_ path: String, relativeTo base: URL, variables: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        var expanded = path
+        if expanded == "~" { expanded = home(variables) }
+        else if expanded.hasPrefix("~/") { expanded = home(variables) + expanded.dropFirst(1) }
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
+        return base.appendingPathComponent(expanded).standardizedFileURL
+    }
+
+    // MARK: - Showing it
+
+    /// The effective configuration as JSON, with secrets masked: values of keys
+    /// that look like credentials are replaced, and `...Env` keys show whether
+    /// the variable they name is set, never its value.
+    public func effectiveJSON(storeDirectory: URL, variables: [String: String]) -> String {
+        let at = SourceLocation(line: 1, column: 1, offset: 0)
+        func node(_ v: JSONNode.Value) -> JSONNode { JSONNode(v, at: at) }
+        func str(_ s: String) -> JSONNode { node(.string(s)) }
+        func num(_ n: Int) -> JSONNode { node(.number(Double(n), literal: String(n))) }
+        func member(_ k: String, _ v: JSONNode) -> JSONMember { JSONMember(key: k, keyLocation: at, value: v) }
+
+        var defaultsMembers = [member("backend", str(defaults.backend)), member("size", num(defaults.size))]
+        if let style = defaults.style { defaultsMembers.insert(member("style", str(style)), at: 1) }
+        let backendMembers = backends.map { backend -> JSONMember in
+            var options = backend.options.members.map { m in JSONMember(key: m.key, keyLocation: at, value: Self.masked(m.key, m.value, variables)) }
+            if options.isEmpty { options = [member("type", str(backend.type))] }
+            return member(backend.name, node(.object(options)))
+        }
+        let root = node(.object([
+            member("source", file.map(str) ?? str("built-in defaults (no configuration file)")),
+            member("store", str(storeDirectory.path)),
+            member("historyLimit", num(historyLimit)),
+            member("defaults", node(.object(defaultsMembers))),
+            member("intake", node(.object([
+                member("maxFileBytes", num(intake.maxFileBytes)),
+                member("maxSide", num(intake.maxSide)),
+                member("maxPixels", num(intake.maxPixels)),
+            ]))),
+            member("backends", node(.object(backendMembers))),
+        ]))
+        return JSONWriter.write(root)
+    }
+
+    static func isSecretKey(_ key: String) -> Bool {
+        let lower = key.lowercased()
+        if lower.hasSuffix("env") { return false }
+        return ["key", "token", "secret", "password", "authorization", "credential"].contains { lower.contains($0) }
+    }
+
+    private static func masked(_ key: String, _ value: JSONNode, _ variables: [String: String]) -> JSONNode {
+        if isSecretKey(key) { return JSONNode(.string("********"), at: value.location) }
+        if key.lowercased().hasSuffix("env"), case let .string(name) = value.value {
+            let state = (variables[name].map { !$0.isEmpty } ?? false) ? "set" : "not set"
+            return JSONNode(.string("\(name) (\(state))"), at: value.location)
+        }
+        if case let .object(members) = value.value {
+            return JSONNode(.object(members.map { JSONMember(key: $0.key, keyLocation: $0.keyLocation, value: masked($0.key, $0.value, variables)) }), at: value.location)
+        }
+        return value
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// What badge.png says about itself, stored as `badge:*` iTXt chunks right
+/// after IHDR. Image and date live in one file, so one rename commits both.
+public struct BadgeMetadata: Sendable, Equatable, Codable {
+    /// The version of the badge tool that wrote the file.
+    public static let generatorVersion = "badge 0.1.0"
+    static let prefix = "badge:"
+
+    /// A random 64-bit id in hex: what `badge history` lists and `badge restore` takes.
+    public var id: String
+    /// The day (and moment) the promise begins, in `timeZone`.
+    public var commitmentDate: Date
+    /// IANA time zone the commitment was made in ("Europe/Berlin").
+    public var timeZone: String
+    /// When this badge was committed to a store or written out.
+    public var createdAt: Date
+    public var prompt: String
+    /// The backend instance name ("procedural", "openai").
+    public var backend: String
+    public var backendType: String
+    public var style: String?
+    public var size: Int
+    public var seed: UInt64?
+    public var model: String?
+    public var revisedPrompt: String?
+    public var generator: String
+    /// Anything else a backend reported, under `badge:x-<key>`.
+    public var extra: [String: String]
+
+    public init(
+        id: String = BadgeMetadata.newID(), commitmentDate: Date, timeZone: String, createdAt: Date,
+        prompt: String, backend: String, backendType: String, style: String? = nil, size: Int,
+        seed: UInt64? = nil, model: String? = nil, revisedPrompt: String? = nil,
+        generator: String = BadgeMetadata.generatorVersion, extra: [String: String] = [:]
+    ) {
+        self.id = id
+        self.commitmentDate = commitmentDate
+        self.timeZone = timeZone
+        self.createdAt = createdAt
+        self.prompt = prompt
+        self.backend = backend
+        self.backendType = backendType
+        self.style = style
+        self.size = size
+        self.seed = seed
+        self.model = model
+        self.revisedPrompt = revisedPrompt
+        self.generator = generator
+        self.extra = extra
+    }
+
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%016llx", generator.next() as UInt64)
+    }
+
+    var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }
+
+    /// The commitment date as RFC 3339 with the offset of its own time zone.
+    public var commitmentDateString: String { Self.rfc3339(commitmentDate, in: zone) }
+
+    /// "January 1, 2027" (in the given locale), on the calendar day of the
+    /// commitment's own time zone, wherever it is read.
+    public func longCommitmentDate(locale: Locale = .current) -> String {
+        var style = Date.FormatStyle(date: .long, time: .omitted, locale: locale, timeZone: zone)
+        style.calendar = Calendar(identifier: .gregorian)
+        return commitmentDate.formatted(style)
+    }
+
+    // MARK: - Chunks
+
+    public var textEntries: [(keyword: String, text: String)] {
+        var entries: [(String, String)] = [
+            ("badge:id", id),
+            ("badge:commitment-date", commitmentDateString),
+            ("badge:time-zone", timeZone),
+            ("badge:created", Self.rfc3339(createdAt, in: zone)),
+            ("badge:prompt", prompt),
+            ("badge:backend", backend),
+            ("badge:backend-type", backendType),
+            ("badge:size", String(size)),
+            ("badge:generator", generator),
+        ]
+        if let style { entries.append(("badge:style", style)) }
+        if let seed { entries.append(("badge:seed", String(seed))) }
+        if let model { entries.append(("badge:model", model)) }
+        if let revisedPrompt { entries.append(("badge:revised-prompt", revisedPrompt)) }
+        for key in extra.keys.sorted() { entries.append(("badge:x-\(key)", extra[key]!)) }
+        return entries
+    }
+
+    /// Reads the metadata back; nil when the entries are not a badge's.
+    public init?(entries: [(keyword: String, text: String)]) {
+        var map: [String: String] = [:]
+        for (k, v) in entries where k.hasPrefix(Self.prefix) { map[String(k.dropFirst(Self.prefix.count))] = v }
+        guard let id = map["id"], let dateText = map["commitment-date"], let date = Self.parseRFC3339(dateText),
+              let prompt = map["prompt"], let backend = map["backend"]
+        else { return nil }
+        self.id = id
+        self.commitmentDate = date
+        self.timeZone = map["time-zone"] ?? "UTC"
+        self.createdAt = map["created"].flatMap(Self.parseRFC3339) ?? date
+        self.prompt = prompt
+        self.backend = backend
+        self.backendType = map["backend-type"] ?? backend
+        self.style = map["style"]
+        self.size = map["size"].flatMap(Int.init) ?? 0
+        self.seed = map["seed"].flatMap(UInt64.init)
+        self.model = map["model"]
+        self.revisedPrompt = map["revised-prompt"]
+        self.generator = map["generator"] ?? "unknown"
+        var extra: [String: String] = [:]
+        for (k, v) in map where k.hasPrefix("x-") { extra[String(k.dropFirst(2))] = v }
+        self.extra = extra
+    }
+
+    /// Returns `png` with this metadata in iTXt chunks right after IHDR. Any
+    /// earlier `badge:*` text, and chunks that can carry personal data (eXIf),
+    /// are dropped; the image data is copied unchanged.
+    public func stamp(into png: Data) throws -> Data {
+        let chunks = try PNG.chunks(in: png, verifyCRC: false)
+        guard chunks.first?.type == "IHDR" else {
+            throw BadgeError(.invalidImage, "the PNG does not start with an IHDR chunk")
+        }
+        var out: [PNGChunk] = [chunks[0]]
+        out += textEntries.map { PNG.iTXt(keyword: $0.keyword, text: $0.text) }
+        out.append(PNG.iTXt(keyword: "Software", text: generator))
+        for chunk in chunks.dropFirst() {
+            if chunk.type == "eXIf" { continue }
+            if ["iTXt", "tEXt", "zTXt"].contains(chunk.type) {
+                let keyword = chunk.data.prefix { $0 != 0 }
+                let name = String(decoding: keyword, as: UTF8.self)
+                if name.hasPrefix(Self.prefix) || name == "Software" { continue }
+            }
+            out.append(chunk)
+        }
+        return PNG.assemble(out)
+    }
+
+    /// Reads a badge's metadata from a PNG file (header chunks only).
+    public static func read(from url: URL) throws -> BadgeMetadata? {
+        BadgeMetadata(entries: try PNG.readHeaderText(from: url))
+    }
+
+    // MARK: - Dates
+
+    public static func rfc3339(_ date: Date, in zone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.calendar = Calendar(identifier: .gregorian)
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXXXXX"
+        return formatter.string(from: date)
+    }
+
+    public static func parseRFC3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// The start of the day `YYYY-MM-DD` in `zone`, or a full RFC 3339 timestamp.
+    /// Throws a usage error naming the expected forms.
+    public static func parseCommitmentDate(_ text: String, in zone: TimeZone) throws -> Date {
+        if let date = parseRFC3339(text) { return date }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+           let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let components = DateComponents(year: y, month: m, day: d)
+            if components.isValidDate(in: calendar), let date = calendar.date(from: components) {
+                return date
+            }
+            throw BadgeError(.usage, "\(text) is not a date on the calendar", hint: "check the month and the day")
+        }
+        throw BadgeError(.usage, "cannot read the date \"\(text)\"",
+                         hint: "write the day to begin as YYYY-MM-DD, e.g. --date 2027-01-01")
+    }
+}

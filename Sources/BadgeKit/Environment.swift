@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+
+/// Everything a backend may take from the outside world, passed in rather than
+/// reached for, so tests can inject fakes: the clock, the environment
+/// variables (API keys live there, never in files), a logger, and the
+/// implementations the core only knows as protocols.
+public struct BadgeEnvironment: Sendable {
+    public var now: @Sendable () -> Date
+    public var timeZone: TimeZone
+    public var variables: [String: String]
+    public var logger: Logger
+    /// HTTP for remote backends; nil where none is wired in.
+    public var http: (any HTTPTransport)?
+    /// Full decoding of untrusted images, after the intake's header checks.
+    public var decoder: (any ImageDecoding)?
+    /// Where relative paths in the config and on the command line are resolved.
+    public var workingDirectory: URL
+
+    public init(
+        now: @escaping @Sendable () -> Date = { Date() },
+        timeZone: TimeZone = .current,
+        variables: [String: String] = ProcessInfo.processInfo.environment,
+        logger: Logger = Logger(label: "badge", factory: { _ in SwiftLogNoOpLogHandler() }),
+        http: (any HTTPTransport)? = nil,
+        decoder: (any ImageDecoding)? = nil,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    ) {
+        self.now = now
+        self.timeZone = timeZone
+        self.variables = variables
+        self.logger = logger
+        self.http = http
+        self.decoder = decoder
+        self.workingDirectory = workingDirectory
+    }
+}
+
+/// One HTTP exchange. Remote backends speak through this; the CLI wires in libcurl.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [(name: String, value: String)]
+    public var body: Data?
+    /// Overall limit for this exchange.
+    public var timeout: Duration
+    /// Largest response body accepted.
+    public var maxResponseBytes: Int
+
+    public init(
+        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
+        body: Data? = nil, timeout: Duration = .seconds(60), maxResponseBytes: Int = 64 << 20
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Data
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+public protocol HTTPTransport: Sendable {
+    /// Performs one exchange. Throws `BadgeError` (.network, .timeout, .cancelled).
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// Decodes an image fully (after `ImageIntake` has checked its header) and
+/// reports corruption the header could not show: truncated data, bad CRCs,
+/// decoder warnings. Implemented over libgd by `Canvas`.
+public protocol ImageDecoding: Sendable {
+    func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws
+}
+
+/// Runs blocking work (C calls, large file I/O, waits on processes) on threads
+/// of its own, so Swift's cooperative pool never stalls on it.
+public enum BlockingExecutor {
+    private static let queue = DispatchQueue(
+        label: "badge.blocking", qos: .userInitiated, attributes: .concurrent)
+
+    public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        let value: T = try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+        try Task.checkCancellation()
+        return value
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// Whether a backend can run now, and if not, why and what to do about it.
+public enum Availability: Sendable, Equatable, CustomStringConvertible {
+    case available
+    case unavailable(reason: String, hint: String?)
+
+    public var isAvailable: Bool { self == .available }
+
+    public var description: String {
+        switch self {
+        case .available: return "available"
+        case let .unavailable(reason, hint): return hint.map { "\(reason) (\($0))" } ?? reason
+        }
+    }
+}
+
+/// A backend: something that turns a `BadgeRequest` into one image.
+///
+/// Requirements every conformance must meet (checked by
+/// `BadgeKitTesting.GeneratorConformance`, which every backend's tests run):
+///
+/// - `availability()` is cheap: it never generates, never blocks on the network for
+///   longer than a quick probe, and never throws. When it answers `.unavailable`,
+///   the reason names what is missing and the hint says how to fix it.
+/// - `generate(_:in:)` writes exactly one image file *inside* `workspace.directory`
+///   and returns it described truthfully (format, pixel dimensions). It never
+///   writes anywhere else: the pipeline alone moves images into the store.
+/// - It honours task cancellation promptly, throwing `CancellationError` (or a
+///   `BadgeError` with code `.cancelled`), and leaves nothing running behind it.
+/// - It throws only `BadgeError` for failures a user should read; the message says
+///   what went wrong and the hint what to do.
+/// - It is `Sendable` and safe to call concurrently: batch runs share one instance.
+/// - Blocking work (C libraries, file I/O on large files, subprocess waits) does not
+///   run on Swift's cooperative thread pool; use `BlockingExecutor`.
+public protocol BadgeGenerator: Sendable {
+    /// Can this backend run now? Cheap, no generation. Says why not.
+    func availability() async -> Availability
+
+    /// Makes one image for `request`, written into `workspace` (a private temporary
+    /// directory the caller owns and removes). Honours task cancellation.
+    func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage
+}
+
+/// What the user asks for. Backends read what applies to them and ignore the rest.
+public struct BadgeRequest: Sendable, Hashable, Codable {
+    /// Pixel side of the square badge, inclusive bounds.
+    public static let sizeRange = 64...4096
+    public static let defaultSize = 1024
+
+    public var prompt: String
+    public var style: String?
+    public var size: Int
+    public var seed: UInt64
+    /// A source image for backends that transform one (import): a path, or "-" for stdin.
+    public var source: String?
+    /// Backend-specific per-request options (`--option key=value`).
+    public var options: [String: String]
+
+    public init(
+        prompt: String,
+        style: String? = nil,
+        size: Int = BadgeRequest.defaultSize,
+        seed: UInt64 = 0,
+        source: String? = nil,
+        options: [String: String] = [:]
+    ) {
+        self.prompt = prompt
+        self.style = style
+        self.size = size
+        self.seed = seed
+        self.source = source
+        self.options = options
+    }
+
+    /// Checks what every backend relies on; throws a usage error otherwise.
+    public func validate() throws {
+        guard Self.sizeRange.contains(size) else {
+            throw BadgeError(
+                .usage, "size \(size) is out of range",
+                hint: "choose a size from \(Self.sizeRange.lowerBound) to \(Self.sizeRange.upperBound) pixels")
+        }
+        if prompt.utf8.count > 4000 {
+            throw BadgeError(.usage, "the prompt is \(prompt.utf8.count) bytes long", hint: "keep it under 4000 bytes")
+        }
+    }
+}
+
+public enum ImageFormat: String, Sendable, Codable, CaseIterable {
+    case png, jpeg, gif, webp
+}
+
+/// What a backend made: the file in its workspace and what it knows about it.
+public struct GeneratedImage: Sendable {
+    public var file: URL
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// The model or engine that drew it, with its version ("art-engine 1").
+    public var model: String?
+    /// The seed actually used (a backend may choose one).
+    public var seed: UInt64?
+    /// The prompt as the model rewrote it, if it did.
+    public var revisedPrompt: String?
+    /// Anything else worth keeping, stored as `badge:x-<key>` text in the PNG.
+    public var extra: [String: String]
+
+    public init(
+        file: URL, format: ImageFormat, width: Int, height: Int,
+        model: String? = nil, seed: UInt64? = nil, revisedPrompt: String? = nil,
+        extra: [String: String] = [:]
+    ) {
+        self.file = file
+        self.format = format
+        self.width = width
+        self.height = height
+        self.model = model
+        self.seed = seed
+        self.revisedPrompt = revisedPrompt
+        self.extra = extra
+    }
+}
+
+/// A private temporary directory (mode 0700) that one generation may write into.
+/// The pipeline creates it and removes it, whatever happens.
+public struct Workspace: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) { self.directory = directory }
+
+    /// A path for a file inside the workspace. `name` must be a plain file name.
+    public func file(_ name: String) -> URL {
+        directory.appendingPathComponent(name, isDirectory: false)
+    }
+
+    /// Whether `url` lies inside this workspace (after resolving `..` and symlinks).
+    public func contains(_ url: URL) -> Bool {
+        let root = directory.resolvingSymlinksInPath().standardizedFileURL.path
+        let path = url.resolvingSymlinksInPath().standardizedFileURL.path
+        return path.hasPrefix(root + "/")
+    }
+}

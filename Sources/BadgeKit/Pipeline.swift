@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+
+/// Where a generated badge goes.
+public enum BadgeDestination: Sendable {
+    /// Commit it as the current badge.
+    case store(BadgeStore)
+    /// Write it to a file and leave the store alone (a preview, a batch output).
+    case file(URL)
+}
+
+/// The result of one run through the pipeline.
+public struct PipelineOutcome: Sendable {
+    public var url: URL
+    public var metadata: BadgeMetadata
+    public var byteCount: Int
+    public var duration: Duration
+}
+
+/// The stages every badge passes, whatever made it:
+/// request check → availability → private workspace → the backend →
+/// intake (format, header, limits) → full decode check for untrusted images →
+/// metadata stamped into the PNG → the store's atomic commit (or an atomic file write).
+/// Cancelling the task at any stage changes nothing and leaves no temporaries.
+public struct Pipeline: Sendable {
+    public var environment: BadgeEnvironment
+    public var limits: ImageLimits
+
+    public init(environment: BadgeEnvironment, limits: ImageLimits = .default) {
+        self.environment = environment
+        self.limits = limits
+    }
+
+    /// What the user decides at commit time rather than the backend.
+    public struct Commitment: Sendable {
+        /// The day to begin; nil means now.
+        public var date: Date?
+        public var timeZone: TimeZone
+        public init(date: Date? = nil, timeZone: TimeZone) {
+            self.date = date
+            self.timeZone = timeZone
+        }
+    }
+
+    public func run(
+        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment, to destination: BadgeDestination
+    ) async throws -> PipelineOutcome {
+        let started = ContinuousClock.now
+        let (png, metadata) = try await render(request, backend: backend, commitment: commitment)
+        try Task.checkCancellation()
+        let url: URL
+        switch destination {
+        case let .store(store):
+            let stored = try await BlockingExecutor.run { try store.commit(png, metadata: metadata) }
+            url = stored.url
+        case let .file(target):
+            try await BlockingExecutor.run {
+                do {
+                    try AtomicFileWriter().write(png, to: target)
+                } catch {
+                    throw BadgeError(.io, "cannot write the badge", path: target.path, cause: "\(error)",
+                                     hint: "check that the directory exists and is writable")
+                }
+            }
+            url = target
+        }
+        environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)"])
+        return PipelineOutcome(url: url, metadata: metadata, byteCount: png.count, duration: ContinuousClock.now - started)
+    }
+
+    /// Runs the backend and the intake; returns the stamped PNG and its metadata.
+    public func render(
+        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
+    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        try request.validate()
+        let availability = await backend.generator.availability()
+        if case let .unavailable(reason, hint) = availability {
+            throw BadgeError(.backendUnavailable, reason, backend: backend.name, hint: hint)
+        }
+        let workspace = try Self.makeWorkspace()
+        defer { Self.removeWorkspace(workspace) }
+
+        let image: GeneratedImage
+        do {
+            image = try await backend.generator.generate(request, in: workspace)
+        } catch {
+            throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
+        }
+        try Task.checkCancellation()
+        guard workspace.contains(image.file) else {
+            throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,
+                             path: image.file.path)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: image.file)
+        } catch {
+            throw BadgeError(.generationFailed, "the backend reported an image file it did not write", backend: backend.name,
+                             path: image.file.path)
+        }
+        let intake = ImageIntake(limits: limits)
+        let header: ImageIntake.Header
+        do {
+            header = try intake.inspect(data, accepting: [.png])
+        } catch let error as BadgeError {
+            throw error.attributed(to: backend.name)
+        }
+        if let decoder = environment.decoder {
+            do {
+                try await decoder.validate(data, format: header.format, limits: limits)
+            } catch let error as BadgeError {
+                throw error.attributed(to: backend.name)
+            }
+        }
+        let now = environment.now()
+        let metadata = BadgeMetadata(
+            commitmentDate: commitment.date ?? now, timeZone: commitment.timeZone.identifier, createdAt: now,
+            prompt: request.prompt, backend: backend.name, backendType: backend.type, style: request.style,
+            size: header.width, seed: image.seed ?? request.seed, model: image.model, revisedPrompt: image.revisedPrompt,
+            extra: image.extra)
+        return (try metadata.stamp(into: data), metadata)
+    }
+
+    // MARK: - Workspaces
+
+    static let workspacePrefix = "badge-work-"
+
+    /// A fresh private directory under $TMPDIR named after our pid, so a later
+    /// run can tell a dead run's leftovers from a live one's.
+    static func makeWorkspace() throws -> Workspace {
+        sweepStaleWorkspaces()
+        let base = NSTemporaryDirectory()
+        var template = Array("\(base)/\(workspacePrefix)\(getpid())-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else {
+            throw BadgeError(.io, "cannot create a temporary workspace", path: base, cause: BadgeError.errnoDescription(errno),
+                             hint: "check that $TMPDIR exists and is writable")
+        }
+        let path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        return Workspace(directory: URL(fileURLWithPath: path, isDirectory: true))
+    }
+
+    static func removeWorkspace(_ workspace: Workspace) {
+        try? FileManager.default.removeItem(at: workspace.directory)
+    }
+
+    /// Removes workspaces whose process is gone (killed with SIGKILL, say).
+    static func sweepStaleWorkspaces() {
+        let base = NSTemporaryDirectory()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        for name in names where name.hasPrefix(workspacePrefix) {
+            let rest = name.dropFirst(workspacePrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: base + "/" + name)
+            }
+        }
+    }
+}

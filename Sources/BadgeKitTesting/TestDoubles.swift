@@ -1,0 +1,160 @@
+import BadgeKit
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A generator for tests: writes a given PNG, or fails, or waits to be cancelled.
+public struct FakeGenerator: BadgeGenerator {
+    public enum Behaviour: Sendable {
+        case writes(Data)
+        case fails(BadgeError)
+        case waitsForCancellation
+        case unavailable(String)
+    }
+
+    public var behaviour: Behaviour
+
+    public init(_ behaviour: Behaviour) { self.behaviour = behaviour }
+
+    public func availability() async -> Availability {
+        if case let .unavailable(reason) = behaviour { return .unavailable(reason: reason, hint: "this is a test double") }
+        return .available
+    }
+
+    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        switch behaviour {
+        case let .writes(data):
+            let file = workspace.file("fake.png")
+            try data.write(to: file)
+            let header = try ImageIntake().inspect(data)
+            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake")
+        case let .fails(error):
+            throw error
+        case .waitsForCancellation:
+            while true {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        case let .unavailable(reason):
+            throw BadgeError(.backendUnavailable, reason)
+        }
+    }
+}
+
+/// A file system that fails one chosen system call with a chosen errno, and
+/// otherwise does what the real one does.
+public struct FaultyFileSystem: StoreFileSystem {
+    public enum Call: String, Sendable { case open, write, fsync, close, rename, link, unlink, mkdir, flock }
+
+    public var failing: Call
+    public var errno: Int32
+    /// Only paths containing this fail (nil: every path).
+    public var pathContaining: String?
+    private let real = PosixFileSystem()
+
+    public init(failing: Call, errno: Int32, pathContaining: String? = nil) {
+        self.failing = failing
+        self.errno = errno
+        self.pathContaining = pathContaining
+    }
+
+    private func shouldFail(_ call: Call, _ path: String? = nil) -> Bool {
+        guard call == failing else { return false }
+        guard let pathContaining, let path else { return true }
+        return path.contains(pathContaining)
+    }
+
+    public func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
+        if shouldFail(.open, path) { throw SystemCallError("open", errno) }
+        return try real.open(path, flags, mode)
+    }
+
+    public func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+        if shouldFail(.write) {
+            // Like a real ENOSPC: part of the data lands first.
+            _ = try real.write(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(buffer.count / 2)))
+            throw SystemCallError("write", errno)
+        }
+        return try real.write(fd, buffer)
+    }
+
+    public func fsync(_ fd: Int32) throws(SystemCallError) {
+        if shouldFail(.fsync) { throw SystemCallError("fsync", errno) }
+        try real.fsync(fd)
+    }
+
+    public func close(_ fd: Int32) throws(SystemCallError) {
+        try real.close(fd)
+        if shouldFail(.close) { throw SystemCallError("close", errno) }
+    }
+
+    public func rename(_ from: String, _ to: String) throws(SystemCallError) {
+        if shouldFail(.rename, to) { throw SystemCallError("rename", errno) }
+        try real.rename(from, to)
+    }
+
+    public func link(_ from: String, _ to: String) throws(SystemCallError) {
+        if shouldFail(.link, to) { throw SystemCallError("link", errno) }
+        try real.link(from, to)
+    }
+
+    public func unlink(_ path: String) throws(SystemCallError) {
+        if shouldFail(.unlink, path) { throw SystemCallError("unlink", errno) }
+        try real.unlink(path)
+    }
+
+    public func mkdir(_ path: String, _ mode: mode_t) throws(SystemCallError) {
+        if shouldFail(.mkdir, path) { throw SystemCallError("mkdir", errno) }
+        try real.mkdir(path, mode)
+    }
+
+    public func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
+        if shouldFail(.flock) { throw SystemCallError("flock", errno) }
+        try real.flock(fd, operation)
+    }
+}
+
+/// A tiny valid PNG (solid colour, 8-bit RGB) built without any C library, for
+/// tests of the store and the pipeline.
+public enum TestPNG {
+    public static func solid(width: Int, height: Int, rgb: (UInt8, UInt8, UInt8)) -> Data {
+        var ihdr = Data()
+        for v in [UInt32(width), UInt32(height)] {
+            ihdr.append(contentsOf: [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)])
+        }
+        ihdr.append(contentsOf: [8, 2, 0, 0, 0])
+        var raw = [UInt8]()
+        raw.reserveCapacity((width * 3 + 1) * height)
+        for _ in 0..<height {
+            raw.append(0)
+            for _ in 0..<width { raw.append(contentsOf: [rgb.0, rgb.1, rgb.2]) }
+        }
+        return PNG.assemble([
+            PNGChunk(type: "IHDR", data: ihdr),
+            PNGChunk(type: "IDAT", data: storedZlib(raw)),
+            PNGChunk(type: "IEND", data: Data()),
+        ])
+    }
+
+    /// zlib with uncompressed ("stored") blocks: valid, and needs no deflater.
+    static func storedZlib(_ bytes: [UInt8]) -> Data {
+        var out = Data([0x78, 0x01])
+        var offset = 0
+        repeat {
+            let n = min(65535, bytes.count - offset)
+            let final: UInt8 = offset + n >= bytes.count ? 1 : 0
+            out.append(final)
+            out.append(contentsOf: [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)])
+            out.append(contentsOf: bytes[offset..<(offset + n)])
+            offset += n
+        } while offset < bytes.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        let adler = b << 16 | a
+        out.append(contentsOf: [UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)])
+        return out
+    }
+}
