@@ -89,8 +89,8 @@ public struct BadgeError: Error, Sendable, Equatable, CustomStringConvertible {
         return head
     }
 
-    /// The process exit code this error maps to: 64 for usage, 1 otherwise.
-    public var exitCode: Int32 { code == .usage ? 64 : 1 }
+    /// The process exit code: 64 for a usage error (a bad option, an unknown backend name), 1 otherwise.
+    public var exitCode: Int32 { code == .usage || code == .unknownBackend ? 64 : 1 }
 
     /// Fills in the backend name where a lower layer did not know it.
     public func attributed(to backend: String) -> BadgeError {

@@ -1,0 +1,74 @@
+import BadgeKit
+import Foundation
+
+/// A badge as the CLI reports it, in text and as `--json`.
+struct BadgeInfo: Encodable {
+    var id: String
+    var path: String
+    var prompt: String
+    var backend: String
+    var backendType: String
+    var model: String?
+    var style: String?
+    var size: Int
+    var seed: UInt64?
+    var revisedPrompt: String?
+    /// RFC 3339 with the offset of `timeZone`.
+    var commitmentDate: String
+    /// "November 22, 2026", in the user's locale.
+    var commitmentDateLong: String
+    var timeZone: String
+    var createdAt: String
+    var bytes: Int
+    var extra: [String: String]?
+
+    init(path: URL, metadata m: BadgeMetadata, bytes: Int) {
+        id = m.id
+        self.path = path.path
+        prompt = m.prompt
+        backend = m.backend
+        backendType = m.backendType
+        model = m.model
+        style = m.style
+        size = m.size
+        seed = m.seed
+        revisedPrompt = m.revisedPrompt
+        commitmentDate = m.commitmentDateString
+        commitmentDateLong = m.longCommitmentDate(locale: UserLocale.current)
+        timeZone = m.timeZone
+        createdAt = BadgeMetadata.rfc3339(m.createdAt, in: TimeZone(identifier: m.timeZone) ?? .gmt)
+        self.bytes = bytes
+        extra = m.extra.isEmpty ? nil : m.extra
+    }
+
+    init(_ stored: StoredBadge) {
+        self.init(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
+    }
+
+    /// The human view: the date first, as on the back of the card.
+    var text: String {
+        Terminal.table([
+            ("Commitment Date", commitmentDateLong),
+            ("Promise", prompt),
+            ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
+            ("Style", style),
+            ("Size", "\(size)×\(size)"),
+            ("Seed", seed.map(String.init)),
+            ("Id", id),
+            ("File", path),
+        ])
+    }
+}
+
+/// The locale to format dates in. A bare "C"/"POSIX" locale (as in containers)
+/// has no month names of its own, so it reads as US English, like `date` does.
+enum UserLocale {
+    static var current: Locale {
+        let environment = ProcessInfo.processInfo.environment
+        let name = [environment["LC_ALL"], environment["LC_TIME"], environment["LANG"]]
+            .compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        let base = String(name.split(separator: ".").first ?? "")
+        if base.isEmpty || base == "C" || base == "POSIX" { return Locale(identifier: "en_US") }
+        return Locale(identifier: base)
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import BadgeKit
+import Foundation
+
+/// Options shared by `generate` and `import`: what to make and where it goes.
+struct BadgeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Visual style, e.g. medal, tile (backend-specific; default from the config).", valueName: "style"))
+    var style: String?
+
+    @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))
+    var size: Int?
+
+    @Option(help: ArgumentHelp("Seed for variants; the same seed gives the same badge (default: random).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("The day you begin, YYYY-MM-DD (default: now).", valueName: "date"))
+    var date: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"))
+    var output: String?
+
+    @Option(name: .customLong("option"), help: ArgumentHelp("A backend-specific option (repeatable).", valueName: "key=value"))
+    var options: [String] = []
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let size, !BadgeRequest.sizeRange.contains(size) {
+            throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
+        }
+        for option in options where !option.contains("=") || option.hasPrefix("=") {
+            throw ValidationError("--option takes key=value, not '\(option)'")
+        }
+        if let output, output.hasSuffix("/") {
+            throw ValidationError("--output names a file, not a directory: '\(output)'")
+        }
+    }
+
+    func parsedOptions() -> [String: String] {
+        var map: [String: String] = [:]
+        for option in options {
+            let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            map[String(parts[0])] = String(parts[1])
+        }
+        return map
+    }
+
+    /// Runs the pipeline for one request and reports the result.
+    func run(prompt: String, backendName: String?, source: String?, context: CommandContext) async throws {
+        let config = context.config
+        let zone = TimeZone.current
+        let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
+        var random = SystemRandomNumberGenerator()
+        let request = BadgeRequest(
+            prompt: prompt, style: style ?? config.defaults.style, size: size ?? config.defaults.size,
+            seed: seed ?? random.next(), source: source, options: parsedOptions())
+        let backend = try context.backend(named: backendName ?? config.defaults.backend)
+        let destination: BadgeDestination
+        if let output {
+            destination = .file(BadgeConfig.resolvePath(output, relativeTo: context.environment.workingDirectory))
+        } else {
+            destination = .store(context.store)
+        }
+        context.environment.logger.debug(
+            "generating", metadata: ["backend": "\(backend.name)", "size": "\(request.size)", "seed": "\(request.seed)"])
+
+        let spinner = Spinner("\(backend.name): drawing")
+        spinner.start()
+        defer { spinner.stop() }
+        let pipeline = Pipeline(environment: context.environment, limits: config.intake)
+        let outcome = try await pipeline.run(
+            request, backend: backend, commitment: .init(date: commitmentDate, timeZone: zone), to: destination)
+        spinner.stop()
+
+        let info = BadgeInfo(path: outcome.url, metadata: outcome.metadata, bytes: outcome.byteCount)
+        if json {
+            try Terminal.json(info)
+        } else {
+            let headline = output == nil ? "Committed your Promise Badge." : "Wrote a preview; the current badge is unchanged."
+            Terminal.out(headline + "\n" + info.text)
+        }
+    }
+}
+
+struct GenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Make a badge for a promise and commit it as the current badge.",
+        discussion: """
+            Examples:
+              badge generate "A pair of dumbbells"
+              badge generate --backend procedural --style tile --seed 7 "A path through a forest"
+              badge generate --date 2027-01-01 --output preview.png "Read 20 books"
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend instance to use (see 'badge backends').", valueName: "name"))
+    var backend: String?
+
+    @Option(help: ArgumentHelp("Source image for backends that import one (a path, or - for standard input).", valueName: "file"))
+    var source: String?
+
+    @OptionGroup var badge: BadgeOptions
+
+    @Argument(help: "The promise, in your words.")
+    var prompt: String
+
+    func validate() throws {
+        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
+        }
+    }
+
+    func run() async throws {
+        let context = try global.makeContext()
+        try await badge.run(prompt: prompt, backendName: backend, source: source, context: context)
+    }
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Make a badge from an existing picture (shorthand for generate --backend import --source FILE)."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Import backend instance to use.", valueName: "name"))
+    var backend: String = "import"
+
+    @OptionGroup var badge: BadgeOptions
+
+    @Argument(help: "The picture: a path, or - for standard input.")
+    var file: String
+
+    @Argument(help: "The promise it stands for (default: the file's name).")
+    var prompt: String?
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let name = file == "-" ? "Imported picture" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        try await badge.run(prompt: prompt ?? name, backendName: backend, source: file, context: context)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// Compact log lines on standard error: `badge: level: message key=value`.
+/// Metadata values whose keys look like credentials are never printed.
+struct StderrLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    static func logger(verbose: Bool) -> Logger {
+        let level: Logger.Level = verbose ? .debug : .warning
+        return Logger(label: "badge") { _ in StderrLogHandler(logLevel: level) }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        var line = "badge: \(event.level): \(event.message)"
+        for key in merged.keys.sorted() {
+            let lower = key.lowercased()
+            let secret = ["key", "token", "secret", "password", "authorization"].contains { lower.contains($0) }
+                && !lower.hasSuffix("env")
+            line += " \(key)=\(secret ? "********" : "\(merged[key]!)")"
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import BadgeKit
+import Foundation
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show the current badge and the day you committed to it."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() async throws {
+        let context = try global.makeContext()
+        guard let badge = try context.store.current() else {
+            throw BadgeError(.notFound, "there is no badge yet", path: context.store.badgeURL.path,
+                             hint: "make one with: badge generate \"A pair of dumbbells\"")
+        }
+        let info = BadgeInfo(badge)
+        if json { try Terminal.json(info) } else { Terminal.out(info.text) }
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the badges the current one replaced, newest first."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let entries = try context.store.history().map(BadgeInfo.init)
+        if json {
+            try Terminal.json(entries)
+            return
+        }
+        if entries.isEmpty {
+            Terminal.note("No earlier badges. Each new badge keeps the one it replaces here (up to \(context.store.historyLimit)).")
+            return
+        }
+        for entry in entries {
+            Terminal.out("\(entry.id)  \(entry.commitmentDateLong)  \(entry.backend)  \(entry.prompt)")
+        }
+    }
+}
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Make a badge from the history current again, with its commitment date."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The badge's id, or a unique prefix of at least 4 characters (see 'badge history').")
+    var id: String
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let store = context.store
+        let id = self.id
+        let restored = try await BlockingExecutor.run { try store.restore(id: id) }
+        let info = BadgeInfo(restored)
+        if json { try Terminal.json(info) } else { Terminal.out("Restored your Promise Badge.\n" + info.text) }
+    }
+}
+
+struct BackendsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backends",
+        abstract: "List the configured backends, whether each can run now, and why not."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    struct Row: Encodable {
+        var name: String
+        var type: String
+        var available: Bool
+        var reason: String?
+        var hint: String?
+        var builtIn: Bool
+        var isDefault: Bool
+    }
+
+    func run() async throws {
+        let context = try global.makeContext()
+        var rows: [Row] = []
+        for config in context.config.backends {
+            var row = Row(name: config.name, type: config.type, available: false, builtIn: config.isBuiltIn,
+                          isDefault: config.name == context.config.defaults.backend)
+            do {
+                let instance = try context.registry.makeBackend(config, environment: context.environment)
+                switch await instance.generator.availability() {
+                case .available: row.available = true
+                case let .unavailable(reason, hint):
+                    row.reason = reason
+                    row.hint = hint
+                }
+            } catch let error as BadgeError {
+                row.reason = error.message
+                row.hint = error.hint
+            }
+            rows.append(row)
+        }
+        if json {
+            try Terminal.json(rows)
+            return
+        }
+        let nameWidth = rows.map(\.name.count).max() ?? 4
+        let typeWidth = rows.map(\.type.count).max() ?? 4
+        for row in rows {
+            let mark = row.available ? "available" : "unavailable: \(row.reason ?? "unknown reason")"
+            var line = row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                + row.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0) + "  " + mark
+            if row.isDefault { line += "  (default)" }
+            if let hint = row.hint, !row.available { line += "\n" + String(repeating: " ", count: nameWidth + typeWidth + 4) + "hint: " + hint }
+            Terminal.out(line)
+        }
+    }
+}

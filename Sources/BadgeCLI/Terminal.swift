@@ -1,0 +1,78 @@
+import BadgeKit
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where output goes: results to standard output, everything else to standard error.
+enum Terminal {
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    static func printError(_ error: BadgeError) {
+        var text = "error: \(error.description)\n"
+        if stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil {
+            text = "\u{1B}[1;31merror:\u{1B}[0m " + error.description + "\n"
+        }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints a value as pretty JSON with sorted keys.
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// Label/value lines with the labels aligned.
+    static func table(_ rows: [(String, String?)]) -> String {
+        let present = rows.compactMap { row in row.1.map { (row.0, $0) } }
+        let width = present.map(\.0.count).max() ?? 0
+        return present.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+            .joined(separator: "\n")
+    }
+}
+
+/// A spinner on standard error while something slow runs, only on a terminal
+/// and only once the work has taken long enough to be worth one.
+final class Spinner: @unchecked Sendable {
+    private let label: String
+    private var task: Task<Void, Never>?
+
+    init(_ label: String) { self.label = label }
+
+    func start() {
+        guard Terminal.stderrIsTerminal else { return }
+        let label = self.label
+        task = Task.detached {
+            let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+            try? await Task.sleep(for: .milliseconds(400))
+            var i = 0
+            let clock = ContinuousClock()
+            let started = clock.now
+            while !Task.isCancelled {
+                let elapsed = clock.now - started + .milliseconds(400)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let line = "\r\(frames[i % frames.count]) \(label) \(String(format: "%.1f", seconds)) s"
+                FileHandle.standardError.write(Data(line.utf8))
+                i += 1
+                try? await Task.sleep(for: .milliseconds(80))
+            }
+        }
+    }
+
+    func stop() {
+        guard let task else { return }
+        task.cancel()
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+}

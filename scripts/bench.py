@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""badge's benchmark: prints figures and ratios against the peers in one run.
+
+Run with `make bench` (it builds badge in release mode and installs Pillow from
+Debian first). Each figure is the median of repeated whole-process runs, so
+start-up, drawing, encoding and writing all count, as a user sees them.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BADGE = os.environ.get("BADGE_BIN", os.path.join(ROOT, ".build/release/badge"))
+RUNS = int(os.environ.get("BENCH_RUNS", "21"))
+
+
+def median_ms(argv, runs=RUNS, env=None):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), min(times)
+
+
+def main():
+    if not os.path.exists(BADGE):
+        sys.exit(f"bench: {BADGE} is missing; run `make build` first")
+    work = tempfile.mkdtemp(prefix="badge-bench-")
+    env = dict(os.environ, BADGE_STORE=os.path.join(work, "store"), XDG_CONFIG_HOME=work)
+    rows = []
+
+    # A 1024 px procedural badge, the whole `badge generate --output` process.
+    out = os.path.join(work, "badge.png")
+    ours, ours_min = median_ms([BADGE, "generate", "--backend", "procedural", "--size", "1024", "--seed", "1",
+                                "--output", out, "A pair of dumbbells"], env=env)
+    pillow_script = os.path.join(ROOT, "scripts", "bench_pillow_badge.py")
+    peer, peer_min = median_ms([sys.executable, pillow_script, os.path.join(work, "pillow.png"), "1024"])
+    rows.append(("procedural 1024 px, whole process", ours, ours_min, "Pillow 2x AA", peer, peer_min))
+    aliased, aliased_min = median_ms([sys.executable, pillow_script, os.path.join(work, "aliased.png"), "1024", "aliased"])
+    rows.append(("procedural 1024 px, whole process", ours, ours_min, "Pillow aliased", aliased, aliased_min))
+
+    # Committing through the store (fsyncs included).
+    commit, commit_min = median_ms([BADGE, "generate", "--size", "1024", "--seed", "1", "A pair of dumbbells"], env=env)
+    rows.append(("procedural 1024 px, committed to the store", commit, commit_min, "Pillow 2x AA", peer, peer_min))
+
+    # Cold start.
+    help_ms, help_min = median_ms([BADGE, "--help"], env=env)
+    true_ms, true_min = median_ms(["/bin/true"])
+    rows.append(("`badge --help` start-up (target <= 30 ms)", help_ms, help_min, "/bin/true", true_ms, true_min))
+
+    print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
+    print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")
+    for name, a, amin, peer_name, b, bmin in rows:
+        print(f"{name:48} {a:8.1f} ms [{amin:5.1f}] {peer_name:>14} {b:6.1f} ms [{bmin:5.1f}] {b / a:6.2f}x")
+    print("ratio = peer time / badge time (above 1: badge is faster)")
+    sizes = (os.path.getsize(out), os.path.getsize(os.path.join(work, "pillow.png")))
+    print(f"file sizes: badge {sizes[0]} bytes, Pillow {sizes[1]} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what badge needs to build and run on Debian/Ubuntu, and nothing
+# that is already there. Safe to run again; quiet when all is present.
+set -euo pipefail
+
+packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
+[ "${1:-}" = "--with-bench" ] && packages+=(python3-pil)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "badge: installing Debian packages: ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "badge: run as root, or install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null; then
+  echo "badge: no 'swift' on PATH; install Swift 6 (https://www.swift.org/install/linux/) and try again" >&2
+  exit 1
+fi
