@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Arrows point one way: BadgeCLI -> Plugins/* -> {Canvas} -> BadgeKit.
+// Arrows point one way: BadgeCLI -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
 // BadgeKit imports nothing of ours; C libraries stay behind Canvas.
 let package = Package(
     name: "badge",
@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BadgeKit", targets: ["BadgeKit"]),
         .library(name: "BadgeKitTesting", targets: ["BadgeKitTesting"]),
         .library(name: "Canvas", targets: ["Canvas"]),
+        .library(name: "CurlTransport", targets: ["CurlTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,6 +24,13 @@ let package = Package(
             path: "Sources/CGD",
             pkgConfig: "gdlib",
             providers: [.apt(["libgd-dev"])]
+        ),
+
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
         // The core: contract, config, store, pipeline. Pure Swift.
@@ -42,6 +50,13 @@ let package = Package(
             name: "Canvas",
             dependencies: ["CGD", "BadgeKit"],
             path: "Sources/Canvas"
+        ),
+
+        // HTTPTransport on libcurl.
+        .target(
+            name: "CurlTransport",
+            dependencies: ["CCurl", "BadgeKit"],
+            path: "Sources/CurlTransport"
         ),
 
         // Backends: the project's plugins.
@@ -67,6 +82,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BadgeKitTests", dependencies: ["BadgeKit", "BadgeKitTesting"]),
+        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit"], exclude: ["Fixtures"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),

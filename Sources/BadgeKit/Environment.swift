@@ -42,21 +42,36 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [(name: String, value: String)]
     public var body: Data?
-    /// Overall limit for this exchange.
+    /// Limit for establishing the connection (DNS, TCP, TLS).
+    public var connectTimeout: Duration
+    /// Overall limit for the whole exchange, the model's thinking time included.
     public var timeout: Duration
-    /// Largest response body accepted.
+    /// Once the first byte has arrived, the longest the stream may stall.
+    public var idleTimeout: Duration
+    /// Largest response body accepted; enforced as the bytes arrive.
     public var maxResponseBytes: Int
+    /// Redirects followed, https only, never with credentials. 0 for any
+    /// request that carries a key: a redirect is then returned as it is.
+    public var maxRedirects: Int
+    /// Plain http to a host other than loopback (only when a config says so).
+    public var allowsInsecureHTTP: Bool
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
-        body: Data? = nil, timeout: Duration = .seconds(60), maxResponseBytes: Int = 64 << 20
+        body: Data? = nil, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(60),
+        idleTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20, maxRedirects: Int = 0,
+        allowsInsecureHTTP: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.connectTimeout = connectTimeout
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
         self.maxResponseBytes = maxResponseBytes
+        self.maxRedirects = maxRedirects
+        self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 }
 

@@ -1,0 +1,99 @@
+import BadgeKit
+import CCurl
+import Foundation
+
+/// Drives one curl multi handle on a dedicated thread. Submissions and
+/// cancellations come from any thread through a locked inbox and a wakeup;
+/// everything else (the handles, the callbacks, resuming callers) happens on
+/// the loop thread alone.
+final class CurlLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var inbox: [Transfer] = []
+    private var cancellations: [ObjectIdentifier] = []
+    private var stopping = false
+    private var started = false
+    /// Loop thread only.
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+
+    init() {
+        multi = curl_multi_init()
+    }
+
+    func submit(_ transfer: Transfer) {
+        lock.withLock {
+            inbox.append(transfer)
+            if !started {
+                started = true
+                let thread = Thread { [self] in run() }
+                thread.name = "badge.curl"
+                thread.start()
+            }
+        }
+        curl_multi_wakeup(multi)
+    }
+
+    func cancel(_ transfer: Transfer) {
+        lock.withLock { cancellations.append(ObjectIdentifier(transfer)) }
+        curl_multi_wakeup(multi)
+    }
+
+    func stop() {
+        let wasStarted = lock.withLock { () -> Bool in
+            stopping = true
+            return started
+        }
+        if wasStarted { curl_multi_wakeup(multi) } else { curl_multi_cleanup(multi) }
+    }
+
+    private func run() {
+        while true {
+            let (arrivals, cancelled, stop) = lock.withLock { () -> ([Transfer], [ObjectIdentifier], Bool) in
+                defer {
+                    inbox.removeAll()
+                    cancellations.removeAll()
+                }
+                return (inbox, cancellations, stopping)
+            }
+            let cancelledSet = Set(cancelled)
+            for transfer in arrivals {
+                if cancelledSet.contains(ObjectIdentifier(transfer)) {
+                    transfer.finish(.failure(CancellationError()))
+                    continue
+                }
+                do {
+                    let easy = try transfer.makeHandle()
+                    curl_multi_add_handle(multi, easy)
+                    active[easy] = transfer
+                } catch {
+                    transfer.finish(.failure(error))
+                }
+            }
+            for (easy, transfer) in active where cancelledSet.contains(ObjectIdentifier(transfer)) {
+                curl_multi_remove_handle(multi, easy)
+                active[easy] = nil
+                transfer.finish(.failure(CancellationError()))
+            }
+            if stop && active.isEmpty {
+                curl_multi_cleanup(multi)
+                return
+            }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                      let transfer = active[easy] else { continue }
+                let result = message.pointee.data.result
+                let outcome = transfer.complete(result)
+                curl_multi_remove_handle(multi, easy)
+                active[easy] = nil
+                transfer.finish(outcome)
+            }
+            // Sleeps until a socket is ready, a wakeup arrives, or a timer is due
+            // (the idle check runs from curl's progress callback at least once a second).
+            curl_multi_poll(multi, nil, 0, active.isEmpty ? 5_000 : 250, nil)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import BadgeKit
+import CCurl
+import Foundation
+
+/// `HTTPTransport` on libcurl. Every transfer runs on one curl multi handle
+/// driven by a thread of its own, so no Swift cooperative thread ever blocks
+/// on the network and any number of transfers overlap their waits.
+///
+/// Hardened for talking to image models: https only (plain http to loopback,
+/// or where the request explicitly allows it); TLS verification always on; a
+/// connect timeout, a total timeout, and an idle timer that starts with the
+/// first byte (a model may think for minutes, a stalled stream must not hang);
+/// a body cap enforced as bytes arrive; redirects only when the request asks,
+/// https only; proxies from the environment as libcurl reads them.
+public final class CurlTransport: HTTPTransport {
+    public struct Options: Sendable {
+        /// A CA bundle to trust instead of the system's.
+        public var caFile: String?
+        public var userAgent: String
+
+        public init(caFile: String? = nil, userAgent: String = BadgeMetadata.generatorVersion.replacingOccurrences(of: " ", with: "/")) {
+            self.caFile = caFile
+            self.userAgent = userAgent
+        }
+    }
+
+    private let options: Options
+    private let loop: CurlLoop
+
+    public init(options: Options = Options()) {
+        CurlGlobal.initialize()
+        self.options = options
+        self.loop = CurlLoop()
+    }
+
+    deinit { loop.stop() }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Self.checkPolicy(request)
+        try Task.checkCancellation()
+        let transfer = Transfer(request: request, options: options)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+
+    /// Which URLs may be fetched at all: decided before any connection is made.
+    static func checkPolicy(_ request: HTTPRequest) throws {
+        let scheme = request.url.scheme?.lowercased() ?? ""
+        let host = request.url.host ?? ""
+        switch scheme {
+        case "https":
+            return
+        case "http" where isLoopback(host) || request.allowsInsecureHTTP:
+            return
+        case "http":
+            throw BadgeError(
+                .network, "refusing plain http to \(host): only loopback may use http", path: request.url.absoluteString,
+                hint: "use an https URL, or set \"allowInsecureHTTP\": true for this backend if the network is trusted")
+        default:
+            throw BadgeError(.network, "refusing the URL scheme \"\(scheme)\"", path: request.url.absoluteString,
+                             hint: "use an https URL")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".")
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+enum CurlGlobal {
+    private static let done: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return true
+    }()
+
+    static func initialize() { _ = done }
+}

@@ -1,0 +1,157 @@
+import BadgeKit
+import CurlTransport
+import Foundation
+import Testing
+
+@Suite(.serialized)
+struct CurlTransportTests {
+    let transport = CurlTransport()
+
+    private func withServer(_ body: (FixtureServer) async throws -> Void) async throws {
+        let server = try FixtureServer()
+        defer { server.stop() }
+        try await body(server)
+    }
+
+    @Test func getsABodyAndItsHeaders() async throws {
+        try await withServer { server in
+            let response = try await transport.send(HTTPRequest(url: server.url("/ok")))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello")
+            #expect(response.header("x-test") == "fixture")
+        }
+    }
+
+    @Test func postsABinaryBodyIntact() async throws {
+        try await withServer { server in
+            let payload = Data((0..<300_000).map { UInt8($0 % 251) })
+            let response = try await transport.send(HTTPRequest(
+                method: "POST", url: server.url("/echo"), headers: [("Content-Type", "application/octet-stream")], body: payload))
+            #expect(response.status == 200)
+            #expect(response.body == payload)
+        }
+    }
+
+    @Test func reportsServerErrorsAsResponses() async throws {
+        try await withServer { server in
+            let response = try await transport.send(HTTPRequest(url: server.url("/status/503")))
+            #expect(response.status == 503)
+            #expect(response.header("Retry-After") == "7")
+        }
+    }
+
+    @Test func refusesPlainHTTPBeyondLoopbackAndOtherSchemes() async throws {
+        for url in ["http://example.com/x", "http://10.0.0.1/x", "file:///etc/passwd", "ftp://127.0.0.1/x"] {
+            await #expect(throws: BadgeError.self) {
+                _ = try await transport.send(HTTPRequest(url: URL(string: url)!))
+            }
+        }
+        do {
+            _ = try await transport.send(HTTPRequest(url: URL(string: "http://example.com/x")!))
+        } catch let error as BadgeError {
+            #expect(error.description.contains("allowInsecureHTTP"))
+        }
+    }
+
+    @Test func theIdleTimerStartsOnlyWithTheFirstByte() async throws {
+        try await withServer { server in
+            // 1.5 s of "thinking" before the first byte is fine with a 1 s idle limit...
+            let slow = try await transport.send(HTTPRequest(
+                url: server.url("/slow-first-byte?delay=1.5"), timeout: .seconds(10), idleTimeout: .seconds(1)))
+            #expect(String(decoding: slow.body, as: UTF8.self) == "late but whole")
+            // ...but a stream that stalls after it started is cut off.
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                _ = try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(20), idleTimeout: .seconds(1)))
+                Issue.record("a stalled stream must fail")
+            } catch let error as BadgeError {
+                #expect(error.code == .timeout)
+                #expect(error.message.contains("stalled"))
+            }
+            #expect(clock.now - started < .seconds(10))
+        }
+    }
+
+    @Test func theTotalTimeoutHolds() async throws {
+        try await withServer { server in
+            do {
+                _ = try await transport.send(HTTPRequest(url: server.url("/slow-first-byte?delay=5"), timeout: .milliseconds(700)))
+                Issue.record("must time out")
+            } catch let error as BadgeError {
+                #expect(error.code == .timeout)
+            }
+        }
+    }
+
+    @Test func aChunkedBodyOverTheCapIsStoppedAsItArrives() async throws {
+        try await withServer { server in
+            do {
+                _ = try await transport.send(HTTPRequest(url: server.url("/big-chunked?chunks=128"), maxResponseBytes: 1 << 20))
+                Issue.record("an 8 MiB chunked body must not pass a 1 MiB cap")
+            } catch let error as BadgeError {
+                #expect(error.code == .network)
+                #expect(error.message.contains("larger than 1048576 bytes"))
+            }
+            let small = try await transport.send(HTTPRequest(url: server.url("/big-chunked?chunks=4"), maxResponseBytes: 1 << 20))
+            #expect(small.body.count == 4 * 65536)
+        }
+    }
+
+    @Test func redirectsAreNotFollowedUnlessAskedAndNeverToHTTP() async throws {
+        try await withServer { server in
+            let unfollowed = try await transport.send(HTTPRequest(url: server.url("/redirect-http")))
+            #expect(unfollowed.status == 302)
+            do {
+                _ = try await transport.send(HTTPRequest(url: server.url("/redirect-http"), maxRedirects: 3))
+                Issue.record("a redirect to plain http must be refused")
+            } catch let error as BadgeError {
+                #expect(error.code == .network)
+            }
+        }
+    }
+
+    @Test func manyTransfersOverlapTheirWaits() async throws {
+        try await withServer { server in
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 {
+                    group.addTask { try await transport.send(HTTPRequest(url: server.url("/latency?ms=400"))).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            let stats = try await transport.send(HTTPRequest(url: server.url("/stats")))
+            let maxConcurrent = Int(String(decoding: stats.body, as: UTF8.self)) ?? 0
+            #expect(maxConcurrent >= 8, "the server saw at most \(maxConcurrent) requests at once")
+        }
+    }
+
+    @Test func cancellationStopsATransferPromptly() async throws {
+        try await withServer { server in
+            let task = Task { try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(30), idleTimeout: .seconds(30))) }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let started = clock.now
+            task.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await task.value }
+            #expect(clock.now - started < .seconds(5))
+            // The transport still works afterwards.
+            let ok = try await transport.send(HTTPRequest(url: server.url("/ok")))
+            #expect(ok.status == 200)
+        }
+    }
+
+    @Test func aRefusedConnectionSaysSo() async throws {
+        // A port nobody listens on: bind one, learn it, close it.
+        let server = try FixtureServer()
+        let port = server.port
+        server.stop()
+        do {
+            _ = try await transport.send(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/ok")!, connectTimeout: .seconds(2)))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.code == .network)
+            #expect(error.message == "cannot connect")
+            #expect(error.path?.contains("127.0.0.1:\(port)") == true)
+        }
+    }
+}

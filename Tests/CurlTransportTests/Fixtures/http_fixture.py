@@ -1,0 +1,84 @@
+"""A scripted HTTP server for CurlTransport's tests. Listens on 127.0.0.1 on a
+free port, prints the port on its first line, and serves until stdin closes
+(so it never outlives the test that started it)."""
+import http.server
+import sys
+import threading
+import time
+from urllib.parse import parse_qs, urlparse
+
+lock = threading.Lock()
+state = {"current": 0, "max": 0}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send_body(self, status, body, headers=()):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        auth = self.headers.get("Authorization", "")
+        self.send_body(200, body, [("X-Auth-Seen", "yes" if auth else "no"), ("X-Method", "POST")])
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        q = parse_qs(url.query)
+        port = self.server.server_address[1]
+        if url.path == "/ok":
+            self.send_body(200, b"hello", [("X-Test", "fixture")])
+        elif url.path == "/slow-first-byte":
+            time.sleep(float(q.get("delay", ["1.5"])[0]))
+            self.send_body(200, b"late but whole")
+        elif url.path == "/stall":
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(b"x" * 100)
+            self.wfile.flush()
+            time.sleep(30)
+        elif url.path == "/big-chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"y" * 65536
+            try:
+                for _ in range(int(q.get("chunks", ["128"])[0])):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif url.path == "/redirect-http":
+            self.send_body(302, b"", [("Location", f"http://127.0.0.1:{port}/ok")])
+        elif url.path == "/latency":
+            with lock:
+                state["current"] += 1
+                state["max"] = max(state["max"], state["current"])
+            time.sleep(float(q.get("ms", ["300"])[0]) / 1000)
+            with lock:
+                state["current"] -= 1
+            self.send_body(200, b"done")
+        elif url.path == "/stats":
+            with lock:
+                self.send_body(200, str(state["max"]).encode())
+        elif url.path.startswith("/status/"):
+            self.send_body(int(url.path.split("/")[2]), b'{"error":"scripted"}', [("Retry-After", "7")])
+        else:
+            self.send_body(404, b"not found")
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()
