@@ -104,11 +104,15 @@ public struct GeneratedImage: Sendable {
     public var revisedPrompt: String?
     /// Anything else worth keeping, stored as `badge:x-<key>` text in the PNG.
     public var extra: [String: String]
+    /// True only for images this process drew itself from trusted code (the
+    /// procedural backend): the pipeline then skips the full decode check. The
+    /// header, limit and CRC checks run for every image regardless.
+    public var isDrawnInProcess: Bool
 
     public init(
         file: URL, format: ImageFormat, width: Int, height: Int,
         model: String? = nil, seed: UInt64? = nil, revisedPrompt: String? = nil,
-        extra: [String: String] = [:]
+        extra: [String: String] = [:], isDrawnInProcess: Bool = false
     ) {
         self.file = file
         self.format = format
@@ -118,6 +122,7 @@ public struct GeneratedImage: Sendable {
         self.seed = seed
         self.revisedPrompt = revisedPrompt
         self.extra = extra
+        self.isDrawnInProcess = isDrawnInProcess
     }
 }
 

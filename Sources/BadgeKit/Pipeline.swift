@@ -75,6 +75,7 @@ public struct Pipeline: Sendable {
     public func render(
         _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        let log = environment.logger
         try request.validate()
         let availability = await backend.generator.availability()
         if case let .unavailable(reason, hint) = availability {
@@ -82,13 +83,19 @@ public struct Pipeline: Sendable {
         }
         let workspace = try Self.makeWorkspace()
         defer { Self.removeWorkspace(workspace) }
+        log.debug("workspace ready", metadata: ["path": "\(workspace.directory.path)"])
 
+        let clock = ContinuousClock()
+        let started = clock.now
         let image: GeneratedImage
         do {
             image = try await backend.generator.generate(request, in: workspace)
         } catch {
             throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
         }
+        log.debug("backend finished", metadata: [
+            "backend": "\(backend.name)", "elapsed": "\(clock.now - started)", "model": "\(image.model ?? "-")",
+        ])
         try Task.checkCancellation()
         guard workspace.contains(image.file) else {
             throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,
@@ -108,7 +115,10 @@ public struct Pipeline: Sendable {
         } catch let error as BadgeError {
             throw error.attributed(to: backend.name)
         }
-        if let decoder = environment.decoder {
+        log.debug("intake passed", metadata: [
+            "format": "\(header.format.rawValue)", "width": "\(header.width)", "height": "\(header.height)", "bytes": "\(data.count)",
+        ])
+        if let decoder = environment.decoder, !image.isDrawnInProcess {
             do {
                 try await decoder.validate(data, format: header.format, limits: limits)
             } catch let error as BadgeError {
