@@ -71,6 +71,12 @@ let package = Package(
             path: "Plugins/ImportBackend"
         ),
 
+        .target(
+            name: "RemoteBackend",
+            dependencies: ["BadgeKit", .product(name: "Logging", package: "swift-log")],
+            path: "Plugins/RemoteBackend"
+        ),
+
         .executableTarget(
             name: "BadgeCLI",
             dependencies: [
@@ -82,7 +88,12 @@ let package = Package(
         ),
 
         .testTarget(name: "BadgeKitTests", dependencies: ["BadgeKit", "BadgeKitTesting"]),
-        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RemoteBackendTests",
+            dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),

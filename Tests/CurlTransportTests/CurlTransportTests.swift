@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import CurlTransport
 import Foundation
 import Testing
@@ -7,8 +8,10 @@ import Testing
 struct CurlTransportTests {
     let transport = CurlTransport()
 
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/http_fixture.py")
+
     private func withServer(_ body: (FixtureServer) async throws -> Void) async throws {
-        let server = try FixtureServer()
+        let server = try FixtureServer(script: Self.script)
         defer { server.stop() }
         try await body(server)
     }
@@ -142,7 +145,7 @@ struct CurlTransportTests {
 
     @Test func aRefusedConnectionSaysSo() async throws {
         // A port nobody listens on: bind one, learn it, close it.
-        let server = try FixtureServer()
+        let server = try FixtureServer(script: Self.script)
         let port = server.port
         server.stop()
         do {

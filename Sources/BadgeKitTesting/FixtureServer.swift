@@ -1,22 +1,27 @@
 import Foundation
 
-/// Starts `Fixtures/http_fixture.py` on 127.0.0.1 and a free port; stops it on `stop()`
-/// (closing its stdin ends it even if the test crashes before).
-final class FixtureServer: @unchecked Sendable {
-    let port: Int
+/// Runs a test server script (`python3 SCRIPT`) that listens on 127.0.0.1 on a
+/// free port and prints the port on its first line. `stop()` closes its stdin
+/// and ends it, so it never outlives the test that started it.
+public final class FixtureServer: @unchecked Sendable {
+    public let port: Int
     private let process: Process
     private let stdin: Pipe
 
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/http_fixture.py")
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(script: URL) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
         stdin = Pipe()
         let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        process.standardError = stderr
         try process.run()
         var line = Data()
         while !line.contains(0x0A) {
@@ -26,18 +31,17 @@ final class FixtureServer: @unchecked Sendable {
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
-            throw FixtureError(message: "the fixture server did not report a port")
+            let why = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw StartError(description: "the fixture server \(script.lastPathComponent) did not start: \(why)")
         }
         self.port = port
     }
 
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    func stop() {
+    public func stop() {
         try? stdin.fileHandleForWriting.close()
         process.terminate()
         process.waitUntilExit()
     }
 }
-
-struct FixtureError: Error { var message: String }

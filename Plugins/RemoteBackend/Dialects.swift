@@ -1,0 +1,132 @@
+import BadgeKit
+import Foundation
+
+/// What a server answered with: image bytes, or a URL to fetch them from.
+enum RemoteImage {
+    case bytes(Data)
+    case url(URL)
+}
+
+/// One API's wire format: how to ask, and how to read the answer.
+protocol Dialect: Sendable {
+    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest
+    /// Reads a 2xx response; throws a BadgeError naming what is wrong with it.
+    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?)
+}
+
+/// What error messages need to say where an answer came from.
+struct ResponseContext {
+    var backend: String
+    var url: String
+}
+
+enum JSONBody {
+    static func encode(_ object: [String: Any]) throws -> Data {
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    static func object(_ response: HTTPResponse, context: ResponseContext) throws -> [String: Any] {
+        guard let any = try? JSONSerialization.jsonObject(with: response.body),
+              let object = any as? [String: Any]
+        else {
+            let kind = response.header("content-type") ?? "no content type"
+            throw BadgeError(.generationFailed, "the server's answer is not a JSON object (\(kind), \(response.body.count) bytes)",
+                             backend: context.backend, path: context.url,
+                             hint: "check that url points at the API, not a web page")
+        }
+        return object
+    }
+}
+
+/// Strict base64: the standard alphabet, correct padding, no junk. Foundation's
+/// decoder alone would take some malformed inputs.
+enum StrictBase64 {
+    static func decode(_ text: String) -> Data? {
+        let cleaned = text.filter { $0 != "\n" && $0 != "\r" }
+        guard !cleaned.isEmpty, cleaned.count % 4 == 0,
+              cleaned.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 43 || $0 == 47 || $0 == 61 }),
+              !cleaned.dropLast(2).contains("=")
+        else { return nil }
+        return Data(base64Encoded: cleaned)
+    }
+}
+
+/// POST {url}/images/generations, as OpenAI, LocalAI, sd-server, vLLM-Omni and Ollama take it.
+struct OpenAIDialect: Dialect {
+    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+        // Unset fields are left out, never sent as null.
+        var body: [String: Any] = ["prompt": request.prompt, "n": 1, "size": options.imageSize ?? "1024x1024"]
+        if let model = options.model { body["model"] = model }
+        if let quality = options.quality { body["quality"] = quality }
+        if let background = options.background { body["background"] = background }
+        if let format = options.outputFormat { body["output_format"] = format }
+        return HTTPRequest(
+            method: "POST", url: options.baseURL.appendingPathComponent("images/generations"),
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
+            body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
+            idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
+            allowsInsecureHTTP: options.allowsInsecureHTTP)
+    }
+
+    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+        let object = try JSONBody.object(response, context: context)
+        guard let data = object["data"] as? [[String: Any]] else {
+            throw BadgeError(.generationFailed, "the answer has no \"data\" array", backend: context.backend, path: context.url)
+        }
+        guard let first = data.first else {
+            throw BadgeError(.generationFailed, "the server returned no image (\"data\" is empty)", backend: context.backend,
+                             path: context.url, hint: "the prompt may have been refused; try rewording it")
+        }
+        let revised = first["revised_prompt"] as? String
+        if let b64 = first["b64_json"] as? String {
+            guard let bytes = StrictBase64.decode(b64) else {
+                throw BadgeError(.generationFailed, "the image in \"b64_json\" is not valid base64", backend: context.backend, path: context.url)
+            }
+            return (.bytes(bytes), revised)
+        }
+        if let text = first["url"] as? String {
+            guard let url = URL(string: text), url.scheme != nil else {
+                throw BadgeError(.generationFailed, "the image URL \"\(text.prefix(80))\" is not a URL", backend: context.backend, path: context.url)
+            }
+            return (.url(url), revised)
+        }
+        throw BadgeError(.generationFailed, "the image has neither \"b64_json\" nor \"url\"", backend: context.backend, path: context.url)
+    }
+}
+
+/// POST /sdapi/v1/txt2img, as AUTOMATIC1111, Forge and sd-server take it.
+struct Automatic1111Dialect: Dialect {
+    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+        var body: [String: Any] = [
+            "prompt": request.prompt, "width": request.size, "height": request.size,
+            // Seeds above Int32 are folded: A1111 takes a 32-bit seed.
+            "seed": Int(request.seed % UInt64(Int32.max)),
+        ]
+        if let negative = options.negativePrompt { body["negative_prompt"] = negative }
+        if let steps = options.steps { body["steps"] = steps }
+        if let cfg = options.cfgScale { body["cfg_scale"] = cfg }
+        if let sampler = options.sampler { body["sampler_name"] = sampler }
+        return HTTPRequest(
+            method: "POST", url: options.baseURL.appendingPathComponent("sdapi/v1/txt2img"),
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
+            body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
+            idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
+            allowsInsecureHTTP: options.allowsInsecureHTTP)
+    }
+
+    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+        let object = try JSONBody.object(response, context: context)
+        guard let images = object["images"] as? [String] else {
+            throw BadgeError(.generationFailed, "the answer has no \"images\" array", backend: context.backend, path: context.url)
+        }
+        guard let first = images.first else {
+            throw BadgeError(.generationFailed, "the server returned no image (\"images\" is empty)", backend: context.backend, path: context.url)
+        }
+        // Some forks prefix a data URL.
+        let payload = first.hasPrefix("data:") ? String(first.drop { $0 != "," }.dropFirst()) : first
+        guard let bytes = StrictBase64.decode(payload) else {
+            throw BadgeError(.generationFailed, "the image in \"images[0]\" is not valid base64", backend: context.backend, path: context.url)
+        }
+        return (.bytes(bytes), nil)
+    }
+}

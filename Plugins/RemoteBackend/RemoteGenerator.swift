@@ -1,0 +1,203 @@
+import BadgeKit
+import Foundation
+import Logging
+
+/// A backend that asks an image model over HTTP (type `http`). The wire format
+/// is the config's `api`; the transport is whatever the environment wires in
+/// (libcurl in the CLI). Nothing the server sends is trusted: status, JSON
+/// shape, base64 and size are checked, and the image passes the intake before
+/// it leaves the workspace.
+public struct RemoteGenerator: BadgeGenerator {
+    public static let type = "http"
+
+    let name: String
+    let options: RemoteOptions
+    let http: (any HTTPTransport)?
+    let variables: [String: String]
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    public static func register(in registry: inout BackendRegistry) {
+        registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111)") { config, environment in
+            RemoteGenerator(
+                name: config.name, options: try RemoteOptions(config.options), http: environment.http,
+                variables: environment.variables, logger: environment.logger, now: environment.now)
+        }
+    }
+
+    var dialect: any Dialect {
+        switch options.api {
+        case .openai: return OpenAIDialect()
+        case .automatic1111: return Automatic1111Dialect()
+        }
+    }
+
+    public func availability() async -> Availability {
+        if http == nil {
+            return .unavailable(reason: "no HTTP transport is wired in", hint: "this build of badge has no network support")
+        }
+        for variable in [options.apiKeyEnv, options.passwordEnv].compactMap({ $0 }) where (variables[variable] ?? "").isEmpty {
+            return .unavailable(reason: "the environment variable \(variable) is not set",
+                                hint: "export \(variable)=... (the key never goes in the config file)")
+        }
+        return .available
+    }
+
+    /// The headers that prove who we are; only ever sent to the configured server.
+    private func credentials() -> [(name: String, value: String)] {
+        if let env = options.apiKeyEnv, let key = variables[env], !key.isEmpty {
+            return [("Authorization", "Bearer \(key)")]
+        }
+        if let user = options.username, let env = options.passwordEnv, let password = variables[env] {
+            return [("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())]
+        }
+        return []
+    }
+
+    private var secrets: [String] {
+        [options.apiKeyEnv, options.passwordEnv].compactMap { $0.flatMap { variables[$0] } }.filter { $0.count >= 4 }
+    }
+
+    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
+        let httpRequest = try dialect.makeRequest(request, options: options, credentials: credentials())
+        let where_ = Redact.url(httpRequest.url)
+        let response = try await sendWithRetries(httpRequest, via: http)
+        guard (200..<300).contains(response.status) else { throw serverError(response, url: where_) }
+
+        let context = ResponseContext(backend: name, url: where_)
+        let (image, revisedPrompt) = try dialect.readImage(response, context: context)
+        let bytes: Data
+        switch image {
+        case let .bytes(data): bytes = data
+        case let .url(url): bytes = try await download(url, via: http)
+        }
+
+        let header: ImageIntake.Header
+        switch ImageIntake.sniff(bytes) {
+        case .accepted(.png):
+            header = try ImageIntake(limits: .default).inspect(bytes, accepting: [.png], source: where_)
+        case let .accepted(format):
+            throw BadgeError(.unsupportedFormat, "the server sent a \(format.rawValue.uppercased()) image; remote badges are PNG for now",
+                             backend: name, path: where_, hint: "set \"outputFormat\": \"png\" for this backend, or leave it unset")
+        case .refused, .unknown:
+            let start = bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+            throw BadgeError(.invalidImage, "the server's image is not an image (\(bytes.count) bytes starting \(start))",
+                             backend: name, path: where_)
+        }
+        try Task.checkCancellation()
+        let file = workspace.file("remote.png")
+        do {
+            try bytes.write(to: file)
+        } catch {
+            throw BadgeError(.io, "cannot write into the workspace", backend: name, path: file.path, cause: "\(error)")
+        }
+        return GeneratedImage(
+            file: file, format: .png, width: header.width, height: header.height,
+            model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
+            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue])
+    }
+
+    /// Sends, retrying what the policy says is worth retrying.
+    func sendWithRetries(_ request: HTTPRequest, via http: any HTTPTransport) async throws -> HTTPResponse {
+        let policy = RetryPolicy(retries: options.retries, maxRetryAfter: options.maxRetryAfter)
+        var attempt = 0
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try await http.send(request)
+            } catch let error as BadgeError where RetryPolicy.isRetryable(error) && attempt < policy.retries {
+                let delay = policy.backoff(attempt: attempt)
+                logger.info("retrying after a network error", metadata: ["backend": "\(name)", "cause": "\(error.message)", "in": "\(delay)"])
+                try await Task.sleep(for: delay)
+                attempt += 1
+                continue
+            } catch let error as BadgeError {
+                throw error.attributed(to: name)
+            }
+            guard RetryPolicy.isRetryable(status: response.status) else { return response }
+            let asked = RetryPolicy.serverDelay(response, now: now())
+            if let asked, asked > policy.maxRetryAfter {
+                let when = now().addingTimeInterval(Double(asked.components.seconds))
+                var error = serverError(response, url: Redact.url(request.url))
+                error.hint = "the server asks to wait \(asked.components.seconds) s (until \(BadgeMetadata.rfc3339(when, in: .current))), more than maxRetryAfterSeconds (\(policy.maxRetryAfter.components.seconds) s); try again then"
+                throw error
+            }
+            guard attempt < policy.retries else { return response }
+            let delay = asked ?? policy.backoff(attempt: attempt)
+            logger.info("retrying", metadata: ["backend": "\(name)", "status": "\(response.status)", "in": "\(delay)"])
+            try await Task.sleep(for: delay)
+            attempt += 1
+        }
+    }
+
+    /// Fetches a result URL: no credentials, https only (loopback excepted), at most 3 redirects.
+    private func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
+        let request = HTTPRequest(
+            url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
+            maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false)
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch let error as BadgeError {
+            var copy = error.attributed(to: name)
+            copy.message = "cannot download the image: " + copy.message
+            throw copy
+        }
+        guard (200..<300).contains(response.status) else {
+            throw BadgeError(.generationFailed, "downloading the image answered HTTP \(response.status)", backend: name,
+                             path: Redact.url(url), hint: "result URLs expire; generate again")
+        }
+        return response.body
+    }
+
+    /// An error that names the backend, the URL, the status, the server's own
+    /// words and its request id, with any secret scrubbed out.
+    func serverError(_ response: HTTPResponse, url: String) -> BadgeError {
+        var message = "HTTP \(response.status)"
+        if let said = Self.serverMessage(response) { message += ": " + Redact.scrub(said, secrets: secrets) }
+        if let id = response.header("x-request-id") ?? response.header("request-id") { message += " (request id \(id))" }
+        let hint: String?
+        switch response.status {
+        case 401, 403: hint = "check the key in \(options.apiKeyEnv ?? options.passwordEnv ?? "the environment") and its permissions"
+        case 404: hint = "check url (\(options.baseURL.absoluteString)) and model"
+        case 429: hint = "the server is rate limiting; try again later, or raise retries"
+        case 500...: hint = "the server failed; try again later"
+        default: hint = nil
+        }
+        return BadgeError(.generationFailed, message, backend: name, path: url, hint: hint)
+    }
+
+    static func serverMessage(_ response: HTTPResponse) -> String? {
+        if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] {
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
+            if let error = object["error"] as? String { return error }
+            if let detail = object["detail"] as? String { return detail }
+            if let message = object["message"] as? String { return message }
+        }
+        let text = String(decoding: response.body.prefix(2048), as: UTF8.self)
+        if text.range(of: "<html", options: .caseInsensitive) != nil || text.range(of: "<!doctype", options: .caseInsensitive) != nil {
+            return "the server answered with an HTML page (\(response.body.count) bytes), not the API's JSON"
+        }
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let printable = line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
+        let short = String(String.UnicodeScalarView(printable)).prefix(200)
+        return short.isEmpty ? nil : String(short)
+    }
+}
+
+/// Keeping secrets out of what badge prints.
+enum Redact {
+    /// The URL without user info or query (where keys sometimes travel).
+    static func url(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a URL)" }
+        components.user = nil
+        components.password = nil
+        if components.query != nil { components.query = "…" }
+        return components.string ?? "(a URL)"
+    }
+
+    static func scrub(_ text: String, secrets: [String]) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "********") }
+    }
+}

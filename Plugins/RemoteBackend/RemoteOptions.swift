@@ -1,0 +1,84 @@
+import BadgeKit
+import Foundation
+
+/// A remote backend's configuration, read strictly from its config object.
+struct RemoteOptions: Sendable {
+    enum API: String, Sendable, CaseIterable {
+        case openai, automatic1111
+    }
+
+    var api: API
+    /// The server's base URL as the OpenAI SDKs take it (with /v1 for OpenAI-compatible servers).
+    var baseURL: URL
+    var model: String?
+    /// The environment variable that holds the key; the key itself is never in a file.
+    var apiKeyEnv: String?
+    /// For HTTP Basic auth (AUTOMATIC1111 --api-auth): a user name and the variable holding the password.
+    var username: String?
+    var passwordEnv: String?
+    var timeout: Duration
+    var connectTimeout: Duration
+    var idleTimeout: Duration
+    var retries: Int
+    /// A server's Retry-After beyond this is not waited for: badge gives up at once and says when to retry.
+    var maxRetryAfter: Duration
+    var maxResponseBytes: Int
+    var allowsInsecureHTTP: Bool
+    // OpenAI dialect: sent only when set.
+    var imageSize: String?
+    var quality: String?
+    var background: String?
+    var outputFormat: String?
+    // AUTOMATIC1111 dialect.
+    var negativePrompt: String?
+    var steps: Int?
+    var cfgScale: Double?
+    var sampler: String?
+
+    static let keys = [
+        "type", "api", "url", "model", "apiKeyEnv", "username", "passwordEnv", "timeoutSeconds",
+        "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
+        "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
+        "cfgScale", "sampler",
+    ]
+
+    init(_ config: ConfigObject) throws {
+        try config.allowOnly(Self.keys)
+        api = API(rawValue: try config.require("api", hint: "one of: openai, automatic1111").oneOf(API.allCases.map(\.rawValue)))!
+        let urlValue = try config.require("url", hint: "the server's base URL, e.g. https://api.openai.com/v1")
+        let urlText = try urlValue.nonEmptyString()
+        guard let url = URL(string: urlText.hasSuffix("/") ? String(urlText.dropLast()) : urlText),
+              let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil
+        else {
+            throw urlValue.error("\"\(urlText)\" is not an http(s) URL", hint: "e.g. https://api.openai.com/v1 or http://127.0.0.1:7860")
+        }
+        if url.user != nil || url.password != nil {
+            throw urlValue.error("the URL contains credentials", hint: "put the key in an environment variable and name it with apiKeyEnv")
+        }
+        baseURL = url
+        model = try config.string("model")
+        apiKeyEnv = try config.value("apiKeyEnv")?.nonEmptyString()
+        username = try config.string("username")
+        passwordEnv = try config.value("passwordEnv")?.nonEmptyString()
+        timeout = .seconds(try config.int("timeoutSeconds", in: 1...3600) ?? 180)
+        connectTimeout = .seconds(try config.int("connectTimeoutSeconds", in: 1...300) ?? 15)
+        idleTimeout = .seconds(try config.int("idleTimeoutSeconds", in: 1...3600) ?? 60)
+        retries = try config.int("retries", in: 0...10) ?? 2
+        maxRetryAfter = .seconds(try config.int("maxRetryAfterSeconds", in: 0...3600) ?? 60)
+        maxResponseBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (64 << 20)
+        allowsInsecureHTTP = try config.bool("allowInsecureHTTP") ?? false
+        imageSize = try config.value("imageSize")?.nonEmptyString()
+        quality = try config.value("quality")?.oneOf(["auto", "low", "medium", "high", "standard", "hd"])
+        background = try config.value("background")?.oneOf(["auto", "transparent", "opaque"])
+        outputFormat = try config.value("outputFormat")?.oneOf(["png", "jpeg", "webp"])
+        negativePrompt = try config.string("negativePrompt")
+        steps = try config.int("steps", in: 1...500)
+        cfgScale = try config.value("cfgScale")?.double(in: 0...50)
+        sampler = try config.value("sampler")?.nonEmptyString()
+        if (username == nil) != (passwordEnv == nil) {
+            throw BadgeError(.config, "username and passwordEnv go together", path: config.file,
+                             location: config.node.location, keyPath: config.keyPath,
+                             hint: "set both for HTTP Basic auth, or neither")
+        }
+    }
+}

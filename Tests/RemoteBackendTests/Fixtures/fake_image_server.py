@@ -1,0 +1,187 @@
+"""A fake image-model server for RemoteBackend's tests.
+
+Listens on 127.0.0.1 on a free port, prints the port, and serves until stdin
+closes. The first path segment picks a behaviour ("mode"), so every test gets
+its own: POST /<mode>/v1/images/generations (OpenAI dialect) and
+POST /<mode>/sdapi/v1/txt2img (AUTOMATIC1111). GET /_requests returns what was
+received, with any schema violations of the OpenAI request bodies, checked
+against CreateImageRequest from ../../shared/schemas/openai-images.json."""
+import base64
+import json
+import os
+import struct
+import sys
+import threading
+import time
+import zlib
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from openapi_schema_validator import OAS30Validator
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMAS = os.path.join(HERE, "..", "..", "..", "..", "shared", "schemas", "openai-images.json")
+with open(SCHEMAS) as f:
+    spec = json.load(f)
+schema = dict(spec["components"]["schemas"]["CreateImageRequest"])
+schema["components"] = spec["components"]
+validator = OAS30Validator(schema)
+
+
+def png(width=32, height=32, rgb=(200, 40, 90)):
+    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+PNG = png()
+B64 = base64.b64encode(PNG).decode()
+lock = threading.Lock()
+received = []
+counters = {}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body, content_type="application/json", headers=()):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        elif isinstance(body, str):
+            body = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def count(self, mode):
+        with lock:
+            counters[mode] = counters.get(mode, 0) + 1
+            return counters[mode]
+
+    def do_GET(self):
+        if self.path == "/_requests":
+            with lock:
+                return self.reply(200, received)
+        if self.path.startswith("/files/"):
+            return self.reply(200, PNG, "image/png")
+        if self.path.startswith("/bounce"):
+            port = self.server.server_address[1]
+            return self.reply(302, b"", headers=[("Location", f"http://localhost:{port}/files/badge.png")])
+        self.reply(404, {"error": "no such path"})
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length)
+        mode = self.path.strip("/").split("/")[0]
+        n = self.count(mode)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        violations = []
+        if self.path.endswith("/images/generations"):
+            violations = [e.message for e in validator.iter_errors(body)]
+            violations += [f"{k} is null" for k, v in (body or {}).items() if v is None]
+        with lock:
+            received.append({"mode": mode, "path": self.path, "body": body, "violations": violations,
+                             "authorization": self.headers.get("Authorization")})
+        port = self.server.server_address[1]
+        a1111 = self.path.endswith("/sdapi/v1/txt2img")
+        ok = {"images": [B64]} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
+
+        if mode == "ok":
+            return self.reply(200, ok)
+        if mode == "url":
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/files/badge.png"}]})
+        if mode == "flaky503":
+            if n <= 2:
+                return self.reply(503, "<html><body><h1>503 Service Unavailable</h1></body></html>", "text/html")
+            return self.reply(200, ok)
+        if mode == "retry-after-seconds":
+            return self.reply(429, {"error": {"message": "slow down"}}, headers=[("Retry-After", "1")]) if n == 1 else self.reply(200, ok)
+        if mode == "retry-after-ms":
+            return self.reply(429, {"error": {"message": "slow down"}}, headers=[("retry-after-ms", "300")]) if n == 1 else self.reply(200, ok)
+        if mode == "retry-after-date":
+            when = formatdate(time.time() + 1, usegmt=True)
+            return self.reply(429, {"error": {"message": "slow down"}}, headers=[("Retry-After", when)]) if n == 1 else self.reply(200, ok)
+        if mode == "retry-after-huge":
+            return self.reply(429, {"error": {"message": "quota exhausted"}}, headers=[("Retry-After", "86400")])
+        if mode in ("500", "502", "503"):
+            return self.reply(int(mode), f"<!DOCTYPE html><html><body>{mode} Bad things</body></html>", "text/html")
+        if mode == "truncated":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(json.dumps(ok).encode()[:200])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if mode == "garbage":
+            return self.reply(200, "this is {not json")
+        if mode == "bad-base64":
+            return self.reply(200, {"data": [{"b64_json": "!!!!not*base64@@@"}]})
+        if mode == "not-an-image":
+            return self.reply(200, {"data": [{"b64_json": base64.b64encode(b"hello, I am a text file, not a picture").decode()}]})
+        if mode == "empty-data":
+            return self.reply(200, {"data": []})
+        if mode == "error-string":
+            return self.reply(400, {"error": "the prompt is not allowed"})
+        if mode == "error-object":
+            return self.reply(400, {"error": {"message": "Your request was rejected by the safety system", "type": "invalid_request_error"}},
+                              headers=[("x-request-id", "req_abc123")])
+        if mode == "echo-key":
+            key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
+            return self.reply(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
+        if mode == "huge":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                chunk = b"A" * 65536
+                for _ in range(400):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if mode == "drip":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            try:
+                for _ in range(1000):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.3)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if mode == "hang":
+            time.sleep(60)
+            return
+        if mode == "url-file":
+            return self.reply(200, {"data": [{"url": "file:///etc/passwd"}]})
+        if mode == "url-redirect-other-host":
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce"}]})
+        self.reply(404, {"error": f"unknown mode {mode}"})
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()

@@ -1,0 +1,194 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+@testable import RemoteBackend
+
+@Suite(.serialized)
+struct RemoteBackendTests {
+    private func withHarness(_ body: (RemoteHarness) async throws -> Void) async throws {
+        let harness = try RemoteHarness()
+        defer { harness.stop() }
+        try await body(harness)
+    }
+
+    @Test func openAIAnswerBecomesTheBadge() async throws {
+        try await withHarness { h in
+            let outcome = try await h.run(mode: "ok")
+            #expect(outcome.metadata.backend == "remote")
+            #expect(outcome.metadata.backendType == "http")
+            #expect(outcome.metadata.model == "test-model")
+            #expect(outcome.metadata.revisedPrompt == "a revised prompt")
+            #expect(try BadgeMetadata.read(from: h.store.badgeURL)?.revisedPrompt == "a revised prompt")
+            let requests = try await h.received()
+            let request = try #require(requests.first { ($0["mode"] as? String) == "ok" })
+            let body = try #require(request["body"] as? [String: Any])
+            #expect(body["prompt"] as? String == "A pair of dumbbells")
+            #expect(body["model"] as? String == "test-model")
+            #expect(body["n"] as? Int == 1)
+            // Unset fields are left out, never sent as null.
+            #expect(body["quality"] == nil && body["background"] == nil && body["output_format"] == nil)
+            #expect(request["authorization"] as? String == "Bearer \(RemoteHarness.key)")
+            #expect((request["violations"] as? [String])?.isEmpty == true, "schema violations: \(request["violations"] ?? "")")
+        }
+    }
+
+    @Test func optionalFieldsAreSentWhenSetAndMatchTheSchema() async throws {
+        try await withHarness { h in
+            _ = try await h.run(mode: "ok", options: [
+                "quality": #""high""#, "background": #""opaque""#, "outputFormat": #""png""#, "imageSize": #""1024x1024""#,
+            ])
+            let request = try #require(try await h.received().last)
+            let body = try #require(request["body"] as? [String: Any])
+            #expect(body["quality"] as? String == "high")
+            #expect(body["background"] as? String == "opaque")
+            #expect(body["output_format"] as? String == "png")
+            #expect((request["violations"] as? [String])?.isEmpty == true, "schema violations: \(request["violations"] ?? "")")
+        }
+    }
+
+    @Test func aResultURLIsDownloadedWithoutCredentials() async throws {
+        try await withHarness { h in
+            let outcome = try await h.run(mode: "url")
+            #expect(outcome.byteCount > 0)
+            #expect(h.currentBadge != h.previousBadge)
+        }
+    }
+
+    @Test func automatic1111AnswerBecomesTheBadge() async throws {
+        try await withHarness { h in
+            let outcome = try await h.run(mode: "ok", api: "automatic1111", options: ["steps": "20", "negativePrompt": #""blurry""#])
+            #expect(outcome.metadata.seed == 42)
+            let request = try #require(try await h.received().last)
+            let body = try #require(request["body"] as? [String: Any])
+            #expect((request["path"] as? String)?.hasSuffix("/sdapi/v1/txt2img") == true)
+            #expect(body["width"] as? Int == 512 && body["steps"] as? Int == 20 && body["negative_prompt"] as? String == "blurry")
+        }
+    }
+
+    @Test(arguments: ["flaky503", "retry-after-seconds", "retry-after-ms", "retry-after-date"])
+    func retryableAnswersAreRetried(mode: String) async throws {
+        try await withHarness { h in
+            _ = try await h.run(mode: mode)
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == mode }.count
+            #expect(attempts == (mode == "flaky503" ? 3 : 2))
+        }
+    }
+
+    /// Each fault: the run fails with a message a user can act on, and the old badge is intact.
+    @Test(arguments: [
+        ("retry-after-huge", "HTTP 429: quota exhausted"),
+        ("500", "HTML page"),
+        ("502", "HTML page"),
+        ("503", "HTML page"),
+        ("truncated", "request failed"),
+        ("garbage", "not a JSON object"),
+        ("bad-base64", "not valid base64"),
+        ("not-an-image", "is not an image"),
+        ("empty-data", "returned no image"),
+        ("error-string", "HTTP 400: the prompt is not allowed"),
+        ("error-object", "rejected by the safety system (request id req_abc123)"),
+        ("huge", "larger than"),
+        ("drip", "time limit"),
+        ("hang", "time limit"),
+        ("url-file", "scheme \"file\""),
+        ("url-redirect-other-host", "not https"),
+    ])
+    func faultsFailClearlyAndKeepTheOldBadge(mode: String, expected: String) async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: mode, options: ["maxResponseBytes": "4194304", "timeoutSeconds": "2", "retries": "0"])
+                Issue.record("mode \(mode) must fail")
+            } catch let error as BadgeError {
+                #expect(error.description.contains(expected), "\(mode): \(error.description)")
+                #expect(error.backend == "remote", "\(mode): the error names the backend")
+                #expect(!error.description.contains(RemoteHarness.key))
+            }
+            #expect(h.currentBadge == h.previousBadge, "\(mode) changed the badge")
+            #expect(h.store.temporaryFiles().isEmpty)
+        }
+    }
+
+    @Test func aHugeRetryAfterGivesUpAtOnceAndSaysWhen() async throws {
+        try await withHarness { h in
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                _ = try await h.run(mode: "retry-after-huge")
+                Issue.record("must fail")
+            } catch let error as BadgeError {
+                #expect(error.hint?.contains("asks to wait 86400 s") == true, "\(error)")
+            }
+            #expect(clock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func theKeyNeverAppearsEvenWhenTheServerEchoesIt() async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: "echo-key")
+                Issue.record("must fail")
+            } catch let error as BadgeError {
+                #expect(error.description.contains("HTTP 401"))
+                #expect(error.description.contains("********"))
+                #expect(!error.description.contains(RemoteHarness.key))
+            }
+        }
+    }
+
+    @Test func aMissingKeyMakesTheBackendUnavailableWithoutTouchingTheNetwork() async throws {
+        try await withHarness { h in
+            let environment = h.environment(variables: [:])
+            let instance = try h.backend(try h.config(mode: "ok"), environment: environment)
+            let availability = await instance.generator.availability()
+            #expect(availability == .unavailable(reason: "the environment variable BADGE_TEST_KEY is not set",
+                                                 hint: "export BADGE_TEST_KEY=... (the key never goes in the config file)"))
+            #expect(try await h.received().isEmpty)
+        }
+    }
+
+    @Test func configErrorsNameTheKey() throws {
+        let cases: [(String, String)] = [
+            (#"{"backends": {"r": {"type": "http", "url": "https://x/v1"}}}"#, "backends.r: the required key \"api\" is missing"),
+            (#"{"backends": {"r": {"type": "http", "api": "dalle", "url": "https://x/v1"}}}"#, "backends.r.api"),
+            (#"{"backends": {"r": {"type": "http", "api": "openai", "url": "ftp://x"}}}"#, "backends.r.url"),
+            (#"{"backends": {"r": {"type": "http", "api": "openai", "url": "https://u:p@x/v1"}}}"#, "contains credentials"),
+            (#"{"backends": {"r": {"type": "http", "api": "openai", "url": "https://x/v1", "apiKey": "sk-1"}}}"#, "unknown key \"apiKey\""),
+            (#"{"backends": {"r": {"type": "http", "api": "openai", "url": "https://x/v1", "retries": 99}}}"#, "backends.r.retries"),
+        ]
+        var registry = BackendRegistry()
+        RemoteGenerator.register(in: &registry)
+        for (text, expected) in cases {
+            let config = try BadgeConfig.parse(Data(text.utf8), file: "c.json")
+            do {
+                _ = try registry.makeBackend(named: "r", in: config, environment: BadgeEnvironment())
+                Issue.record("\(text) must be refused")
+            } catch let error as BadgeError {
+                #expect(error.description.contains(expected), "\(error.description)")
+                #expect(error.description.hasPrefix("c.json:1:"), "\(error.description)")
+            }
+        }
+    }
+
+    @Test func backoffFollowsTheSDKsAndServerDelaysAreRead() {
+        let policy = RetryPolicy(retries: 2, maxRetryAfter: .seconds(60))
+        #expect(policy.backoff(attempt: 0, jitter: 0) == .milliseconds(500))
+        #expect(policy.backoff(attempt: 3, jitter: 0) == .seconds(4))
+        #expect(policy.backoff(attempt: 10, jitter: 0) == .seconds(8))
+        #expect(policy.backoff(attempt: 1, jitter: 0.25) == .milliseconds(750))
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "3")], body: Data()), now: now) == .seconds(3))
+        #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("retry-after-ms", "250")], body: Data()), now: now) == .milliseconds(250))
+        #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "Tue, 14 Nov 2023 22:13:30 GMT")], body: Data()), now: now) == .seconds(10))
+        #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "soon")], body: Data()), now: now) == nil)
+        #expect(RetryPolicy.isRetryable(status: 429) && RetryPolicy.isRetryable(status: 502) && !RetryPolicy.isRetryable(status: 400))
+    }
+
+    @Test func strictBase64RefusesWhatFoundationMightTake() {
+        #expect(StrictBase64.decode("aGVsbG8=") == Data("hello".utf8))
+        #expect(StrictBase64.decode("aGVsbG8") == nil)
+        #expect(StrictBase64.decode("aGV sbG8=") == nil)
+        #expect(StrictBase64.decode("aG=sbG8=") == nil)
+        #expect(StrictBase64.decode("") == nil)
+    }
+}
