@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "BadgeCLI",
             dependencies: [
-                "BadgeKit", "Canvas", "ProceduralBackend", "ImportBackend",
+                "BadgeKit", "Canvas", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

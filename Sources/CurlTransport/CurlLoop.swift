@@ -7,46 +7,47 @@ import Foundation
 /// everything else (the handles, the callbacks, resuming callers) happens on
 /// the loop thread alone.
 final class CurlLoop: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
+    /// Made with the loop thread, on the first submission; set once, under the lock.
+    private var multiHandle: UnsafeMutableRawPointer?
     private let lock = NSLock()
     private var inbox: [Transfer] = []
     private var cancellations: [ObjectIdentifier] = []
     private var stopping = false
-    private var started = false
     /// Loop thread only.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
 
-    init() {
-        multi = curl_multi_init()
-    }
-
     func submit(_ transfer: Transfer) {
-        lock.withLock {
+        let multi = lock.withLock { () -> UnsafeMutableRawPointer in
             inbox.append(transfer)
-            if !started {
-                started = true
-                let thread = Thread { [self] in run() }
-                thread.name = "badge.curl"
-                thread.start()
-            }
+            if let multiHandle { return multiHandle }
+            let multi = curl_multi_init()!
+            multiHandle = multi
+            let handle = MultiHandle(pointer: multi)
+            let thread = Thread { [self] in run(handle.pointer) }
+            thread.name = "badge.curl"
+            thread.start()
+            return multi
         }
         curl_multi_wakeup(multi)
     }
 
     func cancel(_ transfer: Transfer) {
-        lock.withLock { cancellations.append(ObjectIdentifier(transfer)) }
-        curl_multi_wakeup(multi)
+        let multi = lock.withLock { () -> UnsafeMutableRawPointer? in
+            cancellations.append(ObjectIdentifier(transfer))
+            return multiHandle
+        }
+        if let multi { curl_multi_wakeup(multi) }
     }
 
     func stop() {
-        let wasStarted = lock.withLock { () -> Bool in
+        let multi = lock.withLock { () -> UnsafeMutableRawPointer? in
             stopping = true
-            return started
+            return multiHandle
         }
-        if wasStarted { curl_multi_wakeup(multi) } else { curl_multi_cleanup(multi) }
+        if let multi { curl_multi_wakeup(multi) }
     }
 
-    private func run() {
+    private func run(_ multi: UnsafeMutableRawPointer) {
         while true {
             let (arrivals, cancelled, stop) = lock.withLock { () -> ([Transfer], [ObjectIdentifier], Bool) in
                 defer {
@@ -96,4 +97,9 @@ final class CurlLoop: @unchecked Sendable {
             curl_multi_poll(multi, nil, 0, active.isEmpty ? 5_000 : 250, nil)
         }
     }
+}
+
+/// The multi handle, handed to the loop thread that alone drives it.
+private struct MultiHandle: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
 }

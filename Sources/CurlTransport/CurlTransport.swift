@@ -27,8 +27,8 @@ public final class CurlTransport: HTTPTransport {
     private let options: Options
     private let loop: CurlLoop
 
+    /// Cheap: libcurl is initialised, and the loop thread started, on the first request.
     public init(options: Options = Options()) {
-        CurlGlobal.initialize()
         self.options = options
         self.loop = CurlLoop()
     }
@@ -38,6 +38,7 @@ public final class CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Self.checkPolicy(request)
         try Task.checkCancellation()
+        CurlGlobal.initialize()
         let transfer = Transfer(request: request, options: options)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
