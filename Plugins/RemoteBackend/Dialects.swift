@@ -65,7 +65,7 @@ struct OpenAIDialect: Dialect {
             headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
             body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
             idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
-            allowsInsecureHTTP: options.allowsInsecureHTTP)
+            allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -111,7 +111,7 @@ struct Automatic1111Dialect: Dialect {
             headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
             body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
             idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
-            allowsInsecureHTTP: options.allowsInsecureHTTP)
+            allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -128,5 +128,50 @@ struct Automatic1111Dialect: Dialect {
             throw BadgeError(.generationFailed, "the image in \"images[0]\" is not valid base64", backend: context.backend, path: context.url)
         }
         return (.bytes(bytes), nil)
+    }
+}
+
+/// POST a JSON body built from `bodyTemplate` and receive the image bytes
+/// themselves (Hugging Face inference style).
+struct RawDialect: Dialect {
+    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+        let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
+        let body = Self.fill(template, request: request)
+        return HTTPRequest(
+            method: "POST", url: options.baseURL,
+            headers: [("Content-Type", "application/json"), ("Accept", "image/png, image/*")] + credentials,
+            body: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
+            connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
+            maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: options.allowsInsecureHTTP,
+            caFile: options.caFile)
+    }
+
+    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+        let type = response.header("content-type")?.lowercased() ?? ""
+        if type.hasPrefix("application/json") {
+            let said = RemoteGenerator.serverMessage(response) ?? "no message"
+            throw BadgeError(.generationFailed, "the server answered with JSON instead of an image: \(said)",
+                             backend: context.backend, path: context.url)
+        }
+        return (.bytes(response.body), nil)
+    }
+
+    /// Replaces "{prompt}" inside strings; a string that is exactly "{size}" or
+    /// "{seed}" becomes that number.
+    static func fill(_ node: JSONNode, request: BadgeRequest) -> Any {
+        switch node.value {
+        case .null: return NSNull()
+        case let .bool(b): return b
+        case let .number(n, literal): return Int(literal) ?? n
+        case let .string(s):
+            if s == "{size}" { return request.size }
+            if s == "{seed}" { return request.seed }
+            return s.replacingOccurrences(of: "{prompt}", with: request.prompt)
+        case let .array(items): return items.map { fill($0, request: request) }
+        case let .object(members):
+            var object: [String: Any] = [:]
+            for member in members { object[member.key] = fill(member.value, request: request) }
+            return object
+        }
     }
 }

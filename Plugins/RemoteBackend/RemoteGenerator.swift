@@ -18,7 +18,7 @@ public struct RemoteGenerator: BadgeGenerator {
     let now: @Sendable () -> Date
 
     public static func register(in registry: inout BackendRegistry) {
-        registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111)") { config, environment in
+        registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111, raw bytes)") { config, environment in
             RemoteGenerator(
                 name: config.name, options: try RemoteOptions(config.options), http: environment.http,
                 variables: environment.variables, logger: environment.logger, now: environment.now)
@@ -29,6 +29,7 @@ public struct RemoteGenerator: BadgeGenerator {
         switch options.api {
         case .openai: return OpenAIDialect()
         case .automatic1111: return Automatic1111Dialect()
+        case .raw: return RawDialect()
         }
     }
 
@@ -135,7 +136,7 @@ public struct RemoteGenerator: BadgeGenerator {
     private func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
         let request = HTTPRequest(
             url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
-            maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false)
+            maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false, caFile: options.caFile)
         let response: HTTPResponse
         do {
             response = try await http.send(request)

@@ -4,7 +4,7 @@ import Foundation
 /// A remote backend's configuration, read strictly from its config object.
 struct RemoteOptions: Sendable {
     enum API: String, Sendable, CaseIterable {
-        case openai, automatic1111
+        case openai, automatic1111, raw
     }
 
     var api: API
@@ -24,6 +24,9 @@ struct RemoteOptions: Sendable {
     var maxRetryAfter: Duration
     var maxResponseBytes: Int
     var allowsInsecureHTTP: Bool
+    var caFile: String?
+    /// Raw dialect: the JSON body, with "{prompt}", "{size}" and "{seed}" filled in.
+    var bodyTemplate: JSONNode?
     // OpenAI dialect: sent only when set.
     var imageSize: String?
     var quality: String?
@@ -39,7 +42,7 @@ struct RemoteOptions: Sendable {
         "type", "api", "url", "model", "apiKeyEnv", "username", "passwordEnv", "timeoutSeconds",
         "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
         "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
-        "cfgScale", "sampler",
+        "cfgScale", "sampler", "caFile", "bodyTemplate",
     ]
 
     init(_ config: ConfigObject) throws {
@@ -67,6 +70,22 @@ struct RemoteOptions: Sendable {
         maxRetryAfter = .seconds(try config.int("maxRetryAfterSeconds", in: 0...3600) ?? 60)
         maxResponseBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (64 << 20)
         allowsInsecureHTTP = try config.bool("allowInsecureHTTP") ?? false
+        if let ca = config.value("caFile") {
+            let path = try ca.nonEmptyString()
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw ca.error("cannot read the CA file \(path)", hint: "give the path of a PEM bundle")
+            }
+            caFile = path
+        }
+        if let template = config.value("bodyTemplate") {
+            _ = try template.object()
+            bodyTemplate = template.node
+        }
+        if api == .raw && bodyTemplate == nil {
+            bodyTemplate = JSONNode(.object([JSONMember(key: "inputs", keyLocation: config.node.location,
+                                                        value: JSONNode(.string("{prompt}"), at: config.node.location))]),
+                                    at: config.node.location)
+        }
         imageSize = try config.value("imageSize")?.nonEmptyString()
         quality = try config.value("quality")?.oneOf(["auto", "low", "medium", "high", "standard", "hd"])
         background = try config.value("background")?.oneOf(["auto", "transparent", "opaque"])

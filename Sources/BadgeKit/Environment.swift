@@ -55,12 +55,14 @@ public struct HTTPRequest: Sendable {
     public var maxRedirects: Int
     /// Plain http to a host other than loopback (only when a config says so).
     public var allowsInsecureHTTP: Bool
+    /// A CA bundle to trust for this request instead of the system's.
+    public var caFile: String?
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
         body: Data? = nil, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(60),
         idleTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20, maxRedirects: Int = 0,
-        allowsInsecureHTTP: Bool = false
+        allowsInsecureHTTP: Bool = false, caFile: String? = nil
     ) {
         self.method = method
         self.url = url
@@ -72,6 +74,7 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
         self.allowsInsecureHTTP = allowsInsecureHTTP
+        self.caFile = caFile
     }
 }
 

@@ -63,7 +63,7 @@ final class Transfer: @unchecked Sendable {
         codes.append(badge_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
-        if let caFile = options.caFile { codes.append(badge_curl_setopt_string(easy, CURLOPT_CAINFO, caFile)) }
+        if let caFile = r.caFile ?? options.caFile { codes.append(badge_curl_setopt_string(easy, CURLOPT_CAINFO, caFile)) }
         codes.append(badge_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)))
         codes.append(badge_curl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent))

@@ -66,6 +66,26 @@ struct RemoteBackendTests {
         }
     }
 
+    @Test func rawDialectFillsItsTemplateAndTakesImageBytes() async throws {
+        try await withHarness { h in
+            _ = try await h.run(mode: "ok", api: "raw", options: [
+                "bodyTemplate": #"{"inputs": "badge: {prompt}", "parameters": {"width": "{size}", "seed": "{seed}", "steps": 4}}"#,
+            ])
+            let request = try #require(try await h.received().last)
+            let body = try #require(request["body"] as? [String: Any])
+            #expect(body["inputs"] as? String == "badge: A pair of dumbbells")
+            let parameters = try #require(body["parameters"] as? [String: Any])
+            #expect(parameters["width"] as? Int == 512 && parameters["seed"] as? Int == 42 && parameters["steps"] as? Int == 4)
+            do {
+                _ = try await h.run(mode: "raw-json", api: "raw")
+                Issue.record("a JSON answer is not an image")
+            } catch let error as BadgeError {
+                #expect(error.description.contains("Model is currently loading"))
+            }
+            #expect(h.store.temporaryFiles().isEmpty)
+        }
+    }
+
     @Test(arguments: ["flaky503", "retry-after-seconds", "retry-after-ms", "retry-after-date"])
     func retryableAnswersAreRetried(mode: String) async throws {
         try await withHarness { h in

@@ -36,7 +36,12 @@ final class RemoteHarness: @unchecked Sendable {
     /// The config object of one `http` instance, as a user would write it.
     /// `options` are JSON members added to (or replacing) the defaults, e.g. `["retries": "0"]`.
     func config(mode: String, api: String = "openai", options: [String: String] = [:]) throws -> BadgeConfig {
-        let base = api == "openai" ? "http://127.0.0.1:\(server.port)/\(mode)/v1" : "http://127.0.0.1:\(server.port)/\(mode)"
+        let base: String
+        switch api {
+        case "openai": base = "http://127.0.0.1:\(server.port)/\(mode)/v1"
+        case "raw": base = "http://127.0.0.1:\(server.port)/\(mode)/raw"
+        default: base = "http://127.0.0.1:\(server.port)/\(mode)"
+        }
         let defaults = [
             "type": "\"http\"", "api": "\"\(api)\"", "url": "\"\(base)\"", "model": "\"test-model\"",
             "apiKeyEnv": "\"BADGE_TEST_KEY\"", "retries": "2", "timeoutSeconds": "5", "idleTimeoutSeconds": "2",

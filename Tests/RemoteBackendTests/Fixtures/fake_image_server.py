@@ -100,6 +100,11 @@ class Handler(BaseHTTPRequestHandler):
         a1111 = self.path.endswith("/sdapi/v1/txt2img")
         ok = {"images": [B64]} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
 
+        if self.path.endswith("/raw"):
+            if mode == "ok":
+                return self.reply(200, PNG, "image/png")
+            if mode == "raw-json":
+                return self.reply(200, {"error": "Model is currently loading", "estimated_time": 20})
         if mode == "ok":
             return self.reply(200, ok)
         if mode == "url":
