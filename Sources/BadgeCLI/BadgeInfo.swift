@@ -51,6 +51,7 @@ struct BadgeInfo: Encodable {
             ("Commitment Date", commitmentDateLong),
             ("Promise", prompt),
             ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
+            ("Fallback from", extra?["fallback-from"]),
             ("Style", style),
             ("Size", "\(size)×\(size)"),
             ("Seed", seed.map(String.init)),

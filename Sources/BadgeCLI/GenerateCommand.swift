@@ -55,7 +55,9 @@ struct BadgeOptions: ParsableArguments {
         let request = BadgeRequest(
             prompt: prompt, style: style ?? config.defaults.style, size: size ?? config.defaults.size,
             seed: seed ?? random.next(), source: source, options: parsedOptions())
-        let backend = try context.backend(named: backendName ?? config.defaults.backend)
+        let chain = config.fallbackChain(for: backendName ?? config.defaults.backend)
+        let backend = try context.backend(named: chain[0])
+        let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
         if let output {
             destination = .file(BadgeConfig.resolvePath(output, relativeTo: context.environment.workingDirectory))
@@ -70,7 +72,8 @@ struct BadgeOptions: ParsableArguments {
         defer { spinner.stop() }
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
         let outcome = try await pipeline.run(
-            request, backend: backend, commitment: .init(date: commitmentDate, timeZone: zone), to: destination)
+            request, backend: backend, fallbacks: fallbacks, commitment: .init(date: commitmentDate, timeZone: zone),
+            to: destination)
         spinner.stop()
 
         let info = BadgeInfo(path: outcome.url, metadata: outcome.metadata, bytes: outcome.byteCount)

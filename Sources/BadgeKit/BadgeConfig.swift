@@ -26,13 +26,19 @@ public struct BackendConfig: Sendable {
     public var typeLocation: SourceLocation?
     /// True for the instances badge provides without any configuration.
     public var isBuiltIn: Bool
+    /// Another instance to use when this one is unavailable or fails (`"fallback"`).
+    public var fallback: String?
 
-    public init(name: String, type: String, options: ConfigObject, typeLocation: SourceLocation? = nil, isBuiltIn: Bool = false) {
+    public init(
+        name: String, type: String, options: ConfigObject, typeLocation: SourceLocation? = nil,
+        isBuiltIn: Bool = false, fallback: String? = nil
+    ) {
         self.name = name
         self.type = type
         self.options = options
         self.typeLocation = typeLocation
         self.isBuiltIn = isBuiltIn
+        self.fallback = fallback
     }
 }
 
@@ -77,6 +83,34 @@ public struct BadgeConfig: Sendable {
 
     public func backend(named name: String) -> BackendConfig? {
         backends.first { $0.name == name }
+    }
+
+    /// The instances to try for `name`, in order: it, then its fallbacks.
+    public func fallbackChain(for name: String) -> [String] {
+        var chain = [name]
+        while let next = backend(named: chain.last!)?.fallback, !chain.contains(next) { chain.append(next) }
+        return chain
+    }
+
+    /// Every fallback names a configured instance, and no chain comes back on itself.
+    func checkFallbacks(_ section: ConfigObject?) throws {
+        for backend in backends {
+            guard let fallback = backend.fallback, let value = section?.value(backend.name).flatMap({ try? $0.object() })?.value("fallback") else { continue }
+            guard self.backend(named: fallback) != nil else {
+                throw value.error("no backend is named \"\(fallback)\"",
+                                  hint: "configured backends: \(backends.map(\.name).joined(separator: ", "))")
+            }
+            var seen = [backend.name]
+            var next: String? = fallback
+            while let name = next {
+                if seen.contains(name) {
+                    throw value.error("the fallbacks go round in a circle: \((seen + [name]).joined(separator: " -> "))",
+                                      hint: "end the chain with a backend that has no fallback, such as procedural")
+                }
+                seen.append(name)
+                next = self.backend(named: name)?.fallback
+            }
+        }
     }
 
     // MARK: - Finding the file
@@ -149,7 +183,8 @@ public struct BadgeConfig: Sendable {
         }
 
         var backends: [BackendConfig] = []
-        if let section = try object.object("backends") {
+        let section = try object.object("backends")
+        if let section {
             let pattern = try Regex(namePattern)
             for member in section.members {
                 let value = section.value(member.key)!
@@ -159,15 +194,19 @@ public struct BadgeConfig: Sendable {
                         location: member.keyLocation, keyPath: value.keyPath,
                         hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
                 }
-                let options = try value.object()
-                let type = try options.require("type", hint: "say which kind of backend this is, e.g. \"type\": \"procedural\"")
+                let whole = try value.object()
+                let type = try whole.require("type", hint: "say which kind of backend this is, e.g. \"type\": \"procedural\"")
+                // `fallback` belongs to the pipeline, not the backend: its factory never sees it.
+                let options = ConfigObject(members: whole.members.filter { $0.key != "fallback" }, node: whole.node,
+                                           keyPath: whole.keyPath, file: whole.file)
                 backends.append(BackendConfig(
                     name: member.key, type: try type.nonEmptyString(), options: options,
-                    typeLocation: type.location))
+                    typeLocation: type.location, fallback: try whole.value("fallback")?.nonEmptyString()))
             }
         }
         let defined = Set(backends.map(\.name))
         config.backends = builtInBackends.filter { !defined.contains($0.name) } + backends
+        try config.checkFallbacks(section)
 
         if let backendValue = try object.object("defaults")?.value("backend"),
            config.backend(named: config.defaults.backend) == nil {

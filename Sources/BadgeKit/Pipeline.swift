@@ -45,11 +45,14 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// Renders with `backend` (or, when it is unavailable or fails, with each of
+    /// `fallbacks` in turn) and writes the badge to `destination`.
     public func run(
-        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment, to destination: BadgeDestination
+        _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [],
+        commitment: Commitment, to destination: BadgeDestination
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
-        let (png, metadata) = try await render(request, backend: backend, commitment: commitment)
+        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
         try Task.checkCancellation()
         let url: URL
         switch destination {
@@ -72,7 +75,29 @@ public struct Pipeline: Sendable {
     }
 
     /// Runs the backend and the intake; returns the stamped PNG and its metadata.
+    /// A backend that is unavailable or fails hands over to the next fallback;
+    /// the metadata then records which backend failed and why.
     public func render(
+        _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment
+    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        let candidates = [backend] + fallbacks
+        var failures: [String] = []
+        for (index, candidate) in candidates.enumerated() {
+            do {
+                var (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
+                if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
+                return (try metadata.stamp(into: image), metadata)
+            } catch let error as BadgeError where index + 1 < candidates.count && error.code != .cancelled && error.code != .usage {
+                environment.logger.warning("backend failed; using its fallback", metadata: [
+                    "backend": "\(candidate.name)", "fallback": "\(candidates[index + 1].name)", "error": "\(error.message)",
+                ])
+                failures.append("\(candidate.name): \(error.message)")
+            }
+        }
+        throw BadgeError(.generationFailed, "no backend was tried")
+    }
+
+    private func renderUnstamped(
         _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
         let log = environment.logger
@@ -131,7 +156,7 @@ public struct Pipeline: Sendable {
             prompt: request.prompt, backend: backend.name, backendType: backend.type, style: request.style,
             size: header.width, seed: image.seed ?? request.seed, model: image.model, revisedPrompt: image.revisedPrompt,
             extra: image.extra)
-        return (try metadata.stamp(into: data), metadata)
+        return (data, metadata)
     }
 
     // MARK: - Workspaces
