@@ -187,6 +187,41 @@ public struct RemoteGenerator: BadgeGenerator {
     }
 }
 
+extension RemoteGenerator: ProbingGenerator {
+    /// Asks the server something cheap (its model list) to learn whether it
+    /// answers and accepts the key. Never generates.
+    public func probe() async -> Availability {
+        let offline = await availability()
+        guard offline.isAvailable, let http else { return offline }
+        let url: URL
+        switch options.api {
+        case .openai: url = options.baseURL.appendingPathComponent("models")
+        case .automatic1111: url = options.baseURL.appendingPathComponent("sdapi/v1/sd-models")
+        case .raw: url = options.baseURL
+        }
+        let request = HTTPRequest(
+            url: url, headers: credentials(), connectTimeout: options.connectTimeout, timeout: .seconds(15),
+            idleTimeout: .seconds(10), maxResponseBytes: 4 << 20, allowsInsecureHTTP: options.allowsInsecureHTTP,
+            caFile: options.caFile)
+        do {
+            let response = try await http.send(request)
+            switch response.status {
+            case 401, 403:
+                return .unavailable(reason: "the server refused the credentials (HTTP \(response.status))",
+                                    hint: "check \(options.apiKeyEnv ?? options.passwordEnv ?? "the key")")
+            case 500...:
+                return .unavailable(reason: "the server answers HTTP \(response.status)", hint: "try again later")
+            default:
+                return .available
+            }
+        } catch let error as BadgeError {
+            return .unavailable(reason: "\(error.message) (\(Redact.url(url)))", hint: error.hint)
+        } catch {
+            return .unavailable(reason: "\(error)", hint: nil)
+        }
+    }
+}
+
 /// Keeping secrets out of what badge prints.
 enum Redact {
     /// The URL without user info or query (where keys sometimes travel).

@@ -84,6 +84,9 @@ struct BackendsCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @Flag(help: "Also check that each remote endpoint answers and accepts its key (uses the network).")
+    var probe = false
+
     @Flag(help: "Print the result as JSON.")
     var json = false
 
@@ -105,7 +108,13 @@ struct BackendsCommand: AsyncParsableCommand {
                           isDefault: config.name == context.config.defaults.backend)
             do {
                 let instance = try context.registry.makeBackend(config, environment: context.environment)
-                switch await instance.generator.availability() {
+                let availability: Availability
+                if probe, let probing = instance.generator as? any ProbingGenerator {
+                    availability = await probing.probe()
+                } else {
+                    availability = await instance.generator.availability()
+                }
+                switch availability {
                 case .available: row.available = true
                 case let .unavailable(reason, hint):
                     row.reason = reason

@@ -42,6 +42,13 @@ public protocol BadgeGenerator: Sendable {
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage
 }
 
+/// A backend that can check, on request, that its server really answers
+/// (`badge backends --probe`). `availability()` stays cheap and offline; this
+/// one may touch the network, briefly.
+public protocol ProbingGenerator: BadgeGenerator {
+    func probe() async -> Availability
+}
+
 /// What the user asks for. Backends read what applies to them and ignore the rest.
 public struct BadgeRequest: Sendable, Hashable, Codable {
     /// Pixel side of the square badge, inclusive bounds.

@@ -212,3 +212,23 @@ struct RemoteBackendTests {
         #expect(StrictBase64.decode("") == nil)
     }
 }
+
+@Suite(.serialized)
+struct ProbeTests {
+    @Test func probeReportsAnAnsweringServerAndARefusedKey() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        let environment = h.environment()
+        // The fixture answers GET /ok/v1/models with 404: reachable, so available.
+        let reachable = try h.backend(try h.config(mode: "ok"), environment: environment).generator as! RemoteGenerator
+        #expect(await reachable.probe() == .available)
+        // Nothing listens on this port.
+        let text = #"{"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:9/v1"}}}"#
+        let dead = try h.backend(try BadgeConfig.parse(Data(text.utf8), file: "p.json"), environment: environment).generator as! RemoteGenerator
+        guard case let .unavailable(reason, _) = await dead.probe() else {
+            Issue.record("a dead endpoint must be unavailable")
+            return
+        }
+        #expect(reason.contains("cannot connect"))
+    }
+}
