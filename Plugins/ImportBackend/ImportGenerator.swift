@@ -1,0 +1,115 @@
+import BadgeKit
+import Canvas
+import Foundation
+
+/// Makes a badge from a picture the user already has: checked by the intake
+/// before anything decodes it, then fitted to the square badge.
+public struct ImportGenerator: BadgeGenerator {
+    public static let type = "import"
+
+    public enum Fit: String, Sendable, CaseIterable {
+        /// Fill the square, cropping the centre.
+        case cover
+        /// Show all of it, letterboxed on `background`.
+        case contain
+    }
+
+    public var fit: Fit
+    public var background: RGBA
+    public var limits: ImageLimits
+    public var workingDirectory: URL
+    /// Reads standard input for the source "-" (a seam for tests).
+    public var readStandardInput: @Sendable (Int) throws -> Data
+
+    public init(
+        fit: Fit = .cover, background: RGBA = .white, limits: ImageLimits = .default,
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        readStandardInput: @escaping @Sendable (Int) throws -> Data = ImportGenerator.readStandardInput
+    ) {
+        self.fit = fit
+        self.background = background
+        self.limits = limits
+        self.workingDirectory = workingDirectory
+        self.readStandardInput = readStandardInput
+    }
+
+    public static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
+        registry.register(type, summary: "imports a picture you already have (PNG)") { config, environment in
+            let options = config.options
+            try options.allowOnly(["type", "fit", "background"])
+            var background = RGBA.white
+            if let value = options.value("background") {
+                guard let color = RGBA(hex: try value.string()) else {
+                    throw value.error("expected a colour as \"#RRGGBB\"", hint: "e.g. \"#FFFFFF\"")
+                }
+                background = color
+            }
+            return ImportGenerator(
+                fit: Fit(rawValue: try options.value("fit")?.oneOf(Fit.allCases.map(\.rawValue)) ?? "cover")!,
+                background: background, limits: limits, workingDirectory: environment.workingDirectory)
+        }
+    }
+
+    public func availability() async -> Availability { .available }
+
+    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        try request.validate()
+        guard let source = request.source, !source.isEmpty else {
+            throw BadgeError(.usage, "the import backend needs a picture", hint: "pass --source FILE (or - for standard input)")
+        }
+        let limits = self.limits
+        let data: Data
+        let origin: String
+        if source == "-" {
+            origin = "standard input"
+            data = try await BlockingExecutor.run { [readStandardInput] in try readStandardInput(limits.maxFileBytes + 1) }
+        } else {
+            let url = BadgeConfig.resolvePath(source, relativeTo: workingDirectory)
+            origin = url.path
+            data = try await BlockingExecutor.run { try Self.read(url, limit: limits.maxFileBytes) }
+        }
+        let fit = self.fit, background = self.background
+        let png = try await BlockingExecutor.run { () throws -> Data in
+            let image = try GDImage.decodePNG(data, limits: limits, source: origin)
+            return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
+        }
+        let file = workspace.file("badge.png")
+        do {
+            try png.write(to: file)
+        } catch {
+            throw BadgeError(.io, "cannot write into the workspace", path: file.path, cause: "\(error)")
+        }
+        return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
+                              extra: ["source": source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent])
+    }
+
+    /// Reads a file, refusing directories and anything over `limit` bytes before reading it all.
+    static func read(_ url: URL, limit: Int) throws -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw BadgeError(.io, "no such file", path: url.path, hint: "check the path of the picture")
+        }
+        guard !isDirectory.boolValue else {
+            throw BadgeError(.io, "this is a directory, not a picture", path: url.path)
+        }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw BadgeError(.io, "cannot open the file", path: url.path, cause: BadgeError.errnoDescription(errno))
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        if data.count > limit {
+            throw BadgeError(.imageTooLarge, "the file is larger than \(limit) bytes", path: url.path,
+                             hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
+        }
+        return data
+    }
+
+    public static let readStandardInput: @Sendable (Int) throws -> Data = { limit in
+        let data = (try? FileHandle.standardInput.read(upToCount: limit)) ?? Data()
+        if data.count >= limit {
+            throw BadgeError(.imageTooLarge, "standard input holds more than \(limit - 1) bytes",
+                             hint: "raise intake.maxFileBytes in the configuration")
+        }
+        return data
+    }
+}

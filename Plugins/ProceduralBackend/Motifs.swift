@@ -1,0 +1,208 @@
+import Canvas
+import Foundation
+
+/// Maps a motif's own coordinates (a box from -1 to 1, y down) onto the
+/// canvas: centred at `center`, `radius` pixels to the box's edge, turned by `angle`.
+struct Frame {
+    var center: Point
+    var radius: Double
+    var angle: Double = 0
+
+    func p(_ x: Double, _ y: Double) -> Point {
+        let c = cos(angle), s = sin(angle)
+        return Point(center.x + (x * c - y * s) * radius, center.y + (x * s + y * c) * radius)
+    }
+
+    func len(_ v: Double) -> Double { v * radius }
+}
+
+/// Clean pictogram art for each motif, in one ink colour with `cut` (the
+/// face colour) for details carved out of it.
+struct MotifPainter {
+    let canvas: Canvas
+    let frame: Frame
+    let ink: RGBA
+    let cut: RGBA
+    var random: SplitMix64
+
+    private func fill(_ shape: Shape, _ color: RGBA? = nil, opacity: Double = 1) {
+        canvas.fill(shape, with: .solid(color ?? ink), opacity: opacity)
+    }
+
+    private func capsule(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ r: Double, _ color: RGBA? = nil) {
+        fill(.capsule(from: frame.p(x0, y0), to: frame.p(x1, y1), radius: frame.len(r)), color)
+    }
+
+    private func box(_ cx: Double, _ cy: Double, _ w: Double, _ h: Double, _ r: Double, _ color: RGBA? = nil) {
+        // Boxes are drawn as polygons so the frame's rotation applies to them.
+        if frame.angle == 0 {
+            let a = frame.p(cx - w / 2, cy - h / 2)
+            fill(.roundedRect(x: a.x, y: a.y, width: frame.len(w), height: frame.len(h), radius: frame.len(r)), color)
+        } else {
+            fill(.polygon([frame.p(cx - w / 2, cy - h / 2), frame.p(cx + w / 2, cy - h / 2),
+                           frame.p(cx + w / 2, cy + h / 2), frame.p(cx - w / 2, cy + h / 2)]), color)
+        }
+    }
+
+    private func polygon(_ points: [(Double, Double)], _ color: RGBA? = nil) {
+        fill(.polygon(points.map { frame.p($0.0, $0.1) }), color)
+    }
+
+    mutating func draw(_ motif: Motif) {
+        switch motif {
+        case .dumbbells: dumbbells()
+        case .tree: tree(x: 0, base: 0.85, height: 1.7, width: 1.15)
+        case .forest: forest()
+        case .path: pathThroughForest()
+        case .book: book()
+        case .drop: drop()
+        case .heart: heart()
+        case .sun: sun()
+        case .runner: runner()
+        case .mountain: mountain()
+        case .abstract: abstract()
+        }
+    }
+
+    private func dumbbells() {
+        capsule(-0.78, 0, 0.78, 0, 0.07)
+        for side in [-1.0, 1.0] {
+            box(side * 0.42, 0, 0.16, 0.78, 0.05)
+            box(side * 0.62, 0, 0.14, 0.56, 0.05)
+            box(side * 0.79, 0, 0.08, 0.22, 0.03)
+        }
+    }
+
+    private func tree(x: Double, base: Double, height: Double, width: Double) {
+        box(x, base - height * 0.08, width * 0.14, height * 0.2, width * 0.02)
+        let tiers = 3
+        for k in 0..<tiers {
+            let t = Double(k) / Double(tiers)
+            let bottom = base - height * (0.14 + t * 0.26)
+            let top = bottom - height * 0.46
+            let half = width / 2 * (1 - t * 0.28)
+            polygon([(x - half, bottom), (x + half, bottom), (x, top)])
+        }
+    }
+
+    private func forest() {
+        tree(x: -0.55, base: 0.75, height: 1.2, width: 0.78)
+        tree(x: 0.55, base: 0.75, height: 1.2, width: 0.78)
+        tree(x: 0, base: 0.85, height: 1.65, width: 1.0)
+    }
+
+    private func pathThroughForest() {
+        // A road winding from the foreground into the distance, trees on both sides.
+        var left: [(Double, Double)] = []
+        var right: [(Double, Double)] = []
+        let steps = 24
+        for i in 0...steps {
+            let t = Double(i) / Double(steps)
+            let y = 0.95 - t * 1.25
+            let centre = 0.18 * sin(t * .pi * 1.6 + 0.4)
+            let half = 0.42 * (1 - t) + 0.04
+            left.append((centre - half, y))
+            right.append((centre + half, y))
+        }
+        polygon(left + right.reversed())
+        // Dashes down the middle, in the face colour.
+        for i in stride(from: 1, to: steps - 2, by: 4) {
+            let t0 = Double(i) / Double(steps), t1 = Double(i + 2) / Double(steps)
+            capsule(0.18 * sin(t0 * .pi * 1.6 + 0.4), 0.95 - t0 * 1.25, 0.18 * sin(t1 * .pi * 1.6 + 0.4), 0.95 - t1 * 1.25,
+                    0.025 * (1 - t0) + 0.008, cut)
+        }
+        tree(x: -0.72, base: 0.55, height: 1.05, width: 0.62)
+        tree(x: 0.74, base: 0.5, height: 0.95, width: 0.56)
+        tree(x: -0.42, base: -0.05, height: 0.6, width: 0.36)
+        tree(x: 0.48, base: -0.1, height: 0.55, width: 0.32)
+    }
+
+    private func book() {
+        // An open book seen from the front: two pages rising to the spine.
+        polygon([(-0.9, -0.45), (-0.45, -0.6), (0, -0.45), (0, 0.62), (-0.45, 0.48), (-0.9, 0.62)])
+        polygon([(0.9, -0.45), (0.45, -0.6), (0, -0.45), (0, 0.62), (0.45, 0.48), (0.9, 0.62)])
+        capsule(0, -0.42, 0, 0.6, 0.025, cut)
+        for k in 0..<4 {
+            let y = -0.28 + Double(k) * 0.2
+            capsule(-0.75, y + 0.03, -0.15, y - 0.07, 0.018, cut)
+            capsule(0.15, y - 0.07, 0.75, y + 0.03, 0.018, cut)
+        }
+    }
+
+    private func drop() {
+        // A round bottom and a point at the top, joined along the tangents.
+        let centre = (x: 0.0, y: 0.25), r = 0.58, tip = (x: 0.0, y: -0.92)
+        let alpha = acos(r / (centre.y - tip.y))
+        var points: [(Double, Double)] = [(tip.x, tip.y)]
+        let start = -Double.pi / 2 + alpha, end = 3 * Double.pi / 2 - alpha
+        for i in 0...48 {
+            let a = start + (end - start) * Double(i) / 48
+            points.append((centre.x + cos(a) * r, centre.y + sin(a) * r))
+        }
+        polygon(points)
+        fill(.ellipse(center: frame.p(-0.24, 0.3), rx: frame.len(0.08), ry: frame.len(0.17)), cut, opacity: 0.55)
+    }
+
+    private func heart() {
+        var points: [(Double, Double)] = []
+        for i in 0..<96 {
+            let t = Double(i) / 96 * 2 * .pi
+            let x = 16 * pow(sin(t), 3)
+            let y = 13 * cos(t) - 5 * cos(2 * t) - 2 * cos(3 * t) - cos(4 * t)
+            points.append((x / 18, -y / 18 + 0.08))
+        }
+        polygon(points)
+    }
+
+    private func sun() {
+        fill(.circle(center: frame.p(0, 0), radius: frame.len(0.42)))
+        let rays = 12
+        for k in 0..<rays {
+            let a = Double(k) / Double(rays) * 2 * .pi
+            let long = k % 2 == 0 ? 0.92 : 0.8
+            capsule(cos(a) * 0.58, sin(a) * 0.58, cos(a) * long, sin(a) * long, 0.055)
+        }
+    }
+
+    private func runner() {
+        // A pictogram runner mid-stride, leaning into the run.
+        let w = 0.11
+        fill(.circle(center: frame.p(0.22, -0.72), radius: frame.len(0.15)))
+        capsule(0.12, -0.48, -0.1, 0.12, w)                       // torso
+        capsule(0.1, -0.4, 0.42, -0.2, w * 0.85)                  // front upper arm
+        capsule(0.42, -0.2, 0.6, -0.42, w * 0.8)                  // front forearm
+        capsule(0.06, -0.38, -0.3, -0.2, w * 0.85)                // back upper arm
+        capsule(-0.3, -0.2, -0.52, -0.38, w * 0.8)                // back forearm
+        capsule(-0.1, 0.12, 0.28, 0.36, w)                        // front thigh
+        capsule(0.28, 0.36, 0.18, 0.82, w * 0.9)                  // front shin
+        capsule(0.18, 0.82, 0.36, 0.84, w * 0.7)                  // front foot
+        capsule(-0.1, 0.12, -0.36, 0.46, w)                       // back thigh
+        capsule(-0.36, 0.46, -0.72, 0.5, w * 0.9)                 // back shin
+        for k in 0..<3 {                                          // speed lines
+            let y = -0.25 + Double(k) * 0.28
+            capsule(-0.95, y, -0.7 + Double(k) * 0.05, y, 0.035, ink.withAlpha(170))
+        }
+    }
+
+    private func mountain() {
+        polygon([(-0.95, 0.7), (-0.25, -0.55), (0.15, 0.05), (0.4, -0.25), (0.95, 0.7)])
+        polygon([(-0.25, -0.55), (-0.42, -0.25), (-0.3, -0.3), (-0.22, -0.2), (-0.1, -0.3)], cut)
+        polygon([(0.4, -0.25), (0.3, -0.1), (0.4, -0.14), (0.48, -0.08)], cut)
+    }
+
+    /// For prompts with no known word: a star whose points and proportions come
+    /// from the words, inside a ring.
+    private mutating func abstract() {
+        let points = 5 + Int(random.next() % 4)
+        let inner = 0.38 + random.unit() * 0.14
+        var star: [(Double, Double)] = []
+        for k in 0..<(points * 2) {
+            let a = Double(k) / Double(points * 2) * 2 * .pi - .pi / 2
+            let r = k % 2 == 0 ? 0.78 : inner
+            star.append((cos(a) * r, sin(a) * r))
+        }
+        fill(.ring(center: frame.p(0, 0), inner: frame.len(0.88), outer: frame.len(0.96)), opacity: 0.8)
+        polygon(star)
+        fill(.circle(center: frame.p(0, 0), radius: frame.len(inner * 0.45)), cut)
+    }
+}

@@ -1,0 +1,99 @@
+import Canvas
+import Foundation
+
+/// The colours of one badge: the face, the rim's metal, and the motif's ink.
+struct Palette: Sendable {
+    var faceLight: RGBA
+    var faceDark: RGBA
+    var rimLight: RGBA
+    var rimDark: RGBA
+    var ink: RGBA
+    var name: String
+
+    /// Colour words and their hues (degrees) and saturation.
+    static let named: [String: (hue: Double, saturation: Double, lightness: Double)] = [
+        "red": (2, 0.7, 0.42), "crimson": (348, 0.75, 0.38), "rose": (340, 0.6, 0.45), "pink": (330, 0.65, 0.5),
+        "coral": (12, 0.75, 0.5), "orange": (26, 0.85, 0.45), "amber": (38, 0.9, 0.42), "apricot": (28, 0.8, 0.52),
+        "gold": (44, 0.75, 0.4), "golden": (44, 0.75, 0.4), "yellow": (50, 0.85, 0.42), "lime": (85, 0.6, 0.38),
+        "green": (130, 0.5, 0.33), "forest": (140, 0.45, 0.26), "emerald": (150, 0.6, 0.32), "mint": (160, 0.45, 0.4),
+        "teal": (178, 0.6, 0.3), "cyan": (188, 0.7, 0.36), "turquoise": (174, 0.6, 0.38), "ocean": (200, 0.65, 0.34),
+        "blue": (215, 0.65, 0.4), "navy": (222, 0.6, 0.24), "midnight": (232, 0.5, 0.18), "indigo": (250, 0.5, 0.32),
+        "violet": (270, 0.5, 0.4), "purple": (280, 0.5, 0.35), "lavender": (262, 0.45, 0.55), "plum": (300, 0.35, 0.32),
+        "brown": (25, 0.45, 0.3), "black": (220, 0.15, 0.12), "grey": (215, 0.1, 0.4), "gray": (215, 0.1, 0.4),
+        "silver": (210, 0.08, 0.5), "white": (210, 0.12, 0.62),
+    ]
+
+    /// Moods shift the chosen colour: lightness and saturation factors.
+    static let moods: [String: (lightness: Double, saturation: Double)] = [
+        "dark": (0.7, 1), "night": (0.6, 0.9), "pastel": (1.35, 0.6), "vivid": (1, 1.3), "bright": (1.15, 1.2),
+        "warm": (1, 1.1), "cool": (1, 0.9), "dawn": (1.15, 0.9),
+    ]
+
+    static let metals: [(name: String, light: RGBA, dark: RGBA)] = [
+        ("gold", RGBA(250, 220, 130), RGBA(168, 118, 30)),
+        ("silver", RGBA(240, 244, 248), RGBA(130, 140, 155)),
+        ("bronze", RGBA(238, 180, 130), RGBA(138, 78, 38)),
+        ("rose gold", RGBA(246, 200, 190), RGBA(166, 100, 96)),
+    ]
+
+    static func make(colorWords: [String], motif: Motif, random: inout SplitMix64) -> Palette {
+        var hue = Double(random.next() % 360)
+        var saturation = 0.55 + Double(random.next() % 20) / 100
+        var lightness = 0.36
+        var name = "seeded hue \(Int(hue))"
+        if let suggested = motif.hue {
+            hue = suggested + Double(Int(hue) % 41 - 20)
+            name = "\(motif.rawValue) hue \(Int(hue))"
+        }
+        if let word = colorWords.first(where: { named[$0] != nil }), let base = named[word] {
+            // A colour word sets the hue; the seed only nudges it.
+            hue = base.hue + Double(Int(random.next() % 13) - 6)
+            saturation = base.saturation
+            lightness = base.lightness
+            name = word
+        }
+        for word in colorWords {
+            guard let mood = moods[word] else { continue }
+            lightness *= mood.lightness
+            saturation = min(1, saturation * mood.saturation)
+            if word == "warm" { hue = hue * 0.7 + 30 * 0.3 }
+            if word == "cool" { hue = hue * 0.7 + 210 * 0.3 }
+            name += " " + word
+        }
+        // Keep the face dark enough that white ink reads on it (WCAG ≥ 4.5).
+        var faceLight = RGBA.hsl(hue, saturation, min(lightness + 0.12, 0.62))
+        var faceDark = RGBA.hsl(hue + 8, min(1, saturation * 1.05), max(lightness - 0.12, 0.08))
+        let ink = RGBA(252, 252, 250)
+        while RGBA.contrast(ink, faceLight) < 4.5 && faceLight.hsl.l > 0.1 {
+            faceLight = faceLight.darker(0.08)
+            faceDark = faceDark.darker(0.05)
+        }
+        let metal = metals[Int(random.next() % UInt64(metals.count))]
+        return Palette(faceLight: faceLight, faceDark: faceDark, rimLight: metal.light, rimDark: metal.dark, ink: ink,
+                       name: "\(name), \(metal.name) rim")
+    }
+}
+
+/// A small, fast, deterministic generator (Steele et al.'s SplitMix64).
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+/// FNV-1a over UTF-8: stable across runs and machines, unlike `hashValue`.
+func stableHash(_ text: String, seed: UInt64) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
+    for byte in text.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0100_0000_01B3
+    }
+    return hash
+}

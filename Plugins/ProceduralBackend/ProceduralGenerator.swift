@@ -1,0 +1,52 @@
+import BadgeKit
+import Canvas
+import Foundation
+
+/// Draws a badge from the words of the promise with libgd: no network, no
+/// model, the same bytes for the same prompt, seed, style and size.
+public struct ProceduralGenerator: BadgeGenerator {
+    public static let type = "procedural"
+    /// Recorded in every badge it draws; bumped whenever the pixels change.
+    public static let artEngineVersion = "art-engine 1"
+    public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
+
+    public var caption: Bool
+    public var compression: Int
+
+    public init(caption: Bool = true, compression: Int = 6) {
+        self.caption = caption
+        self.compression = compression
+    }
+
+    public static func register(in registry: inout BackendRegistry) {
+        registry.register(type, summary: "draws a badge from the words of the promise (no network)") { config, _ in
+            let options = config.options
+            try options.allowOnly(["type", "caption", "compression"])
+            return ProceduralGenerator(
+                caption: try options.bool("caption") ?? true,
+                compression: try options.int("compression", in: 0...9) ?? 6)
+        }
+    }
+
+    public func availability() async -> Availability { .available }
+
+    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        try request.validate()
+        let styleName = request.style ?? BadgeArt.Style.medal.rawValue
+        guard let style = BadgeArt.Style(rawValue: styleName) else {
+            throw BadgeError(.usage, "the procedural backend has no style \"\(styleName)\"",
+                             hint: "choose one of: \(Self.styles.joined(separator: ", "))")
+        }
+        let art = BadgeArt(request: request, style: style, caption: caption, compression: compression)
+        let result = try await BlockingExecutor.run { try art.render() }
+        let file = workspace.file("badge.png")
+        do {
+            try result.png.write(to: file)
+        } catch {
+            throw BadgeError(.io, "cannot write into the workspace", path: file.path, cause: "\(error)")
+        }
+        return GeneratedImage(
+            file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,
+            seed: request.seed, extra: result.notes, isDrawnInProcess: true)
+    }
+}

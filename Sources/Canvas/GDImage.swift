@@ -1,0 +1,143 @@
+import BadgeKit
+import CGD
+import Foundation
+
+/// A libgd true-colour image, owned: freed when this goes away. Not
+/// thread-safe; create and use it within one blocking call.
+public final class GDImage {
+    let pointer: gdImagePtr
+
+    public var width: Int { Int(badge_gd_sx(pointer)) }
+    public var height: Int { Int(badge_gd_sy(pointer)) }
+
+    init(taking pointer: gdImagePtr) {
+        self.pointer = pointer
+    }
+
+    deinit { gdImageDestroy(pointer) }
+
+    /// A blank, fully transparent image.
+    public convenience init(width: Int, height: Int) throws {
+        guard width > 0, height > 0, width <= Canvas.maxSide, height <= Canvas.maxSide,
+              let image = gdImageCreateTrueColor(Int32(width), Int32(height))
+        else {
+            throw BadgeError(.generationFailed, "libgd could not create a \(width)×\(height) image", hint: "is memory short?")
+        }
+        self.init(taking: image)
+        gdImageAlphaBlending(image, 0)
+        gdImageSaveAlpha(image, 1)
+        let transparent = Int32(127 << 24)
+        for y in 0..<Int32(height) {
+            let row = badge_gd_row(image, y)!
+            for x in 0..<width { row[x] = transparent }
+        }
+    }
+
+    /// The canvas's pixels, copied into a gd image (gd keeps 7 bits of alpha).
+    public convenience init(_ canvas: Canvas) throws {
+        try self.init(width: canvas.width, height: canvas.height)
+        canvas.pixels.withUnsafeBufferPointer { px in
+            for y in 0..<canvas.height {
+                let row = badge_gd_row(pointer, Int32(y))!
+                var i = y * canvas.width * 4
+                for x in 0..<canvas.width {
+                    row[x] = Self.gdColor(px[i], px[i + 1], px[i + 2], px[i + 3])
+                    i += 4
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func gdColor(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8) -> Int32 {
+        // gd: 0 = opaque, 127 = transparent.
+        Int32(127 - Int(a) >> 1) << 24 | Int32(r) << 16 | Int32(g) << 8 | Int32(b)
+    }
+
+    public func pixel(_ x: Int, _ y: Int) -> RGBA {
+        let v = badge_gd_row(pointer, Int32(y))![x]
+        let alpha = 127 - Int(v >> 24 & 0x7F)
+        return RGBA(UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF), UInt8(min(255, alpha * 2 + (alpha > 0 ? 1 : 0))))
+    }
+
+    // MARK: - Encoding
+
+    /// PNG bytes at zlib `compression` level 0–9, alpha kept.
+    public func pngData(compression: Int = 6) throws -> Data {
+        gdImageSaveAlpha(pointer, 1)
+        var size: Int32 = 0
+        guard let bytes = gdImagePngPtrEx(pointer, &size, Int32(max(0, min(9, compression)))), size > 0 else {
+            throw BadgeError(.generationFailed, "libgd could not encode the PNG")
+        }
+        defer { gdFree(bytes) }
+        return Data(bytes: bytes, count: Int(size))
+    }
+
+    // MARK: - Decoding
+
+    private static let errorCounter: Void = badge_gd_install_error_counter()
+
+    /// Decodes a PNG that `ImageIntake` has already checked (signature, CRCs,
+    /// dimensions within `limits`); refuses it if gd reports any problem.
+    public static func decodePNG(_ data: Data, limits: ImageLimits = .default, source: String? = nil) throws -> GDImage {
+        _ = try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: source)
+        _ = errorCounter
+        badge_gd_reset_problems()
+        let image: gdImagePtr? = data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
+            return gdImageCreateFromPngPtr(Int32(raw.count), UnsafeMutableRawPointer(mutating: base))
+        }
+        let problems = badge_gd_problems()
+        guard let image else {
+            throw BadgeError(.invalidImage, "the PNG could not be decoded", path: source, hint: "the file is corrupt")
+        }
+        let decoded = GDImage(taking: image)
+        guard problems == 0 else {
+            throw BadgeError(.invalidImage, "the PNG is corrupt (the decoder reported \(problems) problem\(problems == 1 ? "" : "s"))",
+                             path: source, hint: "the image data is damaged; export it again")
+        }
+        if badge_gd_is_truecolor(image) == 0 {
+            gdImagePaletteToTrueColor(image)
+        }
+        return decoded
+    }
+
+    // MARK: - Resampling
+
+    /// A `side`×`side` square of this image: `cover` crops the centre, `contain`
+    /// letterboxes it on `background`.
+    public func squared(side: Int, contain: Bool, background: RGBA) throws -> GDImage {
+        let target = try GDImage(width: side, height: side)
+        let w = Double(width), h = Double(height), s = Double(side)
+        if contain {
+            let bg = Self.gdColor(background.r, background.g, background.b, background.a)
+            for y in 0..<Int32(side) {
+                let row = badge_gd_row(target.pointer, y)!
+                for x in 0..<side { row[x] = bg }
+            }
+            gdImageAlphaBlending(target.pointer, 1)
+            let scale = min(s / w, s / h)
+            let dw = max(1, Int((w * scale).rounded())), dh = max(1, Int((h * scale).rounded()))
+            gdImageCopyResampled(target.pointer, pointer, Int32((side - dw) / 2), Int32((side - dh) / 2), 0, 0,
+                                 Int32(dw), Int32(dh), Int32(width), Int32(height))
+        } else {
+            let crop = min(w, h)
+            let sx = Int32(((w - crop) / 2).rounded()), sy = Int32(((h - crop) / 2).rounded())
+            gdImageCopyResampled(target.pointer, pointer, 0, 0, sx, sy, Int32(side), Int32(side), Int32(crop), Int32(crop))
+        }
+        gdImageAlphaBlending(target.pointer, 0)
+        return target
+    }
+}
+
+/// Full decoding for the pipeline's check of untrusted images.
+public struct GDImageDecoder: ImageDecoding {
+    public init() {}
+
+    public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws {
+        guard format == .png else {
+            throw BadgeError(.unsupportedFormat, "\(format.rawValue.uppercased()) images are not accepted yet")
+        }
+        try await BlockingExecutor.run { _ = try GDImage.decodePNG(data, limits: limits) }
+    }
+}
