@@ -45,7 +45,10 @@ struct PromptReading: Sendable {
     /// Words that join others; a shortened caption never ends on one.
     static let linkers: Set<String> = ["through", "with", "at", "by", "from", "into", "over", "under", "before", "after"]
 
-    /// Words that only fill a sentence; left out of captions.
+    /// Words a caption does not start with ("A pair of dumbbells" reads "PAIR OF DUMBBELLS").
+    static let leading: Set<String> = ["a", "an", "the", "to", "i", "will", "my", "i'll"]
+
+    /// Words that only fill a sentence; left out of captions that must be shorter.
     static let fillers: Set<String> = ["a", "an", "the", "to", "of", "i", "will", "my", "more", "every", "each", "and", "for", "in", "on", "pair"]
 
     init(_ prompt: String) {
@@ -92,7 +95,7 @@ struct PromptReading: Sendable {
             String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
         }.filter { !$0.isEmpty }
         var kept = words
-        while let first = kept.first, fillers.contains(first.lowercased()), kept.count > 1 { kept.removeFirst() }
+        while let first = kept.first, leading.contains(first.lowercased()), kept.count > 1 { kept.removeFirst() }
         return kept.joined(separator: " ").uppercased()
     }
 

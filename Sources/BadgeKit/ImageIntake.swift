@@ -13,6 +13,12 @@ public struct ImageIntake: Sendable {
         public var format: ImageFormat
         public var width: Int
         public var height: Int
+
+        public init(format: ImageFormat, width: Int, height: Int) {
+            self.format = format
+            self.width = width
+            self.height = height
+        }
     }
 
     /// What a file's leading bytes say it is, including formats badge refuses.

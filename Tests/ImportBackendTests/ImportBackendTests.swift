@@ -1,0 +1,121 @@
+import BadgeKit
+import BadgeKitTesting
+import Canvas
+import Foundation
+import Testing
+@testable import ImportBackend
+
+struct ImportBackendTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/corpus").standardizedFileURL
+
+    static func files(_ folder: String) -> [String] {
+        let dir = corpus.appendingPathComponent(folder)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+            .filter { $0.hasSuffix(".png") }.sorted().map { dir.appendingPathComponent($0).path }
+    }
+
+    let generator = ImportGenerator()
+
+    private func importing(_ path: String, size: Int = 64, fit: ImportGenerator.Fit = .cover) async throws -> (GeneratedImage, Data) {
+        var generator = self.generator
+        generator.fit = fit
+        let (image, data, _) = try await GeneratorConformance.generateOnce(
+            generator, BadgeRequest(prompt: "imported", size: size, source: path))
+        return (image, data)
+    }
+
+    @Test func theCorpusIsThere() {
+        #expect(Self.files("pngsuite").count >= 20)
+        #expect(Self.files("png-crashers").count >= 20)
+    }
+
+    @Test func passesTheSharedConformanceSuite() async throws {
+        try await GeneratorConformance.check(
+            generator, request: BadgeRequest(prompt: "p", size: 64, source: Self.files("pngsuite")[0]), expectDeterministic: true)
+    }
+
+    @Test(arguments: ImportBackendTests.files("pngsuite"))
+    func everyValidPNGImports(path: String) async throws {
+        let (image, data) = try await importing(path)
+        #expect(image.width == 64 && image.height == 64)
+        #expect(try ImageIntake().inspect(data).width == 64)
+    }
+
+    @Test(arguments: ImportBackendTests.files("png-crashers"))
+    func everyCrasherIsImportedOrRefusedClearly(path: String) async throws {
+        do {
+            let (image, _) = try await importing(path)
+            #expect(image.width == 64)
+        } catch let error as BadgeError {
+            #expect([.invalidImage, .imageTooLarge, .unsupportedFormat].contains(error.code), "\(error)")
+            #expect(error.path == path, "the error names the file: \(error)")
+        }
+    }
+
+    @Test func otherFormatsAreRefusedByWhatTheyAreNotByTheirName() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bmp = dir.appendingPathComponent("photo.png")
+        try Data("BM\u{0}\u{0}\u{0}\u{0}........".utf8).write(to: bmp)
+        do {
+            _ = try await importing(bmp.path)
+            Issue.record("a BMP must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.message.contains("BMP"))
+        }
+        // A PNG whose name says JPEG imports all the same.
+        let lying = dir.appendingPathComponent("really-a-png.jpg")
+        try FileManager.default.copyItem(atPath: Self.files("pngsuite")[0], toPath: lying.path)
+        let (image, _) = try await importing(lying.path)
+        #expect(image.width == 64)
+    }
+
+    @Test func aMissingFileOrSourceSaysWhatToDo() async throws {
+        do {
+            _ = try await importing("/nonexistent/picture.png")
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.path == "/nonexistent/picture.png")
+            #expect(error.message == "no such file")
+        }
+        do {
+            _ = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 64))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.code == .usage)
+            #expect(error.hint?.contains("--source") == true)
+        }
+    }
+
+    @Test func standardInputIsReadWithACap() async throws {
+        let png = try Data(contentsOf: URL(fileURLWithPath: Self.files("pngsuite")[0]))
+        var generator = ImportGenerator(readStandardInput: { _ in png })
+        let (image, _, _) = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 64, source: "-"))
+        #expect(image.extra["source"] == "-")
+        generator.limits.maxFileBytes = 10
+        generator.readStandardInput = ImportGenerator.readStandardInput
+        generator.readStandardInput = { limit in Data(count: limit) }
+        do {
+            _ = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 64, source: "-"))
+            Issue.record("must refuse oversized input")
+        } catch let error as BadgeError {
+            #expect(error.code == .imageTooLarge)
+        }
+    }
+
+    @Test func containLetterboxesOnTheBackground() async throws {
+        var generator = ImportGenerator(fit: .contain, background: RGBA(0, 0, 255))
+        generator.fit = .contain
+        let wide = try GDImage(try Canvas(width: 200, height: 100, background: RGBA(255, 0, 0))).pngData()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-import-\(UUID().uuidString).png")
+        try wide.write(to: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (_, data, _) = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 100, source: dir.path))
+        let image = try GDImage.decodePNG(data)
+        #expect(image.pixel(50, 5) == RGBA(0, 0, 255))
+        #expect(image.pixel(50, 50) == RGBA(255, 0, 0))
+    }
+}

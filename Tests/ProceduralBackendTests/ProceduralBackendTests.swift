@@ -1,0 +1,120 @@
+import BadgeKit
+import BadgeKitTesting
+import Canvas
+import Foundation
+import Testing
+@testable import ProceduralBackend
+
+struct ProceduralBackendTests {
+    let generator = ProceduralGenerator()
+
+    private func render(_ prompt: String, seed: UInt64 = 1, style: String? = nil, size: Int = 256) async throws -> (GeneratedImage, Data) {
+        let (image, data, _) = try await GeneratorConformance.generateOnce(
+            generator, BadgeRequest(prompt: prompt, style: style, size: size, seed: seed))
+        return (image, data)
+    }
+
+    @Test func passesTheSharedConformanceSuite() async throws {
+        try await GeneratorConformance.check(
+            generator, request: BadgeRequest(prompt: "A pair of dumbbells", size: 128, seed: 7), expectDeterministic: true)
+    }
+
+    @Test func theSameRequestGivesTheSameBytesAndAnotherSeedAnotherBadge() async throws {
+        let (_, a) = try await render("A path through a forest", seed: 11)
+        let (_, b) = try await render("A path through a forest", seed: 11)
+        let (_, c) = try await render("A path through a forest", seed: 12)
+        #expect(a == b)
+        #expect(a != c)
+        // Different enough to see: many pixels differ, not a single one.
+        let pa = try GDImage.decodePNG(a), pc = try GDImage.decodePNG(c)
+        var differing = 0
+        for y in stride(from: 0, to: 256, by: 4) { for x in stride(from: 0, to: 256, by: 4) where pa.pixel(x, y) != pc.pixel(x, y) { differing += 1 } }
+        #expect(differing > 400, "only \(differing) of 4096 sampled pixels differ")
+    }
+
+    @Test(arguments: [("medal", 64), ("medal", 1024), ("tile", 64), ("tile", 1024)])
+    func everyStyleAtTheSmallestAndALargeSize(style: String, size: Int) async throws {
+        let (image, data) = try await render("Drink more water", style: style, size: size)
+        #expect(image.width == size && image.height == size)
+        let decoded = try GDImage.decodePNG(data)
+        let corner = decoded.pixel(1, 1)
+        // A medal is round (transparent corners); a tile is full-bleed (opaque corners).
+        if style == "medal" { #expect(corner.a == 0) } else { #expect(corner.a == 255) }
+        #expect(decoded.pixel(size / 2, size / 2).a == 255)
+    }
+
+    @Test func drawsTheLargestSize() async throws {
+        let (image, data) = try await render("Run a marathon", size: 4096)
+        #expect(image.width == 4096)
+        #expect(try ImageIntake().inspect(data).width == 4096)
+    }
+
+    @Test func anUnknownStyleSaysWhichExist() async throws {
+        do {
+            _ = try await render("x", style: "watercolour")
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.code == .usage)
+            #expect(error.hint?.contains("medal, tile") == true)
+        }
+    }
+
+    @Test(arguments: [
+        ("A pair of dumbbells", Motif.dumbbells), ("Go to the gym", .dumbbells), ("Run a marathon", .runner),
+        ("running every day", .runner), ("Become a runner", .runner), ("my first 5k", .runner),
+        ("A path through a forest", .path), ("Walk in the woods", .path), ("Plant a tree", .tree),
+        ("Read 20 books", .book), ("Drink more water", .drop), ("Love my family", .heart),
+        ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .abstract), ("🎉🎉", .abstract),
+        ("Be kinder", .heart), ("", .abstract),
+    ])
+    func wordsChooseTheMotif(prompt: String, motif: Motif) {
+        #expect(PromptReading(prompt).scene.0 == motif)
+    }
+
+    @Test func aPathThroughAForestComposesBoth() {
+        let (motif, words) = PromptReading("A path through a forest").scene
+        #expect(motif == .path)
+        #expect(words == ["path", "forest"])
+    }
+
+    @Test func nonLatinPromptsNeverCrashAndKeepWhatTheyCanRead() async throws {
+        #expect(PromptReading.caption("早起 every day") == "EVERY DAY")
+        #expect(PromptReading.caption("早起").isEmpty)
+        #expect(PromptReading("Пить больше воды blue").colorWords == ["blue"])
+        for prompt in ["早起", "🎉 party", "Ünïcödé Ωmega", "\u{200B}\u{0301}"] {
+            let (image, _) = try await render(prompt, size: 128)
+            #expect(image.width == 128)
+        }
+    }
+
+    @Test func theMetadataSaysWhichWordsChoseWhat() async throws {
+        let (image, _) = try await render("Run a marathon in teal", size: 128)
+        #expect(image.model == ProceduralGenerator.artEngineVersion)
+        #expect(image.extra["motif"] == "runner <- run")
+        #expect(image.extra["palette"]?.hasPrefix("teal") == true)
+        #expect(image.isDrawnInProcess)
+    }
+
+    @Test func theInkAlwaysReadsOnTheFace() {
+        for seed in 0..<300 {
+            var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9)
+            for words in [[], ["pastel"], ["white"], ["yellow", "bright"], ["lavender"]] {
+                let palette = Palette.make(colorWords: words, motif: .abstract, random: &random)
+                #expect(RGBA.contrast(palette.ink, palette.faceLight) >= 4.5, "seed \(seed) \(words): \(palette.name)")
+            }
+        }
+    }
+
+    @Test func configOptionsAreReadStrictly() throws {
+        var registry = BackendRegistry()
+        ProceduralGenerator.register(in: &registry)
+        let bad = try BadgeConfig.parse(Data(#"{"backends": {"p": {"type": "procedural", "captions": false}}}"#.utf8), file: "c.json")
+        do {
+            _ = try registry.makeBackend(named: "p", in: bad, environment: BadgeEnvironment())
+            Issue.record("an unknown option must be refused")
+        } catch let error as BadgeError {
+            #expect(error.description.hasPrefix("c.json:1:43: backends.p.captions: unknown key"))
+            #expect(error.hint?.contains("did you mean \"caption\"") == true)
+        }
+    }
+}
