@@ -127,6 +127,18 @@ public struct BadgeStore: Sendable {
         try withLock { sweepTemporaries() }
     }
 
+    /// Sweeps only if no other writer holds the lock right now (that writer
+    /// sweeps itself). Cheap enough for the start of every run, so leftovers
+    /// of killed runs never pile up even when later runs are killed too.
+    public func sweepIfIdle() {
+        guard FileManager.default.fileExists(atPath: lockURL.path),
+              let fd = try? fileSystem.open(lockURL.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o644) else { return }
+        defer { try? fileSystem.close(fd) }
+        guard (try? fileSystem.flock(fd, LOCK_EX | LOCK_NB)) != nil else { return }
+        defer { try? fileSystem.flock(fd, LOCK_UN) }
+        sweepTemporaries()
+    }
+
     /// Files in the store that are temporaries (for tests and `sweep`).
     public func temporaryFiles() -> [String] {
         var found: [String] = []

@@ -52,6 +52,7 @@ public struct Pipeline: Sendable {
         commitment: Commitment, to destination: BadgeDestination
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
+        if case let .store(store) = destination { store.sweepIfIdle() }
         let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
         try Task.checkCancellation()
         let url: URL

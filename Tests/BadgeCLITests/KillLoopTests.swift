@@ -1,0 +1,124 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import ProceduralBackend
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGKILLs real `badge generate` processes at random moments, hundreds of
+/// times, and checks after every kill that the badge is whole and that its
+/// date and its pixels come from the same generation.
+@Suite(.serialized)
+struct KillLoopTests {
+    static let size = 96
+    static let iterations = Int(ProcessInfo.processInfo.environment["BADGE_KILL_ITERATIONS"] ?? "") ?? 300
+
+    static func day(_ k: Int) -> String {
+        let base = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: .gmt, year: 2027, month: 1, day: 1).date!
+        let date = base.addingTimeInterval(Double(k) * 86_400)
+        return String(BadgeMetadata.rfc3339(date, in: .gmt).prefix(10))
+    }
+
+    static func arguments(_ k: Int) -> [String] {
+        ["generate", "--size", "\(size)", "--seed", "\(k)", "--date", day(k), "promise \(k)"]
+    }
+
+    static func idat(_ png: Data) throws -> Data {
+        try PNG.chunks(in: png).filter { $0.type == "IDAT" }.reduce(into: Data()) { $0.append($1.data) }
+    }
+
+    /// What generation k's pixels are, rendered in this process.
+    final class Expected: @unchecked Sendable {
+        private var cache: [Int: Data] = [:]
+        func idat(_ k: Int) async throws -> Data {
+            if let hit = cache[k] { return hit }
+            let (_, data, _) = try await GeneratorConformance.generateOnce(
+                ProceduralGenerator(), BadgeRequest(prompt: "promise \(k)", size: KillLoopTests.size, seed: UInt64(k)))
+            let value = try KillLoopTests.idat(data)
+            cache[k] = value
+            return value
+        }
+    }
+
+    /// Checks the badge in the store; returns its generation number.
+    static func checkBadge(_ sandbox: Sandbox, expected: Expected, context: String) async throws -> Int {
+        let data = try #require(sandbox.badge, "badge.png is missing \(context)")
+        let chunks = try PNG.chunks(in: data)
+        #expect(chunks.last?.type == "IEND" && chunks.last.map { $0.offset + 12 } == data.count, "trailing bytes \(context)")
+        let metadata = try #require(BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)), "no metadata \(context)")
+        let k = try #require(Int(metadata.prompt.dropFirst("promise ".count)), "prompt \(metadata.prompt) \(context)")
+        #expect(metadata.commitmentDateString.hasPrefix(day(k)), "date \(metadata.commitmentDateString) is not generation \(k)'s \(context)")
+        #expect(metadata.seed == UInt64(k), "seed \(String(describing: metadata.seed)) is not generation \(k)'s \(context)")
+        #expect(try idat(data) == (try await expected.idat(k)), "pixels are not generation \(k)'s \(context)")
+        return k
+    }
+
+    @Test func killingWritersAtRandomMomentsNeverBreaksTheBadge() async throws {
+        let sandbox = try Sandbox()
+        let expected = Expected()
+        let first = try sandbox.run(Self.arguments(0))
+        #expect(first.status == 0, "\(first.stderr)")
+
+        // Learn how long a run lives, so kills land across all of it.
+        let clock = ContinuousClock()
+        var lifetimes: [Duration] = []
+        for k in 1...3 {
+            let started = clock.now
+            #expect(try sandbox.run(Self.arguments(k)).status == 0)
+            lifetimes.append(clock.now - started)
+        }
+        let lifetime = lifetimes.sorted()[1]
+        let window = Double(lifetime.components.attoseconds) / 1e12 + Double(lifetime.components.seconds) * 1e6  // µs
+
+        var generator = SystemRandomNumberGenerator()
+        var committed = 0, withTemporary = 0, before = 0
+        var killed = Set<Int32>()
+        var last = try await Self.checkBadge(sandbox, expected: expected, context: "before the loop")
+        let loopStarted = clock.now
+        for i in 4..<(4 + Self.iterations) {
+            let child = try sandbox.start(Self.arguments(i))
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            usleep(UInt32(Double.random(in: 0...(window * 1.2), using: &generator)))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+
+            // A killed child may leave its temporary file, and so may earlier
+            // children killed before they got far enough to sweep; a run that
+            // finished never leaves one, and the next run that starts sweeps them.
+            killed.insert(child.processIdentifier)
+            let temporaries = sandbox.storeObject.temporaryFiles()
+            let strays = temporaries.filter { path in !killed.contains { URL(fileURLWithPath: path).lastPathComponent.contains(".\($0).") } }
+            #expect(strays.isEmpty, "temporaries not of killed runs: \(strays)")
+            if temporaries.contains(where: { $0.contains(".\(child.processIdentifier).") }) { withTemporary += 1 }
+
+            if i % 50 == 0 {
+                // Now and then a run that is not killed: it must leave nothing behind.
+                let clean = try sandbox.run(Self.arguments(i + 1_000_000))
+                #expect(clean.status == 0, "\(clean.stderr)")
+                #expect(sandbox.storeObject.temporaryFiles().isEmpty, "a finished run left temporaries")
+                killed.removeAll()
+                last = try await Self.checkBadge(sandbox, expected: expected, context: "after the clean run \(i)")
+            }
+
+            let k = try await Self.checkBadge(sandbox, expected: expected, context: "after kill \(i)")
+            if k == i { committed += 1 } else { before += 1 }
+            #expect(k == i || k == last, "the badge is generation \(k), neither the last (\(last)) nor this one (\(i))")
+            last = k
+        }
+        let loopTime = clock.now - loopStarted
+        print("kill loop: \(Self.iterations) kills in \(loopTime); run lifetime \(lifetime); \(committed) after the commit, \(before) before it, \(withTemporary) with a temporary file present")
+        #expect(committed > 0, "no kill landed after a commit; the window is wrong")
+        #expect(before > 0, "no kill landed before a commit; the window is wrong")
+
+        // One clean run sweeps whatever the last kill left.
+        let final = try sandbox.run(Self.arguments(100_000))
+        #expect(final.status == 0, "\(final.stderr)")
+        #expect(sandbox.storeObject.temporaryFiles().isEmpty)
+        #expect(sandbox.leftoverWorkspaces.isEmpty, "workspaces left: \(sandbox.leftoverWorkspaces)")
+        #expect(try await Self.checkBadge(sandbox, expected: expected, context: "after the final run") == 100_000)
+    }
+}
