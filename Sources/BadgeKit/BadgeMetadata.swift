@@ -75,7 +75,7 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
             ("badge:id", id),
             ("badge:commitment-date", commitmentDateString),
             ("badge:time-zone", timeZone),
-            ("badge:created", Self.rfc3339(createdAt, in: zone)),
+            ("badge:created", Self.rfc3339(createdAt, in: zone, fractionalSeconds: true)),
             ("badge:prompt", prompt),
             ("badge:backend", backend),
             ("badge:backend-type", backendType),
@@ -145,12 +145,13 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
 
     // MARK: - Dates
 
-    public static func rfc3339(_ date: Date, in zone: TimeZone) -> String {
+    /// `fractionalSeconds` keeps milliseconds, so badges made within one second still sort.
+    public static func rfc3339(_ date: Date, in zone: TimeZone, fractionalSeconds: Bool = false) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.calendar = Calendar(identifier: .gregorian)
         formatter.timeZone = zone
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXXXXX"
+        formatter.dateFormat = fractionalSeconds ? "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX" : "yyyy-MM-dd'T'HH:mm:ssXXXXX"
         return formatter.string(from: date)
     }
 

@@ -1,0 +1,183 @@
+import BadgeKit
+import Foundation
+import Testing
+
+/// Every command of the built binary, as a user runs it.
+struct CommandTests {
+    static let pngsuite = Sandbox.repository.deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite")
+
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+
+    @Test func generateCommitsABadgeWithItsDateInside() throws {
+        let s = try Sandbox()
+        let result = try s.run(["generate", "A pair of dumbbells", "--size", "128", "--seed", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Committed your Promise Badge."))
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.prompt == "A pair of dumbbells")
+        #expect(metadata.backend == "procedural")
+        #expect(metadata.seed == 1)
+        #expect(abs(metadata.commitmentDate.timeIntervalSinceNow) < 120)
+        #expect(metadata.model == "art-engine 1")
+    }
+
+    @Test func generateJSONIsForScripts() throws {
+        let s = try Sandbox()
+        let result = try s.run(["generate", "--json", "--size", "64", "--seed", "9", "--date", "2027-01-01", "Read 20 books"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try json(result.stdout)
+        #expect(object["prompt"] as? String == "Read 20 books")
+        #expect(object["seed"] as? Int == 9)
+        #expect((object["commitmentDate"] as? String)?.hasPrefix("2027-01-01T00:00:00") == true)
+        #expect(object["commitmentDateLong"] as? String == "January 1, 2027")
+        #expect((object["path"] as? String)?.hasSuffix("/store/badge.png") == true)
+    }
+
+    @Test func outputWritesAPreviewAndLeavesTheStoreAlone() throws {
+        let s = try Sandbox()
+        let preview = s.root.appendingPathComponent("preview.png")
+        let result = try s.run(["generate", "--output", preview.path, "--size", "64", "Drink more water"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try BadgeMetadata.read(from: preview)?.prompt == "Drink more water")
+        #expect(s.badge == nil)
+        #expect(result.stdout.contains("the current badge is unchanged"))
+    }
+
+    @Test func showPrintsTheLongDate() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--date", "2027-01-01", "--size", "64", "Run a 5k"]).status == 0)
+        let shown = try s.run(["show"])
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains("January 1, 2027"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Run a 5k"))
+        let parsed = try json(try s.run(["show", "--json"]).stdout)
+        #expect(parsed["timeZone"] != nil && parsed["id"] != nil)
+    }
+
+    @Test func showWithNoBadgeSaysHowToMakeOne() throws {
+        let s = try Sandbox()
+        let result = try s.run(["show"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("there is no badge yet"))
+        #expect(result.stderr.contains("badge generate"))
+    }
+
+    @Test func historyAndRestoreBringBackTheOldBadgeAsItWas() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--date", "2027-01-01", "--size", "64", "--seed", "1", "first promise"]).status == 0)
+        let first = try #require(s.badge)
+        let firstID = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))).id
+        #expect(try s.run(["generate", "--size", "64", "--seed", "2", "second promise"]).status == 0)
+        #expect(try s.run(["generate", "--size", "64", "--seed", "3", "third promise"]).status == 0)
+
+        let history = try s.run(["history"])
+        let lines = history.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("second promise") == true, "newest first: \(history.stdout)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try s.run(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(entries.map { $0["prompt"] as? String } == ["second promise", "first promise"])
+
+        let restored = try s.run(["restore", String(firstID.prefix(6))])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(s.badge == first, "the restored badge is byte-identical")
+        #expect(try s.run(["show"]).stdout.contains("January 1, 2027"))
+        #expect(try s.run(["history"]).stdout.contains("third promise"))
+
+        let unknown = try s.run(["restore", "ffffffff"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no badge in the history has the id"))
+    }
+
+    @Test func backendsSayWhatCanRun() throws {
+        let s = try Sandbox()
+        let text = try s.run(["backends"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("procedural") && text.stdout.contains("import"))
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(try s.run(["backends", "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(rows.contains { $0["name"] as? String == "procedural" && $0["available"] as? Bool == true })
+        // A remote instance whose key is missing says so, without touching the network.
+        let config = s.root.appendingPathComponent("c.json")
+        try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://api.openai.com/v1", "apiKeyEnv": "BADGE_E2E_MISSING_KEY"}}}"#.utf8).write(to: config)
+        let missing = try s.run(["backends", "--config", config.path])
+        #expect(missing.stdout.contains("the environment variable BADGE_E2E_MISSING_KEY is not set"), "\(missing.stdout)")
+    }
+
+    @Test func configValidateNamesFileLineAndColumn() throws {
+        let s = try Sandbox()
+        let good = s.root.appendingPathComponent("good.json")
+        try Data(#"{"backends": {"tiles": {"type": "procedural", "caption": false}}, "defaults": {"backend": "tiles"}}"#.utf8).write(to: good)
+        let ok = try s.run(["config", "validate", good.path])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("valid") && ok.stdout.contains("tiles (procedural)"))
+
+        let bad = s.root.appendingPathComponent("bad.json")
+        try Data("{\n  \"historyLimit\": 5,\n}\n".utf8).write(to: bad)
+        let refused = try s.run(["config", "validate", bad.path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("\(bad.path):3:1: trailing comma"), "\(refused.stderr)")
+    }
+
+    @Test func theExampleConfigurationIsValid() throws {
+        let s = try Sandbox()
+        let example = Sandbox.repository.appendingPathComponent("config.example.json")
+        let result = try s.run(["config", "validate", example.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)"))
+    }
+
+    @Test func configShowNeverPrintsASecret() throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("c.json")
+        try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://api.openai.com/v1", "apiKeyEnv": "BADGE_E2E_KEY"}}}"#.utf8).write(to: config)
+        let shown = try s.run(["config", "show", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("BADGE_E2E_KEY (set)"))
+        #expect(!shown.stdout.contains("sk-e2e-very-secret"))
+        let verbose = try s.run(["generate", "--verbose", "--size", "64", "--config", config.path, "x"],
+                                extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
+        #expect(!verbose.stderr.contains("sk-e2e-very-secret") && !verbose.stdout.contains("sk-e2e-very-secret"))
+    }
+
+    @Test func importMakesABadgeFromAPicture() throws {
+        let s = try Sandbox()
+        let picture = Self.pngsuite.appendingPathComponent("basn6a08.png")
+        let result = try s.run(["import", picture.path, "My picture", "--size", "64"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.backend == "import" && metadata.prompt == "My picture")
+        let piped = try s.run(["import", "-", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
+                              stdin: try Data(contentsOf: picture))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let notAPicture = try s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
+        #expect(notAPicture.status == 1)
+        #expect(notAPicture.stderr.contains("README.md"))
+    }
+
+    @Test(arguments: [
+        (["generate", "--size", "5", "x"], "--size must be from 64 to 4096"),
+        (["generate"], "Missing expected argument"),
+        (["generate", "--nope", "x"], "Unknown option"),
+        (["generate", "--backend", "procedrual", "x"], "did you mean \"procedural\""),
+        (["generate", "--date", "2027-02-30", "x"], "not a date on the calendar"),
+        (["generate", "--style", "watercolour", "x"], "choose one of: medal, tile"),
+    ])
+    func usageErrorsExit64(arguments: [String], message: String) throws {
+        let s = try Sandbox()
+        let result = try s.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(s.badge == nil)
+    }
+
+    @Test func helpVersionAndCompletions() throws {
+        let s = try Sandbox()
+        let help = try s.run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("generate") && help.stdout.contains("restore"))
+        let version = try s.run(["--version"])
+        #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+        let completion = try s.run(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.stdout.contains("_badge"))
+    }
+}
