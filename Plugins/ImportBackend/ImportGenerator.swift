@@ -73,12 +73,7 @@ public struct ImportGenerator: BadgeGenerator {
             let image = try GDImage.decodePNG(data, limits: limits, source: origin)
             return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
         }
-        let file = workspace.file("badge.png")
-        do {
-            try png.write(to: file)
-        } catch {
-            throw BadgeError(.io, "cannot write into the workspace", path: file.path, cause: "\(error)")
-        }
+        let file = try workspace.write(png, to: "badge.png")
         return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
                               extra: ["source": source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent])
     }

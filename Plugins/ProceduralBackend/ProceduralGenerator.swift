@@ -39,12 +39,7 @@ public struct ProceduralGenerator: BadgeGenerator {
         }
         let art = BadgeArt(request: request, style: style, caption: caption, compression: compression)
         let result = try await BlockingExecutor.run { try art.render() }
-        let file = workspace.file("badge.png")
-        do {
-            try result.png.write(to: file)
-        } catch {
-            throw BadgeError(.io, "cannot write into the workspace", path: file.path, cause: "\(error)")
-        }
+        let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
             file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes, isDrawnInProcess: true)

@@ -87,12 +87,7 @@ public struct RemoteGenerator: BadgeGenerator {
                              backend: name, path: where_)
         }
         try Task.checkCancellation()
-        let file = workspace.file("remote.png")
-        do {
-            try bytes.write(to: file)
-        } catch {
-            throw BadgeError(.io, "cannot write into the workspace", backend: name, path: file.path, cause: "\(error)")
-        }
+        let file = try workspace.write(bytes, to: "remote.png", backend: name)
         return GeneratedImage(
             file: file, format: .png, width: header.width, height: header.height,
             model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Whether a backend can run now, and if not, why and what to do about it.
@@ -143,6 +146,40 @@ public struct Workspace: Sendable {
     /// A path for a file inside the workspace. `name` must be a plain file name.
     public func file(_ name: String) -> URL {
         directory.appendingPathComponent(name, isDirectory: false)
+    }
+
+    /// Writes `data` as a new file `name` in the workspace; a failure (a full
+    /// disk, a file-size limit) is a BadgeError that says so in plain words.
+    public func write(_ data: Data, to name: String, backend: String? = nil) throws -> URL {
+        let url = file(name)
+        let failure = Self.writeNewFile(url.path, data)
+        if failure != 0 {
+            throw BadgeError(.io, "cannot write the image into the workspace", backend: backend, path: url.path,
+                             cause: BadgeError.errnoDescription(failure),
+                             hint: "a full disk or a file-size limit (ulimit -f) stopped it; the current badge is unchanged")
+        }
+        return url
+    }
+
+    /// Creates `path` and writes all of `data`; returns 0 or the errno.
+    private static func writeNewFile(_ path: String, _ data: Data) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 { return errno }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        return failure
     }
 
     /// Whether `url` lies inside this workspace (after resolving `..` and symlinks).

@@ -1,0 +1,115 @@
+import BadgeKit
+import Foundation
+import BadgeKitTesting
+import ProceduralBackend
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store under hostile conditions, with real processes: a file-size limit,
+/// a store that is not a directory, writers racing each other and a reader,
+/// and Ctrl-C in the middle of a generation.
+@Suite(.serialized)
+struct StoreProcessTests {
+    @Test func aFileSizeLimitFailsTheWriteAndKeepsTheOldBadge() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "256", "--seed", "1", "the old promise"]).status == 0)
+        let before = try #require(s.badge)
+        // 64 blocks of 512 bytes: far smaller than a 1024 px badge.
+        let result = try s.run(["generate", "--size", "1024", "the new promise"], prefix: ["prlimit", "--fsize=32768"])
+        #expect(!result.signalled, "killed by SIGXFSZ instead of failing cleanly")
+        #expect(result.status == 1, "\(result.stderr)")
+        // The limit stops the first large write, the image in the private workspace.
+        #expect(result.stderr.contains(s.tmp.path), "the error names the file: \(result.stderr)")
+        #expect(result.stderr.contains("File too large"), "\(result.stderr)")
+        #expect(result.stderr.contains("unchanged"), "\(result.stderr)")
+        #expect(s.badge == before)
+        #expect(s.storeObject.temporaryFiles().isEmpty)
+    }
+
+    @Test func aStoreThatIsAFileIsRefusedClearly() throws {
+        let s = try Sandbox()
+        try Data("not a directory".utf8).write(to: s.store)
+        let result = try s.run(["generate", "--size", "64", "x"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("not a directory"), "\(result.stderr)")
+        #expect(result.stderr.contains(s.store.path))
+        #expect(try String(contentsOf: s.store, encoding: .utf8) == "not a directory")
+    }
+
+    @Test func concurrentWritersNeverMixABadgeAndReadersNeverSeeAHalfOne() async throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "96", "--seed", "0", "writer 0"]).status == 0)
+        let reading = Task.detached { () -> (reads: Int, problems: [String]) in
+            var reads = 0
+            var problems: [String] = []
+            let url = s.store.appendingPathComponent("badge.png")
+            while !Task.isCancelled {
+                guard let data = try? Data(contentsOf: url) else { continue }
+                reads += 1
+                do {
+                    let chunks = try PNG.chunks(in: data)
+                    guard let m = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)),
+                          m.prompt == "writer \(m.seed ?? 999)" else { problems.append("metadata does not match"); continue }
+                } catch {
+                    problems.append("\(error)")
+                }
+            }
+            return (reads, problems)
+        }
+        for round in 0..<4 {
+            let children = try (1...4).map { w -> Process in
+                let k = round * 4 + w
+                let child = try s.start(["generate", "--size", "96", "--seed", "\(k)", "writer \(k)"])
+                child.standardOutput = FileHandle.nullDevice
+                child.standardError = FileHandle.nullDevice
+                try child.run()
+                return child
+            }
+            for child in children {
+                child.waitUntilExit()
+                #expect(child.terminationStatus == 0)
+            }
+        }
+        reading.cancel()
+        let (reads, problems) = await reading.value
+        #expect(reads > 10, "the reader hardly ran (\(reads) reads)")
+        #expect(problems.isEmpty, "a reader saw a broken badge: \(problems.prefix(3))")
+        let history = try s.storeObject.history()
+        #expect(history.count == 16, "every replaced badge is in the history (got \(history.count))")
+        #expect(s.storeObject.temporaryFiles().isEmpty)
+        // The badge's pixels are its own generation's.
+        let metadata = try #require(try s.storeObject.current()?.metadata)
+        let (_, expected, _) = try await GeneratorConformanceShim.render(prompt: metadata.prompt, seed: metadata.seed!, size: 96)
+        #expect(try KillLoopTests.idat(try #require(s.badge)) == (try KillLoopTests.idat(expected)))
+    }
+
+    @Test func ctrlCCancelsCleanly() async throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "128", "--seed", "1", "the old promise"]).status == 0)
+        let before = try #require(s.badge)
+        let child = try s.start(["generate", "--size", "4096", "--seed", "2", "a slow big badge"])
+        let err = Pipe()
+        child.standardError = err
+        child.standardOutput = FileHandle.nullDevice
+        try child.run()
+        usleep(250_000)
+        #expect(child.isRunning, "the generation finished before it could be interrupted")
+        kill(child.processIdentifier, SIGINT)
+        child.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(child.terminationReason == .exit)
+        #expect(child.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("cancelled"), "\(stderr)")
+        #expect(s.badge == before)
+        #expect(s.storeObject.temporaryFiles().isEmpty)
+        #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")
+    }
+}
+
+enum GeneratorConformanceShim {
+    static func render(prompt: String, seed: UInt64, size: Int) async throws -> (GeneratedImage, Data, [String]) {
+        try await GeneratorConformance.generateOnce(ProceduralGenerator(), BadgeRequest(prompt: prompt, size: size, seed: seed))
+    }
+}
