@@ -41,23 +41,10 @@ struct StoreProcessTests {
     @Test func concurrentWritersNeverMixABadgeAndReadersNeverSeeAHalfOne() async throws {
         let s = try Sandbox()
         #expect(try s.run(["generate", "--size", "96", "--seed", "0", "writer 0"]).status == 0)
-        let reading = Task.detached { () -> (reads: Int, problems: [String]) in
-            var reads = 0
-            var problems: [String] = []
-            let url = s.store.appendingPathComponent("badge.png")
-            while !Task.isCancelled {
-                guard let data = try? Data(contentsOf: url) else { continue }
-                reads += 1
-                do {
-                    let chunks = try PNG.chunks(in: data)
-                    guard let m = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)),
-                          m.prompt == "writer \(m.seed ?? 999)" else { problems.append("metadata does not match"); continue }
-                } catch {
-                    problems.append("\(error)")
-                }
-            }
-            return (reads, problems)
-        }
+        // A thread of its own: the test's blocking waits must not starve the reader.
+        let reader = Reader(url: s.store.appendingPathComponent("badge.png"))
+        let thread = Thread { reader.loop() }
+        thread.start()
         for round in 0..<4 {
             let children = try (1...4).map { w -> Process in
                 let k = round * 4 + w
@@ -72,8 +59,7 @@ struct StoreProcessTests {
                 #expect(child.terminationStatus == 0)
             }
         }
-        reading.cancel()
-        let (reads, problems) = await reading.value
+        let (reads, problems) = reader.stop()
         #expect(reads > 10, "the reader hardly ran (\(reads) reads)")
         #expect(problems.isEmpty, "a reader saw a broken badge: \(problems.prefix(3))")
         let history = try s.storeObject.history()
@@ -105,6 +91,46 @@ struct StoreProcessTests {
         #expect(s.badge == before)
         #expect(s.storeObject.temporaryFiles().isEmpty)
         #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")
+    }
+}
+
+/// Reads badge.png over and over, noting any read that is not a whole badge.
+final class Reader: @unchecked Sendable {
+    let url: URL
+    private let lock = NSLock()
+    private var running = true
+    private var reads = 0
+    private var problems: [String] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(url: URL) { self.url = url }
+
+    func loop() {
+        while lock.withLock({ running }) {
+            guard let data = try? Data(contentsOf: url) else { continue }
+            var problem: String?
+            do {
+                let chunks = try PNG.chunks(in: data)
+                if let m = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)) {
+                    if m.prompt != "writer \(m.seed ?? 999)" { problem = "prompt \(m.prompt) with seed \(String(describing: m.seed))" }
+                } else {
+                    problem = "no metadata"
+                }
+            } catch {
+                problem = "\(error)"
+            }
+            lock.withLock {
+                reads += 1
+                if let problem { problems.append(problem) }
+            }
+        }
+        done.signal()
+    }
+
+    func stop() -> (Int, [String]) {
+        lock.withLock { running = false }
+        done.wait()
+        return lock.withLock { (reads, problems) }
     }
 }
 
