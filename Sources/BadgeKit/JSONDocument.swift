@@ -400,7 +400,7 @@ public struct JSONParser {
             guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid \\u escape") }
             out.append(contentsOf: Array(String(Character(unicode)).utf8))
         default:
-            index -= 1
+            index -= 2  // point at the backslash
             throw fail("invalid escape \\\(Character(Unicode.Scalar(b)))",
                        hint: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
         }
