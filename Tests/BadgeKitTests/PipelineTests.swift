@@ -1,0 +1,172 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+
+struct PipelineTests {
+    static let png = TestPNG.solid(width: 32, height: 32, rgb: (9, 9, 9))
+    let fixture = StoreFixture()
+
+    private func run(_ generator: FakeGenerator, destination: BadgeDestination? = nil, date: Date? = nil) async throws -> PipelineOutcome {
+        let environment = BadgeEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, variables: [:])
+        return try await Pipeline(environment: environment).run(
+            BadgeRequest(prompt: "Drink more water", size: 64, seed: 5),
+            backend: BackendInstance(name: "fake-one", type: "fake", generator: generator),
+            commitment: .init(date: date, timeZone: TimeZone(identifier: "Asia/Tokyo")!),
+            to: destination ?? .store(fixture.store()))
+    }
+
+    @Test func aGeneratedImageIsStampedAndCommitted() async throws {
+        let outcome = try await run(FakeGenerator(.writes(Self.png)))
+        let metadata = try #require(try fixture.store().current()?.metadata)
+        #expect(metadata == outcome.metadata)
+        #expect(metadata.backend == "fake-one" && metadata.backendType == "fake")
+        #expect(metadata.prompt == "Drink more water" && metadata.seed == 5)
+        #expect(metadata.timeZone == "Asia/Tokyo")
+        #expect(metadata.commitmentDateString == "2026-09-21T23:13:20+09:00")
+    }
+
+    @Test func theChosenDayIsStamped() async throws {
+        let day = try BadgeMetadata.parseCommitmentDate("2027-01-01", in: TimeZone(identifier: "Asia/Tokyo")!)
+        let outcome = try await run(FakeGenerator(.writes(Self.png)), date: day)
+        #expect(outcome.metadata.commitmentDateString == "2027-01-01T00:00:00+09:00")
+        #expect(outcome.metadata.longCommitmentDate(locale: Locale(identifier: "en_US")) == "January 1, 2027")
+    }
+
+    @Test func aFailingBackendChangesNothing() async throws {
+        let before = try fixture.commit(1)
+        do {
+            _ = try await run(FakeGenerator(.fails(BadgeError(.generationFailed, "the model fell over"))))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.backend == "fake-one")
+            #expect(error.message == "the model fell over")
+        }
+        #expect(try Data(contentsOf: fixture.store().badgeURL) == before)
+    }
+
+    @Test func anUnavailableBackendSaysWhy() async throws {
+        do {
+            _ = try await run(FakeGenerator(.unavailable("no key")))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.code == .backendUnavailable)
+            #expect(error.message == "no key")
+        }
+    }
+
+    @Test func cancellingLeavesTheStoreAndNoWorkspace() async throws {
+        let before = try fixture.commit(1)
+        let task = Task { try await run(FakeGenerator(.waitsForCancellation)) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("must be cancelled")
+        } catch let error as BadgeError {
+            #expect(error.code == .cancelled)
+        } catch is CancellationError {}
+        #expect(try Data(contentsOf: fixture.store().badgeURL) == before)
+        let ours = "badge-work-\(getpid())-"
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(ours) }
+        #expect(left.isEmpty, "workspaces left: \(left)")
+    }
+
+    @Test func somethingThatIsNotAPNGIsRefused() async throws {
+        do {
+            _ = try await run(FakeGenerator(.writes(Data("BM not really".utf8))))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect([.unsupportedFormat, .invalidImage].contains(error.code), "\(error)")
+        }
+    }
+
+    @Test func aPreviewGoesToItsFileAndNotTheStore() async throws {
+        let target = fixture.directory.appendingPathComponent("preview.png")
+        try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
+        _ = try await run(FakeGenerator(.writes(Self.png)), destination: .file(target))
+        #expect(try BadgeMetadata.read(from: target)?.prompt == "Drink more water")
+        #expect(try fixture.store().current() == nil)
+    }
+
+    @Test func theConformanceSuiteCanFail() async throws {
+        try await GeneratorConformance.check(FakeGenerator(.writes(Self.png)), request: BadgeRequest(prompt: "x"))
+        await #expect(throws: ConformanceFailure.self) {
+            try await GeneratorConformance.check(StrayWriter(), request: BadgeRequest(prompt: "x"))
+        }
+    }
+
+    /// Writes its image and a stray file beside it: not allowed.
+    struct StrayWriter: BadgeGenerator {
+        func availability() async -> Availability { .available }
+        func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+            _ = try workspace.write(Data("junk".utf8), to: "stray.txt")
+            let file = try workspace.write(PipelineTests.png, to: "image.png")
+            return GeneratedImage(file: file, format: .png, width: 32, height: 32)
+        }
+    }
+}
+
+struct MetadataTests {
+    @Test func stampingRoundTripsEveryField() throws {
+        let metadata = BadgeMetadata(
+            commitmentDate: Date(timeIntervalSince1970: 1_798_761_600), timeZone: "America/New_York",
+            createdAt: Date(timeIntervalSince1970: 1_790_000_000.25), prompt: "Läuft: 早起 🎉", backend: "remote",
+            backendType: "http", style: "tile", size: 32, seed: 42, model: "gpt-image-1", revisedPrompt: "a revised one",
+            extra: ["motif": "sun <- sunrise"])
+        let original = TestPNG.solid(width: 32, height: 32, rgb: (1, 2, 3))
+        let stamped = try metadata.stamp(into: original)
+        let entries = try PNG.chunks(in: stamped).compactMap(PNG.textEntry)
+        let read = try #require(BadgeMetadata(entries: entries))
+        #expect(read == BadgeMetadata(
+            id: metadata.id, commitmentDate: metadata.commitmentDate, timeZone: metadata.timeZone,
+            createdAt: Date(timeIntervalSince1970: 1_790_000_000.25), prompt: metadata.prompt, backend: "remote",
+            backendType: "http", style: "tile", size: 32, seed: 42, model: "gpt-image-1", revisedPrompt: "a revised one",
+            extra: ["motif": "sun <- sunrise"]))
+        #expect(metadata.commitmentDateString == "2026-12-31T19:00:00-05:00")
+        // The image data is untouched.
+        let idat = { (d: Data) in try PNG.chunks(in: d).filter { $0.type == "IDAT" }.map(\.data) }
+        #expect(try idat(stamped) == idat(original))
+    }
+
+    @Test func restampingReplacesOldMetadataAndDropsExif() throws {
+        var chunks = try PNG.chunks(in: TestPNG.solid(width: 8, height: 8, rgb: (0, 0, 0)))
+        chunks.insert(PNGChunk(type: "eXIf", data: Data("GPS here".utf8)), at: 1)
+        let first = BadgeMetadata(commitmentDate: Date(), timeZone: "UTC", createdAt: Date(), prompt: "one", backend: "a", backendType: "a", size: 8)
+        let second = BadgeMetadata(commitmentDate: Date(), timeZone: "UTC", createdAt: Date(), prompt: "two", backend: "b", backendType: "b", size: 8)
+        let twice = try second.stamp(into: try first.stamp(into: PNG.assemble(chunks)))
+        let all = try PNG.chunks(in: twice)
+        #expect(!all.contains { $0.type == "eXIf" })
+        #expect(all.compactMap(PNG.textEntry).filter { $0.keyword == "badge:prompt" }.map(\.text) == ["two"])
+    }
+
+    @Test func theLongDateIsTheDayWhereThePromiseWasMade() throws {
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        let day = try BadgeMetadata.parseCommitmentDate("2027-01-01", in: tokyo)
+        let metadata = BadgeMetadata(commitmentDate: day, timeZone: "Asia/Tokyo", createdAt: day, prompt: "p", backend: "b", backendType: "b", size: 8)
+        // Midnight in Tokyo is still December 31 in UTC, but the badge says January 1.
+        #expect(metadata.longCommitmentDate(locale: Locale(identifier: "en_US")) == "January 1, 2027")
+        #expect(metadata.longCommitmentDate(locale: Locale(identifier: "de_DE")) == "1. Januar 2027")
+    }
+
+    @Test func commitmentDatesAreCheckedAgainstTheCalendar() {
+        #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("2027-02-30", in: .gmt) }
+        #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("tomorrow", in: .gmt) }
+        #expect((try? BadgeMetadata.parseCommitmentDate("2028-02-29", in: .gmt)) != nil)
+    }
+
+    @Test func crcMatchesTheStandardVector() {
+        #expect(CRC32.checksum(Data("123456789".utf8)) == 0xCBF4_3926)
+    }
+
+    @Test func aCorruptChunkIsFoundWithItsOffset() throws {
+        var bytes = [UInt8](TestPNG.solid(width: 8, height: 8, rgb: (5, 5, 5)))
+        bytes[45] ^= 0xFF  // inside the IDAT chunk that starts at byte 33
+        do {
+            _ = try PNG.chunks(in: Data(bytes))
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.message.contains("bad CRC") && error.message.contains("at byte 33"), "\(error)")
+        }
+    }
+}
