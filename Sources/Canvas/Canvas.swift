@@ -32,18 +32,35 @@ public final class Canvas {
     /// smooth falloff, for shadows and glows; 0 gives a crisp anti-aliased edge.
     public func fill(_ shape: Shape, with paint: Paint, opacity: Double = 1, softness: Double = 0) {
         let box = shape.bounds(margin: softness)
+        // One specialised loop per kind of shape: the distance function is
+        // inlined and no array is retained per pixel.
+        switch shape {
+        case let .circle(c, r): fill(CircleField(cx: c.x, cy: c.y, r: r), box, paint, opacity, softness)
+        case let .ellipse(c, rx, ry): fill(EllipseField(cx: c.x, cy: c.y, rx: rx, ry: ry), box, paint, opacity, softness)
+        case let .ring(c, inner, outer): fill(RingField(cx: c.x, cy: c.y, inner: inner, outer: outer), box, paint, opacity, softness)
+        case let .roundedRect(x, y, w, h, r): fill(RectField(x: x, y: y, w: w, h: h, r: r), box, paint, opacity, softness)
+        case let .capsule(a, b, r): fill(CapsuleField(a: a, b: b, r: r), box, paint, opacity, softness)
+        case let .polyline(points, r): fill(PolylineField(points: points, r: r), box, paint, opacity, softness)
+        case let .polygon(points): fill(PolygonField(points: points), box, paint, opacity, softness)
+        }
+    }
+
+    private func fill<F: DistanceField>(
+        _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: Paint, _ opacity: Double, _ softness: Double
+    ) {
         let x0 = max(0, Int(box.x0.rounded(.down))), y0 = max(0, Int(box.y0.rounded(.down)))
         let x1 = min(width, Int(box.x1.rounded(.up))), y1 = min(height, Int(box.y1.rounded(.up)))
         guard x0 < x1, y0 < y1, opacity > 0 else { return }
         let sampler = PaintSampler(paint)
         let soft = max(softness, 0)
+        let width = self.width
         pixels.withUnsafeMutableBufferPointer { buffer in
             for y in y0..<y1 {
                 let py = Double(y) + 0.5
                 var i = (y * width + x0) * 4
                 for x in x0..<x1 {
                     defer { i += 4 }
-                    let d = shape.distance(Double(x) + 0.5, py)
+                    let d = field.distance(Double(x) + 0.5, py)
                     var coverage: Double
                     if soft > 0 {
                         let t = max(0, min(1, (soft - d) / (2 * soft)))
@@ -53,8 +70,7 @@ public final class Canvas {
                     }
                     coverage *= opacity
                     if coverage <= 0 { continue }
-                    let color = sampler.color(x, y)
-                    Self.blend(buffer, at: i, color, coverage)
+                    Self.blend(buffer, at: i, sampler.color(x, y), coverage)
                 }
             }
         }
@@ -64,19 +80,26 @@ public final class Canvas {
     /// Doubles, already dithered) at `coverage`.
     @inline(__always)
     static func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ c: (Double, Double, Double, Double), _ coverage: Double) {
-        let sa = c.3 / 255 * coverage
+        let sa = c.3 * (1.0 / 255) * coverage
         if sa <= 0 { return }
-        let da = Double(buffer[i + 3]) / 255
+        // Values are clamped to 0...255 and rounded by adding 0.5 and truncating:
+        // `rounded()` is a libm call on baseline x86-64, and this loop runs per pixel.
+        @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
+        if sa >= 1 {
+            buffer[i] = byte(c.0)
+            buffer[i + 1] = byte(c.1)
+            buffer[i + 2] = byte(c.2)
+            buffer[i + 3] = 255
+            return
+        }
+        let da = Double(buffer[i + 3]) * (1.0 / 255)
         let keep = da * (1 - sa)
         let outA = sa + keep
-        func channel(_ s: Double, _ d: UInt8) -> UInt8 {
-            let v = (s * sa + Double(d) * keep) / outA
-            return UInt8(max(0, min(255, v.rounded())))
-        }
-        buffer[i] = channel(c.0, buffer[i])
-        buffer[i + 1] = channel(c.1, buffer[i + 1])
-        buffer[i + 2] = channel(c.2, buffer[i + 2])
-        buffer[i + 3] = UInt8(max(0, min(255, (outA * 255).rounded())))
+        let inverse = 1 / outA
+        buffer[i] = byte((c.0 * sa + Double(buffer[i]) * keep) * inverse)
+        buffer[i + 1] = byte((c.1 * sa + Double(buffer[i + 1]) * keep) * inverse)
+        buffer[i + 2] = byte((c.2 * sa + Double(buffer[i + 2]) * keep) * inverse)
+        buffer[i + 3] = byte(outA * 255)
     }
 }
 
@@ -84,48 +107,71 @@ public final class Canvas {
 /// that slow ramps never show bands. Deterministic: the dither depends only
 /// on the pixel position.
 struct PaintSampler {
-    private static let bayer: [Double] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5].map { ($0 + 0.5) / 16 - 0.5 }
+    private enum Kind { case solid, linear, radial }
 
-    let paint: Paint
-    private let stops: [(Double, (Double, Double, Double, Double))]
+    private let kind: Kind
+    private let solid: (Double, Double, Double, Double)
+    // Linear: t = (p - start) · direction / |direction|²; radial: t = |p - centre| / radius.
+    private let ax: Double, ay: Double, dx: Double, dy: Double, scale: Double
+    private let offsets: [Double]
+    private let colors: [(Double, Double, Double, Double)]
+    /// The 4×4 Bayer matrix, sixteen 4-bit entries packed in one word, so the
+    /// per-pixel lookup is a shift and a mask rather than a memory access.
+    private static let bayer: UInt64 = 0x5d7f91b36e4ca280
 
     init(_ paint: Paint) {
-        self.paint = paint
+        var stops: [(Double, RGBA)] = []
         switch paint {
-        case .solid: stops = []
-        case let .linear(_, _, s), let .radial(_, _, s):
-            stops = s.sorted { $0.0 < $1.0 }.map { ($0.0, (Double($0.1.r), Double($0.1.g), Double($0.1.b), Double($0.1.a))) }
+        case let .solid(c):
+            kind = .solid
+            solid = (Double(c.r), Double(c.g), Double(c.b), Double(c.a))
+            (ax, ay, dx, dy, scale) = (0, 0, 0, 0, 0)
+        case let .linear(start, end, s):
+            kind = .linear
+            solid = (0, 0, 0, 0)
+            let ddx = end.x - start.x, ddy = end.y - start.y
+            let length = ddx * ddx + ddy * ddy
+            (ax, ay, dx, dy, scale) = (start.x, start.y, ddx, ddy, length > 0 ? 1 / length : 0)
+            stops = s
+        case let .radial(center, radius, s):
+            kind = .radial
+            solid = (0, 0, 0, 0)
+            (ax, ay, dx, dy, scale) = (center.x, center.y, 0, 0, radius > 0 ? 1 / radius : 0)
+            stops = s
         }
+        let sorted = stops.sorted { $0.0 < $1.0 }
+        offsets = sorted.map(\.0)
+        colors = sorted.map { (Double($0.1.r), Double($0.1.g), Double($0.1.b), Double($0.1.a)) }
     }
 
     @inline(__always)
     func color(_ x: Int, _ y: Int) -> (Double, Double, Double, Double) {
         let t: Double
-        switch paint {
-        case let .solid(c):
-            return (Double(c.r), Double(c.g), Double(c.b), Double(c.a))
-        case let .linear(start, end, _):
-            let dx = end.x - start.x, dy = end.y - start.y
-            let length = dx * dx + dy * dy
-            t = length > 0 ? ((Double(x) + 0.5 - start.x) * dx + (Double(y) + 0.5 - start.y) * dy) / length : 0
-        case let .radial(center, radius, _):
-            let dx = Double(x) + 0.5 - center.x, dy = Double(y) + 0.5 - center.y
-            t = radius > 0 ? (dx * dx + dy * dy).squareRoot() / radius : 0
+        switch kind {
+        case .solid:
+            return solid
+        case .linear:
+            t = ((Double(x) + 0.5 - ax) * dx + (Double(y) + 0.5 - ay) * dy) * scale
+        case .radial:
+            let px = Double(x) + 0.5 - ax, py = Double(y) + 0.5 - ay
+            t = (px * px + py * py).squareRoot() * scale
         }
         let c = interpolate(max(0, min(1, t)))
-        let n = Self.bayer[(y & 3) * 4 + (x & 3)]
+        let level = (Self.bayer >> UInt64(((y & 3) * 4 + (x & 3)) * 4)) & 0xF
+        let n = (Double(level) + 0.5) * (1.0 / 16) - 0.5
         return (c.0 + n, c.1 + n, c.2 + n, c.3)
     }
 
     @inline(__always)
     private func interpolate(_ t: Double) -> (Double, Double, Double, Double) {
-        guard let first = stops.first else { return (0, 0, 0, 0) }
-        if t <= first.0 { return first.1 }
-        for k in 1..<stops.count where t <= stops[k].0 {
-            let (o0, a) = stops[k - 1], (o1, b) = stops[k]
+        guard !offsets.isEmpty else { return (0, 0, 0, 0) }
+        if t <= offsets[0] { return colors[0] }
+        for k in 1..<offsets.count where t <= offsets[k] {
+            let o0 = offsets[k - 1], o1 = offsets[k]
+            let a = colors[k - 1], b = colors[k]
             let u = o1 > o0 ? (t - o0) / (o1 - o0) : 0
             return (a.0 + (b.0 - a.0) * u, a.1 + (b.1 - a.1) * u, a.2 + (b.2 - a.2) * u, a.3 + (b.3 - a.3) * u)
         }
-        return stops[stops.count - 1].1
+        return colors[colors.count - 1]
     }
 }

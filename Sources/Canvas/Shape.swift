@@ -35,48 +35,6 @@ public enum Shape: Sendable {
         }
     }
 
-    /// Signed distance from (x, y) to the shape's edge.
-    @inline(__always)
-    func distance(_ x: Double, _ y: Double) -> Double {
-        switch self {
-        case let .circle(c, r):
-            return ((x - c.x) * (x - c.x) + (y - c.y) * (y - c.y)).squareRoot() - r
-        case let .ellipse(c, rx, ry):
-            let nx = (x - c.x) / rx, ny = (y - c.y) / ry
-            let k = (nx * nx + ny * ny).squareRoot()
-            // Scaled by the local gradient so the edge stays one pixel wide.
-            let gx = nx / rx, gy = ny / ry
-            let g = (gx * gx + gy * gy).squareRoot()
-            return g > 0 ? (k - 1) * k / g : -min(rx, ry)
-        case let .ring(c, inner, outer):
-            let d = ((x - c.x) * (x - c.x) + (y - c.y) * (y - c.y)).squareRoot()
-            return max(d - outer, inner - d)
-        case let .roundedRect(rx, ry, w, h, radius):
-            let r = min(radius, w / 2, h / 2)
-            let cx = rx + w / 2, cy = ry + h / 2
-            let qx = abs(x - cx) - w / 2 + r, qy = abs(y - cy) - h / 2 + r
-            let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot()
-            return outside + min(max(qx, qy), 0) - r
-        case let .capsule(a, b, r):
-            return Self.segmentDistance(x, y, a, b) - r
-        case let .polyline(points, r):
-            var best = Double.infinity
-            for i in 1..<max(points.count, 1) { best = min(best, Self.segmentDistance(x, y, points[i - 1], points[i])) }
-            return best - r
-        case let .polygon(points):
-            var best = Double.infinity
-            var inside = false
-            var j = points.count - 1
-            for i in 0..<points.count {
-                let pi = points[i], pj = points[j]
-                best = min(best, Self.segmentDistance(x, y, pj, pi))
-                if (pi.y > y) != (pj.y > y), x < (pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x { inside.toggle() }
-                j = i
-            }
-            return inside ? -best : best
-        }
-    }
-
     @inline(__always)
     static func segmentDistance(_ x: Double, _ y: Double, _ a: Point, _ b: Point) -> Double {
         let px = x - a.x, py = y - a.y, bx = b.x - a.x, by = b.y - a.y
@@ -84,5 +42,83 @@ public enum Shape: Sendable {
         let t = length > 0 ? max(0, min(1, (px * bx + py * by) / length)) : 0
         let dx = px - bx * t, dy = py - by * t
         return (dx * dx + dy * dy).squareRoot()
+    }
+}
+
+/// A signed distance function, specialised per shape so the fill loop inlines it.
+protocol DistanceField {
+    func distance(_ x: Double, _ y: Double) -> Double
+}
+
+struct CircleField: DistanceField {
+    let cx: Double, cy: Double, r: Double
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot() - r
+    }
+}
+
+struct EllipseField: DistanceField {
+    let cx: Double, cy: Double, rx: Double, ry: Double
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        let nx = (x - cx) / rx, ny = (y - cy) / ry
+        let k = (nx * nx + ny * ny).squareRoot()
+        // Scaled by the local gradient so the edge stays one pixel wide.
+        let gx = nx / rx, gy = ny / ry
+        let g = (gx * gx + gy * gy).squareRoot()
+        return g > 0 ? (k - 1) * k / g : -min(rx, ry)
+    }
+}
+
+struct RingField: DistanceField {
+    let cx: Double, cy: Double, inner: Double, outer: Double
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        let d = ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
+        return max(d - outer, inner - d)
+    }
+}
+
+struct RectField: DistanceField {
+    let x: Double, y: Double, w: Double, h: Double, r: Double
+    @inline(__always) func distance(_ px: Double, _ py: Double) -> Double {
+        let radius = min(r, w / 2, h / 2)
+        let qx = abs(px - (x + w / 2)) - w / 2 + radius, qy = abs(py - (y + h / 2)) - h / 2 + radius
+        let outside = (max(qx, 0) * max(qx, 0) + max(qy, 0) * max(qy, 0)).squareRoot()
+        return outside + min(max(qx, qy), 0) - radius
+    }
+}
+
+struct CapsuleField: DistanceField {
+    let a: Point, b: Point, r: Double
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        Shape.segmentDistance(x, y, a, b) - r
+    }
+}
+
+struct PolylineField: DistanceField {
+    let points: [Point], r: Double
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        var best = Double.infinity
+        points.withUnsafeBufferPointer { p in
+            for i in 1..<max(p.count, 1) { best = min(best, Shape.segmentDistance(x, y, p[i - 1], p[i])) }
+        }
+        return best - r
+    }
+}
+
+struct PolygonField: DistanceField {
+    let points: [Point]
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        var best = Double.infinity
+        var inside = false
+        points.withUnsafeBufferPointer { p in
+            var j = p.count - 1
+            for i in 0..<p.count {
+                let pi = p[i], pj = p[j]
+                best = min(best, Shape.segmentDistance(x, y, pj, pi))
+                if (pi.y > y) != (pj.y > y), x < (pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x { inside.toggle() }
+                j = i
+            }
+        }
+        return inside ? -best : best
     }
 }
