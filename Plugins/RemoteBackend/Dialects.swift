@@ -1,6 +1,16 @@
 import BadgeKit
 import Foundation
 
+extension RemoteOptions {
+    /// A JSON POST with this backend's limits. Never follows a redirect: it carries the key.
+    func post(to url: URL, json: Data, accept: String, credentials: [(name: String, value: String)]) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: url, headers: [("Content-Type", "application/json"), ("Accept", accept)] + credentials,
+            body: json, connectTimeout: connectTimeout, timeout: timeout, idleTimeout: idleTimeout,
+            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caFile: caFile)
+    }
+}
+
 /// What a server answered with: image bytes, or a URL to fetch them from.
 enum RemoteImage {
     case bytes(Data)
@@ -60,12 +70,9 @@ struct OpenAIDialect: Dialect {
         if let quality = options.quality { body["quality"] = quality }
         if let background = options.background { body["background"] = background }
         if let format = options.outputFormat { body["output_format"] = format }
-        return HTTPRequest(
-            method: "POST", url: options.baseURL.appendingPathComponent("images/generations"),
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
-            body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
-            idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
-            allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
+        return options.post(
+            to: options.baseURL.appendingPathComponent("images/generations"), json: try JSONBody.encode(body),
+            accept: "application/json", credentials: credentials)
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -106,12 +113,9 @@ struct Automatic1111Dialect: Dialect {
         if let steps = options.steps { body["steps"] = steps }
         if let cfg = options.cfgScale { body["cfg_scale"] = cfg }
         if let sampler = options.sampler { body["sampler_name"] = sampler }
-        return HTTPRequest(
-            method: "POST", url: options.baseURL.appendingPathComponent("sdapi/v1/txt2img"),
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json")] + credentials,
-            body: try JSONBody.encode(body), connectTimeout: options.connectTimeout, timeout: options.timeout,
-            idleTimeout: options.idleTimeout, maxResponseBytes: options.maxResponseBytes, maxRedirects: 0,
-            allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
+        return options.post(
+            to: options.baseURL.appendingPathComponent("sdapi/v1/txt2img"), json: try JSONBody.encode(body),
+            accept: "application/json", credentials: credentials)
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -137,13 +141,9 @@ struct RawDialect: Dialect {
     func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
         let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
         let body = Self.fill(template, request: request)
-        return HTTPRequest(
-            method: "POST", url: options.baseURL,
-            headers: [("Content-Type", "application/json"), ("Accept", "image/png, image/*")] + credentials,
-            body: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
-            connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
-            maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: options.allowsInsecureHTTP,
-            caFile: options.caFile)
+        return options.post(
+            to: options.baseURL, json: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
+            accept: "image/png, image/*", credentials: credentials)
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {

@@ -23,15 +23,10 @@ public final class FixtureServer: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            line.append(byte)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let line = PipeReading.readLine(stdout.fileHandleForReading) ?? ""
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
-            let why = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let why = String(decoding: PipeReading.readAll(stderr.fileHandleForReading), as: UTF8.self)
             throw StartError(description: "the fixture server \(script.lastPathComponent) did not start: \(why)")
         }
         self.port = port

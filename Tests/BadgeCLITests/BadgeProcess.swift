@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -85,8 +86,8 @@ final class Sandbox: @unchecked Sendable {
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
         let outData = Collected(), errData = Collected()
-        DispatchQueue.global().async(group: group) { outData.data = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData.data = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { outData.data = PipeReading.readAll(out.fileHandleForReading) }
+        DispatchQueue.global().async(group: group) { errData.data = PipeReading.readAll(err.fileHandleForReading) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning {

@@ -84,7 +84,7 @@ struct StoreProcessTests {
         #expect(child.isRunning, "the generation finished before it could be interrupted")
         kill(child.processIdentifier, SIGINT)
         child.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
         #expect(child.terminationReason == .exit)
         #expect(child.terminationStatus == 1, "\(stderr)")
         #expect(stderr.contains("cancelled"), "\(stderr)")

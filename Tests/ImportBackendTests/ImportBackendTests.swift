@@ -30,9 +30,14 @@ struct ImportBackendTests {
         #expect(Self.files("png-crashers").count >= 20)
     }
 
+    /// The first corpus file; a clear failure (not a crash) when the corpus is missing.
+    static func firstPNG() throws -> String {
+        try #require(files("pngsuite").first, "no PNG in \(corpus.path)/pngsuite: is ../shared beside the checkout?")
+    }
+
     @Test func passesTheSharedConformanceSuite() async throws {
         try await GeneratorConformance.check(
-            generator, request: BadgeRequest(prompt: "p", size: 64, source: Self.files("pngsuite")[0]), expectDeterministic: true)
+            generator, request: BadgeRequest(prompt: "p", size: 64, source: try Self.firstPNG()), expectDeterministic: true)
     }
 
     @Test(arguments: ImportBackendTests.files("pngsuite"))
@@ -68,7 +73,7 @@ struct ImportBackendTests {
         }
         // A PNG whose name says JPEG imports all the same.
         let lying = dir.appendingPathComponent("really-a-png.jpg")
-        try FileManager.default.copyItem(atPath: Self.files("pngsuite")[0], toPath: lying.path)
+        try FileManager.default.copyItem(atPath: try Self.firstPNG(), toPath: lying.path)
         let (image, _) = try await importing(lying.path)
         #expect(image.width == 64)
     }
@@ -91,7 +96,7 @@ struct ImportBackendTests {
     }
 
     @Test func standardInputIsReadWithACap() async throws {
-        let png = try Data(contentsOf: URL(fileURLWithPath: Self.files("pngsuite")[0]))
+        let png = try Data(contentsOf: URL(fileURLWithPath: try Self.firstPNG()))
         var generator = ImportGenerator(readStandardInput: { _ in png })
         let (image, _, _) = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 64, source: "-"))
         #expect(image.extra["source"] == "-")
