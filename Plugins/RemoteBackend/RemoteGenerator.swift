@@ -29,7 +29,7 @@ public struct RemoteGenerator: BadgeGenerator {
         switch options.api {
         case .openai: return OpenAIDialect()
         case .automatic1111: return Automatic1111Dialect()
-        case .raw: return RawDialect()
+        case .raw, .jobs: return RawDialect()
         }
     }
 
@@ -55,23 +55,30 @@ public struct RemoteGenerator: BadgeGenerator {
         return []
     }
 
-    private var secrets: [String] {
+    var secrets: [String] {
         [options.apiKeyEnv, options.passwordEnv].compactMap { $0.flatMap { variables[$0] } }.filter { $0.count >= 4 }
     }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
-        let httpRequest = try dialect.makeRequest(request, options: options, credentials: credentials())
-        let where_ = Redact.url(httpRequest.url)
-        let response = try await sendWithRetries(httpRequest, via: http)
-        guard (200..<300).contains(response.status) else { throw serverError(response, url: where_) }
-
-        let context = ResponseContext(backend: name, url: where_)
-        let (image, revisedPrompt) = try dialect.readImage(response, context: context)
         let bytes: Data
-        switch image {
-        case let .bytes(data): bytes = data
-        case let .url(url): bytes = try await download(url, via: http)
+        let revisedPrompt: String?
+        let where_: String
+        if options.api == .jobs {
+            where_ = Redact.url(options.baseURL)
+            bytes = try await JobsClient(generator: self, http: http).run(request, credentials: credentials())
+            revisedPrompt = nil
+        } else {
+            let httpRequest = try dialect.makeRequest(request, options: options, credentials: credentials())
+            where_ = Redact.url(httpRequest.url)
+            let response = try await sendWithRetries(httpRequest, via: http)
+            guard (200..<300).contains(response.status) else { throw serverError(response, url: where_) }
+            let (image, revised) = try dialect.readImage(response, context: ResponseContext(backend: name, url: where_))
+            revisedPrompt = revised
+            switch image {
+            case let .bytes(data): bytes = data
+            case let .url(url): bytes = try await download(url, via: http)
+            }
         }
 
         let header: ImageIntake.Header
@@ -128,7 +135,7 @@ public struct RemoteGenerator: BadgeGenerator {
     }
 
     /// Fetches a result URL: no credentials, https only (loopback excepted), at most 3 redirects.
-    private func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
+    func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
         let request = HTTPRequest(
             url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
             maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false, caFile: options.caFile)
@@ -192,7 +199,7 @@ extension RemoteGenerator: ProbingGenerator {
         switch options.api {
         case .openai: url = options.baseURL.appendingPathComponent("models")
         case .automatic1111: url = options.baseURL.appendingPathComponent("sdapi/v1/sd-models")
-        case .raw: url = options.baseURL
+        case .raw, .jobs: url = options.baseURL
         }
         let request = HTTPRequest(
             url: url, headers: credentials(), connectTimeout: options.connectTimeout, timeout: .seconds(15),

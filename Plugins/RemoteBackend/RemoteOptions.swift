@@ -4,7 +4,7 @@ import Foundation
 /// A remote backend's configuration, read strictly from its config object.
 struct RemoteOptions: Sendable {
     enum API: String, Sendable, CaseIterable {
-        case openai, automatic1111, raw
+        case openai, automatic1111, raw, jobs
     }
 
     var api: API
@@ -25,8 +25,13 @@ struct RemoteOptions: Sendable {
     var maxResponseBytes: Int
     var allowsInsecureHTTP: Bool
     var caFile: String?
-    /// Raw dialect: the JSON body, with "{prompt}", "{size}" and "{seed}" filled in.
+    /// Raw and jobs dialects: the JSON body, with "{prompt}", "{size}" and "{seed}" filled in.
     var bodyTemplate: JSONNode?
+    /// Jobs dialect: where to submit, poll and cancel ("{id}" is the job's id), and how often to poll.
+    var submitPath = "predictions"
+    var statusPath = "predictions/{id}"
+    var cancelPath: String? = "predictions/{id}/cancel"
+    var pollInterval: Duration = .seconds(2)
     // OpenAI dialect: sent only when set.
     var imageSize: String?
     var quality: String?
@@ -42,12 +47,12 @@ struct RemoteOptions: Sendable {
         "type", "api", "url", "model", "apiKeyEnv", "username", "passwordEnv", "timeoutSeconds",
         "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
         "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
-        "cfgScale", "sampler", "caFile", "bodyTemplate",
+        "cfgScale", "sampler", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
     ]
 
     init(_ config: ConfigObject) throws {
         try config.allowOnly(Self.keys)
-        api = API(rawValue: try config.require("api", hint: "one of: openai, automatic1111").oneOf(API.allCases.map(\.rawValue)))!
+        api = API(rawValue: try config.require("api", hint: "one of: openai, automatic1111, raw, jobs").oneOf(API.allCases.map(\.rawValue)))!
         let urlValue = try config.require("url", hint: "the server's base URL, e.g. https://api.openai.com/v1")
         let urlText = try urlValue.nonEmptyString()
         guard let url = URL(string: urlText.hasSuffix("/") ? String(urlText.dropLast()) : urlText),
@@ -81,7 +86,18 @@ struct RemoteOptions: Sendable {
             _ = try template.object()
             bodyTemplate = template.node
         }
-        if api == .raw && bodyTemplate == nil {
+        if let path = config.value("submitPath") { submitPath = try path.string() }
+        if let path = config.value("statusPath") {
+            statusPath = try path.nonEmptyString()
+            guard statusPath.contains("{id}") else { throw path.error("must contain {id}", hint: "e.g. \"predictions/{id}\"") }
+        }
+        if let path = config.value("cancelPath") {
+            if case .null = path.node.value { cancelPath = nil } else { cancelPath = try path.nonEmptyString() }
+        }
+        if let interval = config.value("pollIntervalSeconds") {
+            pollInterval = .milliseconds(Int(try interval.double(in: 0.05...600) * 1000))
+        }
+        if (api == .raw || api == .jobs) && bodyTemplate == nil {
             bodyTemplate = JSONNode(.object([JSONMember(key: "inputs", keyLocation: config.node.location,
                                                         value: JSONNode(.string("{prompt}"), at: config.node.location))]),
                                     at: config.node.location)

@@ -57,8 +57,15 @@ struct PipelineTests {
 
     @Test func cancellingLeavesTheStoreAndNoWorkspace() async throws {
         let before = try fixture.commit(1)
-        let task = Task { try await run(FakeGenerator(.waitsForCancellation)) }
-        try await Task.sleep(for: .milliseconds(100))
+        let generator = WaitingGenerator()
+        let task = Task {
+            try await Pipeline(environment: BadgeEnvironment(variables: [:])).run(
+                BadgeRequest(prompt: "p", size: 64), backend: BackendInstance(name: "waiting", type: "fake", generator: generator),
+                commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
+        }
+        while generator.workspace == nil { try await Task.sleep(for: .milliseconds(10)) }
+        let workspace = try #require(generator.workspace)
+        #expect(FileManager.default.fileExists(atPath: workspace.path))
         task.cancel()
         do {
             _ = try await task.value
@@ -67,9 +74,20 @@ struct PipelineTests {
             #expect(error.code == .cancelled)
         } catch is CancellationError {}
         #expect(try Data(contentsOf: fixture.store().badgeURL) == before)
-        let ours = "badge-work-\(getpid())-"
-        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(ours) }
-        #expect(left.isEmpty, "workspaces left: \(left)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.path), "the workspace was left behind")
+    }
+
+    /// Notes its workspace, then waits to be cancelled.
+    final class WaitingGenerator: BadgeGenerator, @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: URL?
+        var workspace: URL? { lock.withLock { seen } }
+
+        func availability() async -> Availability { .available }
+        func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+            lock.withLock { seen = workspace.directory }
+            while true { try await Task.sleep(for: .milliseconds(10)) }
+        }
     }
 
     @Test func somethingThatIsNotAPNGIsRefused() async throws {

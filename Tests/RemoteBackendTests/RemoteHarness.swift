@@ -40,6 +40,7 @@ final class RemoteHarness: @unchecked Sendable {
         switch api {
         case "openai": base = "http://127.0.0.1:\(server.port)/\(mode)/v1"
         case "raw": base = "http://127.0.0.1:\(server.port)/\(mode)/raw"
+        case "jobs": base = "http://127.0.0.1:\(server.port)/\(mode)"
         default: base = "http://127.0.0.1:\(server.port)/\(mode)"
         }
         let defaults = [

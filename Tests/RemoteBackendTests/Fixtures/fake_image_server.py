@@ -43,6 +43,7 @@ B64 = base64.b64encode(PNG).decode()
 lock = threading.Lock()
 received = []
 counters = {}
+jobs = {}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -69,7 +70,33 @@ class Handler(BaseHTTPRequestHandler):
             counters[mode] = counters.get(mode, 0) + 1
             return counters[mode]
 
+    def job_status(self, mode, job_id):
+        with lock:
+            job = jobs.get(job_id)
+            if job is None:
+                return 404, {"detail": "no such job"}
+            job["polls"] += 1
+            polls = job["polls"]
+            received.append({"mode": mode, "path": self.path, "body": None, "violations": [],
+                             "authorization": self.headers.get("Authorization")})
+        port = self.server.server_address[1]
+        if job.get("cancelled"):
+            return 200, {"id": job_id, "status": "canceled"}
+        if mode == "jobs-ok":
+            if polls < 3:
+                return 200, {"id": job_id, "status": "processing"}
+            return 200, {"id": job_id, "status": "succeeded", "output": [f"http://127.0.0.1:{port}/files/badge.png"]}
+        if mode == "jobs-b64":
+            return 200, {"id": job_id, "status": "succeeded", "output": "data:image/png;base64," + B64}
+        if mode == "jobs-fail":
+            return 200, {"id": job_id, "status": "failed", "error": "CUDA out of memory"}
+        return 200, {"id": job_id, "status": "processing"}
+
     def do_GET(self):
+        parts = self.path.strip("/").split("/")
+        if len(parts) == 3 and parts[1] == "predictions":
+            status, body = self.job_status(parts[0], parts[2])
+            return self.reply(status, body)
         if self.path == "/_requests":
             with lock:
                 return self.reply(200, received)
@@ -100,6 +127,17 @@ class Handler(BaseHTTPRequestHandler):
         a1111 = self.path.endswith("/sdapi/v1/txt2img")
         ok = {"images": [B64]} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
 
+        if self.path.endswith("/predictions"):
+            job_id = f"job-{mode}-{n}"
+            with lock:
+                jobs[job_id] = {"polls": 0}
+            return self.reply(201, {"id": job_id, "status": "starting"})
+        if self.path.endswith("/cancel"):
+            with lock:
+                job_id = self.path.strip("/").split("/")[2]
+                if job_id in jobs:
+                    jobs[job_id]["cancelled"] = True
+            return self.reply(200, {"id": job_id, "status": "canceled"})
         if self.path.endswith("/raw"):
             if mode == "ok":
                 return self.reply(200, PNG, "image/png")

@@ -1,0 +1,130 @@
+import BadgeKit
+import Foundation
+import Logging
+
+/// Asynchronous APIs: submit a job, poll it until it ends or the deadline
+/// passes, then fetch its output (Replicate-style predictions; servers such as
+/// stable-diffusion.cpp's that queue their work). Cancelling badge cancels the
+/// job on the server where the API has a cancel endpoint.
+struct JobsClient {
+    let generator: RemoteGenerator
+    let http: any HTTPTransport
+
+    var options: RemoteOptions { generator.options }
+
+    enum Status {
+        case running
+        case succeeded(RemoteImage)
+        case failed(String)
+    }
+
+    func run(_ request: BadgeRequest, credentials: [(name: String, value: String)]) async throws -> Data {
+        let body = try JSONSerialization.data(
+            withJSONObject: RawDialect.fill(options.bodyTemplate!, request: request), options: [.sortedKeys, .withoutEscapingSlashes])
+        let submitURL = url(options.submitPath, id: nil)
+        let submitted = try await generator.sendWithRetries(
+            options.post(to: submitURL, json: body, accept: "application/json", credentials: credentials), via: http)
+        guard (200..<300).contains(submitted.status) else { throw generator.serverError(submitted, url: Redact.url(submitURL)) }
+        let context = ResponseContext(backend: generator.name, url: Redact.url(submitURL))
+        let job = try JSONBody.object(submitted, context: context)
+        guard let id = (job["id"] as? String) ?? (job["id"] as? Int).map(String.init) ?? (job["job_id"] as? String) else {
+            throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
+        }
+        generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(id)"])
+
+        let deadline = ContinuousClock.now.advanced(by: options.timeout)
+        var status = try Self.status(of: job, context: context)
+        var wait = options.pollInterval
+        do {
+            while case .running = status {
+                if ContinuousClock.now.advanced(by: wait) > deadline {
+                    throw BadgeError(.timeout, "the job \(id) did not finish within \(options.timeout)", backend: generator.name,
+                                     path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
+                }
+                try await Task.sleep(for: wait)
+                let statusURL = url(options.statusPath, id: id)
+                let polled = try await generator.sendWithRetries(
+                    HTTPRequest(url: statusURL, headers: [("Accept", "application/json")] + credentials,
+                                connectTimeout: options.connectTimeout, timeout: .seconds(30), idleTimeout: options.idleTimeout,
+                                maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP,
+                                caFile: options.caFile),
+                    via: http)
+                guard (200..<300).contains(polled.status) else { throw generator.serverError(polled, url: Redact.url(statusURL)) }
+                status = try Self.status(of: try JSONBody.object(polled, context: context), context: context)
+                wait = RetryPolicy.serverDelay(polled, now: generator.now()).map { max($0, options.pollInterval) } ?? options.pollInterval
+            }
+        } catch {
+            if error is CancellationError || (error as? BadgeError)?.code == .timeout {
+                await cancelJob(id, credentials: credentials)
+            }
+            throw error
+        }
+        switch status {
+        case .running:
+            throw BadgeError(.generationFailed, "the job \(id) is still running", backend: generator.name)
+        case let .failed(message):
+            throw BadgeError(.generationFailed, "the job \(id) failed: \(Redact.scrub(message, secrets: generator.secrets))",
+                             backend: generator.name, path: context.url)
+        case let .succeeded(.bytes(data)):
+            return data
+        case let .succeeded(.url(url)):
+            return try await generator.download(url, via: http)
+        }
+    }
+
+    private func url(_ path: String, id: String?) -> URL {
+        let filled = id.map { path.replacingOccurrences(of: "{id}", with: $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0) } ?? path
+        return filled.isEmpty ? options.baseURL : options.baseURL.appendingPathComponent(filled)
+    }
+
+    /// Best effort, and never cancelled itself: the caller is already going away.
+    private func cancelJob(_ id: String, credentials: [(name: String, value: String)]) async {
+        guard let path = options.cancelPath else { return }
+        let request = options.post(to: url(path, id: id), json: Data("{}".utf8), accept: "application/json", credentials: credentials)
+        let http = self.http
+        let logger = generator.logger
+        let name = generator.name
+        await Task.detached {
+            var shortened = request
+            shortened.timeout = .seconds(5)
+            do {
+                _ = try await http.send(shortened)
+                logger.info("job cancelled on the server", metadata: ["backend": "\(name)", "id": "\(id)"])
+            } catch {
+                logger.warning("could not cancel the job on the server", metadata: ["backend": "\(name)", "id": "\(id)"])
+            }
+        }.value
+    }
+
+    static func status(of job: [String: Any], context: ResponseContext) throws -> Status {
+        let state = ((job["status"] as? String) ?? (job["state"] as? String) ?? "").lowercased()
+        switch state {
+        case "succeeded", "completed", "complete", "done", "success", "finished":
+            guard let image = output(job["output"] ?? job["result"] ?? job["images"]) else {
+                throw BadgeError(.generationFailed, "the job finished without an image in its output", backend: context.backend, path: context.url)
+            }
+            return .succeeded(image)
+        case "failed", "error", "canceled", "cancelled", "aborted":
+            let message = (job["error"] as? String) ?? ((job["error"] as? [String: Any])?["message"] as? String) ?? "status \(state)"
+            return .failed(message)
+        case "", "starting", "queued", "pending", "processing", "running", "in_progress", "generating":
+            return .running
+        default:
+            return .running
+        }
+    }
+
+    /// An output field: a URL, a data URL, base64, or a list or object holding one.
+    static func output(_ value: Any?) -> RemoteImage? {
+        if let list = value as? [Any] { return list.lazy.compactMap { output($0) }.first }
+        if let object = value as? [String: Any] {
+            return output(object["url"] ?? object["image"] ?? object["b64_json"] ?? object["images"] ?? object["data"])
+        }
+        guard let text = value as? String else { return nil }
+        if text.hasPrefix("data:") { return StrictBase64.decode(String(text.drop { $0 != "," }.dropFirst())).map(RemoteImage.bytes) }
+        if let url = URL(string: text), let scheme = url.scheme, ["http", "https", "file", "ftp"].contains(scheme.lowercased()) {
+            return .url(url)
+        }
+        return StrictBase64.decode(text).map(RemoteImage.bytes)
+    }
+}

@@ -1,0 +1,78 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+@testable import RemoteBackend
+
+@Suite(.serialized)
+struct JobsTests {
+    static let options = ["pollIntervalSeconds": "0.1", "bodyTemplate": #"{"input": {"prompt": "{prompt}", "seed": "{seed}"}}"#]
+
+    @Test func aJobIsSubmittedPolledAndItsOutputFetched() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        let outcome = try await h.run(mode: "jobs-ok", api: "jobs", options: Self.options)
+        #expect(outcome.metadata.backend == "remote")
+        let requests = try await h.received().filter { ($0["mode"] as? String) == "jobs-ok" }
+        let submit = try #require(requests.first)
+        #expect((submit["path"] as? String)?.hasSuffix("/predictions") == true)
+        let input = try #require((submit["body"] as? [String: Any])?["input"] as? [String: Any])
+        #expect(input["prompt"] as? String == "A pair of dumbbells" && input["seed"] as? Int == 42)
+        #expect(requests.count == 4, "one submit and three polls, got \(requests.count)")
+        #expect(requests.allSatisfy { $0["authorization"] as? String == "Bearer \(RemoteHarness.key)" })
+    }
+
+    @Test func anInlineOutputNeedsNoDownload() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        _ = try await h.run(mode: "jobs-b64", api: "jobs", options: Self.options)
+        #expect(h.currentBadge != h.previousBadge)
+    }
+
+    @Test func aFailedJobSaysWhyAndKeepsTheBadge() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        do {
+            _ = try await h.run(mode: "jobs-fail", api: "jobs", options: Self.options)
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.description.contains("failed: CUDA out of memory"), "\(error)")
+        }
+        #expect(h.currentBadge == h.previousBadge)
+    }
+
+    @Test func theDeadlineEndsAJobThatNeverFinishesAndCancelsIt() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        do {
+            _ = try await h.run(mode: "jobs-slow", api: "jobs", options: Self.options.merging(["timeoutSeconds": "1"]) { $1 })
+            Issue.record("must time out")
+        } catch let error as BadgeError {
+            #expect(error.code == .timeout, "\(error)")
+        }
+        #expect(h.currentBadge == h.previousBadge)
+        let status = try await h.transport.send(HTTPRequest(url: h.server.url("/jobs-slow/predictions/job-jobs-slow-1")))
+        #expect(String(decoding: status.body, as: UTF8.self).contains("canceled"), "an abandoned job must be cancelled")
+    }
+
+    @Test func cancellingBadgeCancelsTheJobOnTheServer() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        let task = Task { try await h.run(mode: "jobs-slow", api: "jobs", options: Self.options.merging(["timeoutSeconds": "30"]) { $1 }) }
+        try await Task.sleep(for: .milliseconds(600))
+        task.cancel()
+        _ = try? await task.value
+        // The server's job table records the cancel request: a poll now says "canceled".
+        let status = try await h.transport.send(HTTPRequest(url: h.server.url("/jobs-slow/predictions/job-jobs-slow-1")))
+        #expect(String(decoding: status.body, as: UTF8.self).contains("canceled"), "the job was not cancelled on the server")
+        #expect(h.currentBadge == h.previousBadge)
+    }
+
+    @Test func outputsComeInManyShapes() {
+        let b64 = TestPNG.solid(width: 2, height: 2, rgb: (1, 2, 3)).base64EncodedString()
+        if case .url = JobsClient.output(["https://x/y.png"]) {} else { Issue.record("a list of URLs") }
+        if case .bytes = JobsClient.output("data:image/png;base64," + b64) {} else { Issue.record("a data URL") }
+        if case .bytes = JobsClient.output(["images": [b64]]) {} else { Issue.record("an object with images") }
+        #expect(JobsClient.output(42) == nil)
+    }
+}
