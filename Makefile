@@ -25,6 +25,7 @@ test: deps
 
 bench: build
 	@scripts/install-deps.sh --with-bench
+	$(SWIFT) build -c release --product BadgeBench
 	@/usr/bin/python3 scripts/bench.py
 
 man: deps

@@ -87,6 +87,13 @@ let package = Package(
             path: "Sources/BadgeCLI"
         ),
 
+        // Measurements for scripts/bench.py (make bench); not a product.
+        .executableTarget(
+            name: "BadgeBench",
+            dependencies: ["BadgeKit", "CurlTransport"],
+            path: "Sources/BadgeBench"
+        ),
+
         .testTarget(name: "BadgeKitTests", dependencies: ["BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(

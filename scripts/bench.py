@@ -5,15 +5,73 @@ Run with `make bench` (it builds badge in release mode and installs Pillow from
 Debian first). Each figure is the median of repeated whole-process runs, so
 start-up, drawing, encoding and writing all count, as a user sees them.
 """
+import http.server
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BADGE = os.environ.get("BADGE_BIN", os.path.join(ROOT, ".build/release/badge"))
+BENCH = os.path.join(ROOT, ".build/release/BadgeBench")
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    """/fast answers at once; /slow after 250 ms, like a model's queue."""
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; without this, Nagle's algorithm
+    # and the client's delayed ACK add 40 ms to every keep-alive response.
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/slow"):
+            time.sleep(0.25)
+        body = b'{"ok": true}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def bench_http(rows):
+    """In-process HTTP through libcurl against the curl CLI, on one loopback server."""
+    if not os.path.exists(BENCH):
+        subprocess.run(["swift", "build", "-c", "release", "--product", "BadgeBench"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+    server = serve()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def ours(path, count, concurrency):
+        out = subprocess.run([BENCH, "http", base + path, str(count), str(concurrency)], check=True,
+                             capture_output=True, text=True).stdout
+        return json.loads(out)
+
+    per_request = statistics.median(ours("/fast", 200, 1)["perRequestMs"] for _ in range(5))
+    curl_process, _ = median_ms(["curl", "-s", "-o", "/dev/null", base + "/fast"], runs=RUNS)
+    # curl fetching 200 URLs in one process reuses its connection, like we do.
+    start = time.perf_counter()
+    subprocess.run(["curl", "-s"] + ["-o", "/dev/null", base + "/fast"] * 200, check=True)
+    curl_reuse = (time.perf_counter() - start) * 1000 / 200
+    rows.append(("HTTP request, in-process (target <= 2 ms)", per_request, per_request, "curl CLI process", curl_process, curl_process))
+    rows.append(("HTTP request, in-process (target <= 2 ms)", per_request, per_request, "curl, 200 URLs", curl_reuse, curl_reuse))
+    overlap = statistics.median(ours("/slow", 64, 8)["totalMs"] for _ in range(3))
+    rows.append(("64 requests, 250 ms latency, 8 at once (<= 2.3 s)", overlap, overlap, "floor 8 x 250 ms", 2000.0, 2000.0))
+    server.shutdown()
 RUNS = int(os.environ.get("BENCH_RUNS", "21"))
 
 
@@ -51,6 +109,8 @@ def main():
     help_ms, help_min = median_ms([BADGE, "--help"], env=env)
     true_ms, true_min = median_ms(["/bin/true"])
     rows.append(("`badge --help` start-up (target <= 30 ms)", help_ms, help_min, "/bin/true", true_ms, true_min))
+
+    bench_http(rows)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")
