@@ -53,6 +53,7 @@ struct BadgeArt {
             "motif": motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", ")),
             "palette": palette.name + (reading.colorWords.isEmpty ? "" : " <- " + reading.colorWords.joined(separator: ", ")),
             "style": style.rawValue,
+            "caption": caption ? "on" : "off",
         ]
         return Result(png: try image.pngData(compression: compression), notes: notes)
     }

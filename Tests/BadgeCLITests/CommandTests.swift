@@ -171,6 +171,23 @@ struct CommandTests {
         #expect(s.badge == nil)
     }
 
+    @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "128", "--seed", "4", "--style", "tile", "Read more books"]).status == 0)
+        let verified = try s.run(["verify"])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(verified.stdout.hasPrefix("verified: every pixel matches"))
+        // The same pixels under another prompt's metadata: the provenance no longer holds.
+        var chunks = try PNG.chunks(in: try #require(s.badge))
+        let index = try #require(chunks.firstIndex { PNG.textEntry($0)?.keyword == "badge:prompt" })
+        chunks[index] = PNG.iTXt(keyword: "badge:prompt", text: "Read more bookz")
+        let tampered = s.root.appendingPathComponent("tampered.png")
+        try PNG.assemble(chunks).write(to: tampered)
+        let refused = try s.run(["verify", tampered.path, "--json"])
+        #expect(refused.status == 1)
+        #expect(try json(refused.stdout)["matches"] as? Bool == false)
+    }
+
     @Test func helpVersionAndCompletions() throws {
         let s = try Sandbox()
         let help = try s.run(["--help"])

@@ -1,0 +1,52 @@
+import BadgeKit
+import Canvas
+import Foundation
+
+/// Checks where a procedural badge came from: re-renders it from the metadata
+/// inside it and compares the pixels.
+public enum Provenance {
+    public struct Report: Sendable, Encodable {
+        public var matches: Bool
+        public var pixels: Int
+        public var differingPixels: Int
+        public var prompt: String
+        public var seed: UInt64
+        public var style: String
+        public var size: Int
+        public var artEngine: String
+    }
+
+    public static func verify(_ url: URL) async throws -> Report {
+        guard let metadata = try BadgeMetadata.read(from: url) else {
+            throw BadgeError(.invalidImage, "the file carries no badge metadata", path: url.path,
+                             hint: "only badges written by badge can be verified")
+        }
+        guard metadata.backendType == ProceduralGenerator.type else {
+            throw BadgeError(.usage, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
+                             path: url.path)
+        }
+        guard metadata.model == ProceduralGenerator.artEngineVersion else {
+            throw BadgeError(.usage, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(ProceduralGenerator.artEngineVersion)",
+                             path: url.path, hint: "verify it with the version of badge that made it")
+        }
+        guard let seed = metadata.seed else {
+            throw BadgeError(.invalidImage, "the badge's metadata has no seed", path: url.path)
+        }
+        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed)
+        let generator = ProceduralGenerator(caption: metadata.extra["caption"] != "off")
+        let data = try Data(contentsOf: url)
+        let art = BadgeArt(request: request, style: BadgeArt.Style(rawValue: metadata.style ?? "medal") ?? .medal,
+                           caption: generator.caption, compression: 1)
+        let differing = try await BlockingExecutor.run { () throws -> Int in
+            let original = try GDImage.decodePNG(data, source: url.path)
+            let fresh = try GDImage.decodePNG(try art.render().png)
+            guard original.width == fresh.width, original.height == fresh.height else { return original.width * original.height }
+            var count = 0
+            for y in 0..<fresh.height { for x in 0..<fresh.width where original.pixel(x, y) != fresh.pixel(x, y) { count += 1 } }
+            return count
+        }
+        return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
+                      prompt: metadata.prompt, seed: seed, style: metadata.style ?? "medal", size: metadata.size,
+                      artEngine: ProceduralGenerator.artEngineVersion)
+    }
+}
