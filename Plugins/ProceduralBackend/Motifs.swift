@@ -20,7 +20,7 @@ struct Frame {
 /// face colour) for details carved out of it.
 struct MotifPainter {
     let canvas: Canvas
-    let frame: Frame
+    var frame: Frame
     let ink: RGBA
     let cut: RGBA
     var random: SplitMix64
@@ -60,8 +60,210 @@ struct MotifPainter {
         case .sun: sun()
         case .runner: runner()
         case .mountain: mountain()
+        case .bicycle: bicycle()
+        case .swimmer: swimmer()
+        case .meditation: meditation()
+        case .moon: moon()
+        case .waves: waves()
+        case .pencil: pencil()
+        case .music: music()
+        case .laptop: laptop()
+        case .speech: speech()
+        case .leaf: leaf()
+        case .cup: cup()
+        case .coins: coins()
+        case .globe: globe()
+        case .camera: camera()
         case .abstract: abstract()
         }
+    }
+
+    private func ring(_ x: Double, _ y: Double, _ r: Double, _ thickness: Double, _ color: RGBA? = nil) {
+        fill(.ring(center: frame.p(x, y), inner: frame.len(r - thickness / 2), outer: frame.len(r + thickness / 2)), color)
+    }
+
+    private func circle(_ x: Double, _ y: Double, _ r: Double, _ color: RGBA? = nil) {
+        fill(.circle(center: frame.p(x, y), radius: frame.len(r)), color)
+    }
+
+    private func stroke(_ points: [(Double, Double)], _ r: Double, _ color: RGBA? = nil) {
+        fill(.polyline(points.map { frame.p($0.0, $0.1) }, radius: frame.len(r)), color)
+    }
+
+    private func wave(y: Double, from x0: Double, to x1: Double, amplitude: Double, periods: Double, phase: Double = 0) -> [(Double, Double)] {
+        (0...40).map { i in
+            let x = x0 + (x1 - x0) * Double(i) / 40
+            return (x, y + amplitude * sin((Double(i) / 40 * periods + phase) * 2 * .pi))
+        }
+    }
+
+    private func arc(_ cx: Double, _ cy: Double, _ r: Double, from a0: Double, to a1: Double, steps: Int = 32) -> [(Double, Double)] {
+        (0...steps).map { i in
+            let a = a0 + (a1 - a0) * Double(i) / Double(steps)
+            return (cx + cos(a) * r, cy + sin(a) * r)
+        }
+    }
+
+    private func star(_ x: Double, _ y: Double, _ r: Double, points: Int = 5) {
+        let p = (0..<(points * 2)).map { k -> (Double, Double) in
+            let a = Double(k) / Double(points * 2) * 2 * .pi - .pi / 2
+            let radius = k % 2 == 0 ? r : r * 0.45
+            return (x + cos(a) * radius, y + sin(a) * radius)
+        }
+        polygon(p)
+    }
+
+    private func bicycle() {
+        for x in [-0.55, 0.55] {
+            ring(x, 0.32, 0.36, 0.08)
+            circle(x, 0.32, 0.05)
+        }
+        let rear = (-0.55, 0.32), crank = (-0.05, 0.32), seat = (-0.22, -0.22), head = (0.38, -0.22), front = (0.55, 0.32)
+        stroke([rear, seat, crank, rear], 0.045)
+        stroke([crank, head, seat], 0.045)
+        stroke([head, front], 0.045)
+        stroke([head, (0.32, -0.45), (0.5, -0.48)], 0.04)
+        stroke([(-0.34, -0.3), (-0.1, -0.3)], 0.055)
+        circle(crank.0, crank.1, 0.08)
+    }
+
+    private func swimmer() {
+        circle(0.42, -0.12, 0.14)
+        stroke([(0.25, 0.02), (-0.15, 0.12), (-0.6, 0.1)], 0.1)
+        stroke([(0.1, 0.0), (0.2, -0.4), (0.55, -0.5)], 0.08)
+        stroke(wave(y: 0.32, from: -0.95, to: 0.95, amplitude: 0.06, periods: 3), 0.055)
+        stroke(wave(y: 0.58, from: -0.8, to: 0.8, amplitude: 0.06, periods: 2.5, phase: 0.3), 0.055)
+    }
+
+    private func meditation() {
+        circle(0, -0.6, 0.16)
+        polygon([(-0.2, -0.38), (0.2, -0.38), (0.26, 0.18), (-0.26, 0.18)])
+        for side in [-1.0, 1.0] {
+            stroke([(side * 0.18, -0.32), (side * 0.42, -0.02), (side * 0.56, 0.2)], 0.075)
+            circle(side * 0.58, 0.22, 0.07)
+        }
+        fill(.ellipse(center: frame.p(0, 0.34), rx: frame.len(0.75), ry: frame.len(0.2)))
+        stroke([(-0.45, 0.3), (0.45, 0.38)], 0.03, cut)
+    }
+
+    private func moon() {
+        // A crescent: the big disc less a smaller one, traced along both arcs.
+        let r1 = 0.62, cx = 0.3, cy = -0.22, r2 = 0.52
+        let d = (cx * cx + cy * cy).squareRoot()
+        let a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+        let phi = atan2(cy, cx)
+        let alpha1 = acos(a / r1), alpha2 = acos((d - a) / r2)
+        let outer = arc(-0.12, 0.1, r1, from: phi + alpha1, to: phi + 2 * .pi - alpha1, steps: 64)
+        let inner = arc(-0.12 + cx, 0.1 + cy, r2, from: phi + .pi + alpha2, to: phi + .pi - alpha2, steps: 48)
+        polygon(outer + inner)
+        star(0.55, -0.55, 0.14)
+        star(0.25, 0.45, 0.09)
+        star(0.75, 0.05, 0.07)
+    }
+
+    private func waves() {
+        for (k, y) in [-0.35, 0.05, 0.45].enumerated() {
+            stroke(wave(y: y, from: -0.85, to: 0.85, amplitude: 0.11, periods: 2, phase: Double(k) * 0.2), 0.085)
+        }
+    }
+
+    private func pencil() {
+        var tilted = self
+        tilted.frame.angle += .pi / 4
+        tilted.box(0, 0.02, 0.32, 1.0, 0.02)
+        tilted.polygon([(-0.16, 0.52), (0.16, 0.52), (0, 0.9)])
+        tilted.polygon([(-0.05, 0.78), (0.05, 0.78), (0, 0.9)], cut)
+        tilted.box(0, -0.6, 0.32, 0.16, 0.06)
+        tilted.box(0, -0.47, 0.34, 0.05, 0, cut)
+        tilted.stroke([(0, -0.4), (0, 0.45)], 0.02, cut)
+    }
+
+    private func music() {
+        for (x, y) in [(-0.4, 0.5), (0.42, 0.34)] {
+            var tilted = self
+            tilted.frame = Frame(center: frame.p(x, y), radius: frame.radius, angle: frame.angle - 0.35)
+            tilted.fill(.ellipse(center: tilted.frame.p(0, 0), rx: frame.len(0.2), ry: frame.len(0.14)))
+        }
+        capsule(-0.22, 0.46, -0.22, -0.5, 0.045)
+        capsule(0.6, 0.3, 0.6, -0.66, 0.045)
+        polygon([(-0.26, -0.5), (0.64, -0.7), (0.64, -0.5), (-0.26, -0.3)])
+    }
+
+    private func laptop() {
+        box(0, -0.18, 1.3, 0.86, 0.06)
+        box(0, -0.18, 1.16, 0.72, 0.02, cut)
+        polygon([(-0.82, 0.32), (0.82, 0.32), (0.95, 0.5), (-0.95, 0.5)])
+        // </> on the screen
+        stroke([(-0.2, -0.36), (-0.38, -0.18), (-0.2, 0.0)], 0.045)
+        stroke([(0.2, -0.36), (0.38, -0.18), (0.2, 0.0)], 0.045)
+        stroke([(0.07, -0.4), (-0.07, 0.04)], 0.04)
+    }
+
+    private func speech() {
+        box(-0.08, -0.12, 1.5, 0.98, 0.3)
+        polygon([(-0.45, 0.3), (-0.1, 0.3), (-0.62, 0.72)])
+        for x in [-0.45, -0.08, 0.29] { circle(x, -0.12, 0.09, cut) }
+    }
+
+    private func leaf() {
+        let upper = arc(0, 0.95, 1.45, from: -.pi / 2 - 0.58, to: -.pi / 2 + 0.58)
+        let lower = arc(0, -0.95, 1.45, from: .pi / 2 - 0.58, to: .pi / 2 + 0.58)
+        var tilted = self
+        tilted.frame.angle -= 0.7
+        tilted.polygon(upper + lower)
+        tilted.stroke([(-0.78, 0), (0.7, 0)], 0.035, cut)
+        for x in [-0.35, 0.0, 0.35] {
+            tilted.stroke([(x, 0), (x + 0.22, -0.22)], 0.025, cut)
+            tilted.stroke([(x, 0), (x + 0.22, 0.22)], 0.025, cut)
+        }
+        tilted.stroke([(-0.78, 0), (-1.0, 0.0)], 0.045)
+    }
+
+    private func cup() {
+        ring(0.42, 0.18, 0.22, 0.09)
+        polygon([(-0.62, -0.2), (0.42, -0.2), (0.34, 0.62), (-0.54, 0.62)])
+        box(-0.1, 0.72, 1.2, 0.09, 0.045)
+        for x in [-0.38, -0.1, 0.18] {
+            stroke((0...20).map { i in
+                let t = Double(i) / 20
+                return (x + 0.07 * sin(t * 2 * .pi), -0.35 - t * 0.45)
+            }, 0.035)
+        }
+    }
+
+    private func coins() {
+        for k in 0..<4 {
+            let y = 0.62 - Double(k) * 0.16
+            fill(.ellipse(center: frame.p(-0.25, y), rx: frame.len(0.48), ry: frame.len(0.13)))
+            fill(.ellipse(center: frame.p(-0.25, y - 0.02), rx: frame.len(0.46), ry: frame.len(0.11)), cut, opacity: 0.25)
+        }
+        circle(0.4, -0.3, 0.45)
+        ring(0.4, -0.3, 0.34, 0.05, cut)
+        star(0.4, -0.3, 0.18)
+    }
+
+    private func globe() {
+        circle(0, 0, 0.78)
+        let meridian = { (rx: Double) in (0...48).map { i -> (Double, Double) in
+            let a = Double(i) / 48 * 2 * .pi
+            return (cos(a) * rx, sin(a) * 0.78)
+        } }
+        stroke(meridian(0.35), 0.03, cut)
+        stroke([(0, -0.78), (0, 0.78)], 0.03, cut)
+        stroke([(-0.78, 0), (0.78, 0)], 0.03, cut)
+        for y in [-0.42, 0.42] {
+            let half = (0.78 * 0.78 - y * y).squareRoot()
+            stroke([(-half, y), (half, y)], 0.03, cut)
+        }
+    }
+
+    private func camera() {
+        box(0, 0.1, 1.6, 1.0, 0.14)
+        box(-0.2, -0.45, 0.5, 0.22, 0.06)
+        circle(0, 0.12, 0.36, cut)
+        circle(0, 0.12, 0.26)
+        circle(-0.08, 0.03, 0.07, cut)
+        circle(0.55, -0.2, 0.06, cut)
     }
 
     private func dumbbells() {

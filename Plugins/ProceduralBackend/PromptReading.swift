@@ -2,7 +2,9 @@ import Foundation
 
 /// The motifs the procedural backend can draw.
 enum Motif: String, CaseIterable, Sendable {
-    case dumbbells, tree, forest, path, book, drop, heart, sun, runner, mountain, abstract
+    case dumbbells, tree, forest, path, book, drop, heart, sun, runner, mountain
+    case bicycle, swimmer, meditation, moon, waves, pencil, music, laptop, speech, leaf, cup, coins, globe, camera
+    case abstract
 
     /// The hue a motif suggests when the prompt names no colour: water is blue,
     /// a forest green. The seed still moves it a little.
@@ -14,7 +16,14 @@ enum Motif: String, CaseIterable, Sendable {
         case .sun: return 32
         case .mountain: return 215
         case .book: return 225
-        case .dumbbells, .runner, .abstract: return nil
+        case .waves, .swimmer: return 198
+        case .moon: return 238
+        case .leaf: return 110
+        case .cup: return 24
+        case .coins: return 150
+        case .globe: return 205
+        case .meditation: return 275
+        case .dumbbells, .runner, .abstract, .bicycle, .pencil, .music, .laptop, .speech, .camera: return nil
         }
     }
 }
@@ -40,7 +49,25 @@ struct PromptReading: Sendable {
         "sun": .sun, "sunris": .sun, "sunrise": .sun, "sunset": .sun, "sunshine": .sun, "sunny": .sun, "morning": .sun, "earli": .sun, "early": .sun, "dawn": .sun,
         "run": .runner, "runn": .runner, "jog": .runner, "marathon": .runner, "sprint": .runner, "5k": .runner, "10k": .runner, "race": .runner,
         "mountain": .mountain, "climb": .mountain, "peak": .mountain, "summit": .mountain, "alp": .mountain,
+        "bike": .bicycle, "bicycl": .bicycle, "bicycle": .bicycle, "cycle": .bicycle, "cycl": .bicycle, "cycling": .bicycle, "ride": .bicycle,
+        "swim": .swimmer, "swimm": .swimmer, "pool": .swimmer,
+        "yoga": .meditation, "meditat": .meditation, "meditate": .meditation, "meditation": .meditation, "mindful": .meditation, "breath": .meditation, "calm": .meditation,
+        "moon": .moon, "star": .moon, "stars": .moon, "sleep": .moon, "bed": .moon, "bedtim": .moon, "rest": .moon,
+        "wave": .waves, "ocean": .waves, "sea": .waves, "surf": .waves, "beach": .waves,
+        "write": .pencil, "writ": .pencil, "pen": .pencil, "pencil": .pencil, "journal": .pencil, "diary": .pencil, "poem": .pencil,
+        "music": .music, "song": .music, "sing": .music, "guitar": .music, "piano": .music,
+        "code": .laptop, "cod": .laptop, "program": .laptop, "laptop": .laptop, "computer": .laptop, "develop": .laptop, "app": .laptop,
+        "language": .speech, "languag": .speech, "speak": .speech, "talk": .speech, "spanish": .speech, "french": .speech, "call": .speech,
+        "leaf": .leaf, "green": .leaf, "vegetabl": .leaf, "vegan": .leaf, "salad": .leaf, "veggi": .leaf, "eat": .leaf,
+        "coffee": .cup, "tea": .cup, "cup": .cup, "mug": .cup,
+        "save": .coins, "sav": .coins, "saving": .coins, "money": .coins, "coin": .coins, "budget": .coins, "invest": .coins,
+        "travel": .globe, "trip": .globe, "world": .globe, "globe": .globe, "abroad": .globe, "visit": .globe, "fly": .globe,
+        "photo": .camera, "photograph": .camera, "camera": .camera, "picture": .camera,
     ]
+
+    /// Words that suggest a motif only when nothing more specific does:
+    /// "Learn the guitar" is about music, not books.
+    static let weak: Set<String> = ["learn", "study", "walk", "eat", "call", "health", "healthy", "fit", "app", "kind", "rest", "early", "earli"]
 
     /// Words that join others; a shortened caption never ends on one.
     static let linkers: Set<String> = ["through", "with", "at", "by", "from", "into", "over", "under", "before", "after"]
@@ -66,13 +93,14 @@ struct PromptReading: Sendable {
         caption = Self.caption(prompt)
     }
 
-    /// The motif to draw: composed scenes first ("a path through a forest").
+    /// The motif to draw: composed scenes first ("a path through a forest"),
+    /// then the first motif a specific word chose, then one a weak word chose.
     var scene: (Motif, [String]) {
-        let kinds = motifs.map(\.0)
-        if kinds.contains(.path), let other = motifs.first(where: { $0.0 == .forest || $0.0 == .tree }) {
-            return (.path, [motifs.first { $0.0 == .path }!.1, other.1])
+        if let path = motifs.first(where: { $0.0 == .path }), let trees = motifs.first(where: { $0.0 == .forest || $0.0 == .tree }) {
+            return (.path, [path.1, trees.1])
         }
-        if let first = motifs.first { return (first.0, [first.1]) }
+        let strong = motifs.filter { !Self.weak.contains($0.1) }
+        if let first = strong.first ?? motifs.first { return (first.0, [first.1]) }
         return (.abstract, [])
     }
 

@@ -66,9 +66,31 @@ struct ProceduralBackendTests {
         ("Read 20 books", .book), ("Drink more water", .drop), ("Love my family", .heart),
         ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .abstract), ("🎉🎉", .abstract),
         ("Be kinder", .heart), ("", .abstract),
+        ("Cycle to work", .bicycle), ("Swim twice a week", .swimmer), ("Meditate daily", .meditation), ("Yoga mornings", .meditation),
+        ("Sleep before midnight", .moon), ("Watch the stars", .moon), ("Surf the ocean", .waves), ("Write a journal", .pencil),
+        ("Learn the guitar", .music), ("Code every day", .laptop), ("Speak Spanish", .speech), ("Eat more greens", .leaf),
+        ("Less coffee", .cup), ("Save money", .coins), ("Travel the world", .globe), ("Photography walks", .camera),
+        ("Learn something new", .book), ("Walk every day", .path),
     ])
     func wordsChooseTheMotif(prompt: String, motif: Motif) {
         #expect(PromptReading(prompt).scene.0 == motif)
+    }
+
+    @Test func thereAreAtLeast24DrawnMotifs() {
+        #expect(Motif.allCases.filter { $0 != .abstract }.count >= 24)
+        #expect(Set(PromptReading.lexicon.values).count == Motif.allCases.count - 1, "every motif has words that choose it")
+    }
+
+    @Test(arguments: Motif.allCases)
+    func everyMotifDrawsInkOnTheFace(motif: Motif) throws {
+        let canvas = try Canvas(width: 200, height: 200, background: RGBA(20, 40, 90))
+        var painter = MotifPainter(canvas: canvas, frame: Frame(center: Point(100, 100), radius: 80), ink: .white,
+                                   cut: RGBA(20, 40, 90), random: SplitMix64(seed: 1))
+        painter.draw(motif)
+        var inked = 0
+        for y in 0..<200 { for x in 0..<200 where canvas.pixel(x, y).r > 200 { inked += 1 } }
+        // A recognisable pictogram covers a fair part of its box: neither a speck nor a blot.
+        #expect(inked > 2_000 && inked < 30_000, "\(motif) inks \(inked) of 40000 pixels")
     }
 
     @Test func aPathThroughAForestComposesBoth() {
