@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BADGE := .build/release/badge
 
-.PHONY: deps build demo test bench man clean
+.PHONY: deps build demo test bench man gallery clean
 
 deps:
 	@scripts/install-deps.sh
@@ -27,6 +27,9 @@ bench: build
 	@scripts/install-deps.sh --with-bench
 	$(SWIFT) build -c release --product BadgeBench
 	@/usr/bin/python3 scripts/bench.py
+
+gallery: build
+	scripts/gallery.sh
 
 man: deps
 	$(SWIFT) package --allow-writing-to-package-directory generate-manual

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Renders a fixed set of promises in every procedural style into docs/gallery/,
+# with a fixed seed, so a change to the art engine shows up as a change here.
+# Run: make gallery (builds badge first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+badge=${BADGE_BIN:-.build/release/badge}
+out=docs/gallery
+size=${GALLERY_SIZE:-256}
+mkdir -p "$out"
+rm -f "$out"/*.png
+
+prompts=(
+  "A pair of dumbbells"
+  "A path through a forest"
+  "Run a marathon"
+  "Read 20 books"
+  "Drink more water"
+  "Meditate daily"
+  "Sleep before midnight"
+  "Learn the guitar"
+  "Save money"
+  "Travel the world"
+  "Eat more greens"
+  "Climb a mountain in midnight blue"
+)
+styles=(medal tile)
+
+for prompt in "${prompts[@]}"; do
+  slug=$(printf '%s' "$prompt" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' | sed 's/--*/-/g; s/-$//')
+  for style in "${styles[@]}"; do
+    "$badge" generate --backend procedural --style "$style" --size "$size" --seed 1 \
+      --output "$out/$slug-$style.png" "$prompt" > /dev/null
+  done
+done
+printf 'gallery: %s badges in %s\n' "$(ls -1 "$out" | wc -l)" "$out"
