@@ -24,7 +24,7 @@ prompts=(
   "Eat more greens"
   "Climb a mountain in midnight blue"
 )
-styles=(medal tile)
+styles=(medal tile flat sketch)
 
 for prompt in "${prompts[@]}"; do
   slug=$(printf '%s' "$prompt" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' | sed 's/--*/-/g; s/-$//')

@@ -4,8 +4,28 @@ import Foundation
 
 /// Draws one badge: the art engine's whole picture for a request.
 struct BadgeArt {
-    enum Style: String, CaseIterable {
-        case medal, tile
+    enum Style: String, CaseIterable, Sendable {
+        /// A round badge with a metal rim and depth, like a fitness achievement.
+        case medal
+        /// Full-bleed square, edge to edge, no border, no rounded corners.
+        case tile
+        /// A round badge in solid colours: no gradients, no shadow.
+        case flat
+        /// Line art on paper.
+        case sketch
+    }
+
+    /// The style asked for by name (an unknown name is the caller's error), else
+    /// the one the prompt asks for, else a medal.
+    static func style(named name: String?, reading: PromptReading) throws -> Style {
+        if let name {
+            guard let style = Style(rawValue: name) else {
+                throw BadgeError(.usage, "the procedural backend has no style \"\(name)\"",
+                                 hint: "choose one of: \(Style.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return style
+        }
+        return reading.style ?? .medal
     }
 
     struct Result {
@@ -14,55 +34,76 @@ struct BadgeArt {
     }
 
     let request: BadgeRequest
-    let style: Style
     let caption: Bool
     let compression: Int
 
     func render() throws -> Result {
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
+        let style = try Self.style(named: request.style, reading: reading)
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
         let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
         let canvas = try Canvas(width: request.size, height: request.size)
-        let text = caption ? fittedCaption(reading.caption, size: size) : nil
-        let motifCenterY = text == nil ? 0.5 : (style == .medal ? 0.44 : 0.43)
+        let round = style != .tile
+        let text = caption ? fittedCaption(reading.caption, size: size, round: round) : nil
+        let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
 
         switch style {
         case .medal: drawMedal(canvas, size: size, palette: palette, random: &random)
         case .tile: drawTile(canvas, size: size, palette: palette)
+        case .flat: drawFlat(canvas, size: size, palette: palette)
+        case .sketch: drawPaper(canvas, size: size)
+        }
+        if reading.grain && style != .sketch {
+            canvas.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
         }
         // The seed turns the motif a little, so variants differ at a glance.
         let tilt = (random.unit() - 0.5) * 0.16
-        let motifRadius = size * (style == .medal ? (text == nil ? 0.25 : 0.2) : (text == nil ? 0.32 : 0.27))
-        var painter = MotifPainter(
-            canvas: canvas, frame: Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt),
-            ink: palette.ink, cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
-        // A soft shadow under the motif lifts it off the face.
-        painter.draw(motif)
+        let motifRadius = size * (round ? (text == nil ? 0.25 : 0.2) : (text == nil ? 0.32 : 0.27))
+        let frame = Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt)
+        if reading.glow && style != .sketch {
+            canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
+                        softness: motifRadius * 0.55)
+        }
+        let sketchInk = RGBA(44, 44, 56)
+        if style == .sketch {
+            // Line art: the motif is drawn as a mask, and only its outline is inked.
+            let mask = try Canvas(width: request.size, height: request.size)
+            var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
+            painter.draw(motif)
+            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
+        } else {
+            var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
+                                       cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
+            painter.draw(motif)
+        }
 
         let image = try GDImage(canvas)
         if let (string, pixelSize) = text {
             let font = try Font.caption()
             let box = try font.measure(string, pixelSize: pixelSize)
-            let y = Int(size * (style == .medal ? 0.685 : 0.8))
-            try image.draw(string, font: font, pixelSize: pixelSize, color: palette.ink,
+            let y = Int(size * (round ? 0.685 : 0.8))
+            try image.draw(string, font: font, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
                            x: (request.size - box.width) / 2, y: y - box.height / 2)
         }
-        let notes = [
+        var notes = [
             "motif": motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", ")),
             "palette": palette.name + (reading.colorWords.isEmpty ? "" : " <- " + reading.colorWords.joined(separator: ", ")),
-            "style": style.rawValue,
+            "style": style.rawValue + (request.style == nil && reading.style != nil ? " (from the prompt)" : ""),
             "caption": caption ? "on" : "off",
         ]
+        let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
+        if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
+        if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
         return Result(png: try image.pngData(compression: compression), notes: notes)
     }
 
     /// The caption and the pixel size at which it fits the badge, or nil when
     /// nothing of the prompt can be drawn or the badge is too small to read it.
-    private func fittedCaption(_ caption: String, size: Double) -> (String, Double)? {
+    private func fittedCaption(_ caption: String, size: Double, round: Bool) -> (String, Double)? {
         guard !caption.isEmpty, size >= 96, let font = try? Font.caption() else { return nil }
-        let maxWidth = size * (style == .medal ? 0.56 : 0.8)
+        let maxWidth = size * (round ? 0.56 : 0.8)
         let all = caption.split(separator: " ").map(String.init)
         // Shorter forms in turn: everything, then without the small words, then
         // fewer words, never ending on a small word ("PATH THROUGH A").
@@ -116,6 +157,20 @@ struct BadgeArt {
         canvas.fill(.ellipse(center: Point(c.x, c.y - inner * 0.55), rx: inner * 0.78, ry: inner * 0.38),
                     with: .linear(start: Point(0, c.y - inner), end: Point(0, c.y - inner * 0.15),
                                   stops: [(0, RGBA(255, 255, 255, 46)), (1, RGBA(255, 255, 255, 0))]))
+    }
+
+    private func drawFlat(_ canvas: Canvas, size s: Double, palette: Palette) {
+        let c = Point(s / 2, s / 2)
+        canvas.fill(.circle(center: c, radius: s * 0.455), with: .solid(palette.rimLight.mixed(with: palette.rimDark, 0.35)))
+        canvas.fill(.circle(center: c, radius: s * 0.385), with: .solid(palette.faceLight.mixed(with: palette.faceDark, 0.45)))
+    }
+
+    private func drawPaper(_ canvas: Canvas, size s: Double) {
+        let c = Point(s / 2, s / 2)
+        let ink = RGBA(44, 44, 56)
+        canvas.fill(.circle(center: c, radius: s * 0.455), with: .solid(RGBA(250, 246, 234)))
+        canvas.fill(.ring(center: c, inner: s * 0.44, outer: s * 0.455), with: .solid(ink))
+        canvas.fill(.ring(center: c, inner: s * 0.408, outer: s * 0.414), with: .solid(ink.withAlpha(200)))
     }
 
     private func drawTile(_ canvas: Canvas, size s: Double, palette: Palette) {

@@ -51,6 +51,13 @@ struct Palette: Sendable {
             saturation = base.saturation
             lightness = base.lightness
             name = word
+        } else if let word = colorWords.first(where: { CSSColors.named[$0] != nil }), let css = CSSColors.color(word) {
+            // A CSS colour keeps its hue; its lightness is brought into the band where white ink reads.
+            let hsl = css.hsl
+            hue = hsl.h
+            saturation = hsl.s
+            lightness = min(max(hsl.l, 0.16), 0.46)
+            name = word
         }
         for word in colorWords {
             guard let mood = moods[word] else { continue }

@@ -32,12 +32,8 @@ public struct ProceduralGenerator: BadgeGenerator {
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         try request.validate()
-        let styleName = request.style ?? BadgeArt.Style.medal.rawValue
-        guard let style = BadgeArt.Style(rawValue: styleName) else {
-            throw BadgeError(.usage, "the procedural backend has no style \"\(styleName)\"",
-                             hint: "choose one of: \(Self.styles.joined(separator: ", "))")
-        }
-        let art = BadgeArt(request: request, style: style, caption: caption, compression: compression)
+        _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
+        let art = BadgeArt(request: request, caption: caption, compression: compression)
         let result = try await BlockingExecutor.run { try art.render() }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(

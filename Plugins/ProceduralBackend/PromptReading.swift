@@ -34,6 +34,22 @@ struct PromptReading: Sendable {
     var motifs: [(Motif, String)]
     var colorWords: [String]
     var caption: String
+    /// A style the prompt asks for in words ("a minimalist tree") or with a
+    /// Midjourney-style flag ("--style sketch").
+    var style: BadgeArt.Style?
+    var grain = false
+    var glow = false
+    /// What badge did with flags it cannot honour ("--ar 16:9").
+    var notes: [String] = []
+
+    static let styleWords: [String: BadgeArt.Style] = [
+        "flat": .flat, "minimalist": .flat, "minimal": .flat, "simple": .flat,
+        "sketch": .sketch, "sketched": .sketch, "drawing": .sketch, "drawn": .sketch, "lineart": .sketch, "outline": .sketch,
+        "tile": .tile, "square": .tile, "icon": .tile,
+        "medal": .medal, "gradient": .medal, "badge": .medal,
+    ]
+    static let grainWords: Set<String> = ["grain", "grainy", "film", "noise", "noisy", "textured"]
+    static let glowWords: Set<String> = ["glow", "glowing", "neon", "shine", "shining", "radiant"]
 
     /// Word stems to motifs. Stems come from `stem(_:)`, so "runner", "running"
     /// and "runs" all find "run".
@@ -79,18 +95,64 @@ struct PromptReading: Sendable {
     static let fillers: Set<String> = ["a", "an", "the", "to", "of", "i", "will", "my", "more", "every", "each", "and", "for", "in", "on", "pair"]
 
     init(_ prompt: String) {
-        let words = Self.words(prompt)
+        let (text, flags) = Self.separateFlags(prompt)
+        let words = Self.words(text)
         var motifs: [(Motif, String)] = []
         var colors: [String] = []
-        for word in words {
+        var skipNext = false
+        for (i, word) in words.enumerated() {
+            let skipping = skipNext
+            skipNext = false
             if let motif = Self.lexicon[word] ?? Self.lexicon[Self.stem(word)], !motifs.contains(where: { $0.0 == motif }) {
                 motifs.append((motif, word))
             }
-            if Palette.named[word] != nil || Palette.moods[word] != nil { colors.append(word) }
+            if i + 1 < words.count, CSSColors.named[word + words[i + 1]] != nil {
+                colors.append(word + words[i + 1])  // "sea green" is seagreen
+                skipNext = true
+            } else if !skipping, Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil {
+                colors.append(word)
+            }
+            if style == nil, let named = Self.styleWords[word] { style = named }
+            if Self.grainWords.contains(word) { grain = true }
+            if Self.glowWords.contains(word) { glow = true }
         }
         self.motifs = motifs
         colorWords = colors
-        caption = Self.caption(prompt)
+        caption = Self.caption(text)
+        for (name, value) in flags {
+            switch name {
+            case "ar", "aspect":
+                if value != "1:1" { notes.append("--ar \(value) ignored: a badge is always square") }
+            case "style":
+                if let named = BadgeArt.Style(rawValue: value.lowercased()) {
+                    style = named
+                } else {
+                    notes.append("--style \(value) is not a procedural style; known: \(BadgeArt.Style.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+            default:
+                notes.append("--\(name) ignored: the procedural backend knows --ar and --style")
+            }
+        }
+    }
+
+    /// Splits Midjourney-style flags ("--ar 16:9", "--style raw") off the prompt.
+    static func separateFlags(_ prompt: String) -> (text: String, flags: [(String, String)]) {
+        var kept: [Substring] = []
+        var flags: [(String, String)] = []
+        var tokens = prompt.split(whereSeparator: \.isWhitespace)[...]
+        while let token = tokens.popFirst() {
+            guard token.hasPrefix("--"), token.count > 2 else {
+                kept.append(token)
+                continue
+            }
+            var value = ""
+            if let next = tokens.first, !next.hasPrefix("--") {
+                value = String(next)
+                tokens.removeFirst()
+            }
+            flags.append((token.dropFirst(2).lowercased(), value))
+        }
+        return (kept.joined(separator: " "), flags)
     }
 
     /// The motif to draw: composed scenes first ("a path through a forest"),
@@ -122,9 +184,11 @@ struct PromptReading: Sendable {
         let words = prompt.split(whereSeparator: \.isWhitespace).map { word in
             String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
         }.filter { !$0.isEmpty }
-        var kept = words
+        // Words about the look ("minimalist", "glowing") are not part of the promise.
+        let look = Set(styleWords.keys).union(grainWords).union(glowWords)
+        var kept = words.filter { !look.contains($0.lowercased().trimmingCharacters(in: .punctuationCharacters)) }
         while let first = kept.first, leading.contains(first.lowercased()), kept.count > 1 { kept.removeFirst() }
-        return kept.joined(separator: " ").uppercased()
+        return kept.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: ",.;:!?-' ")).uppercased()
     }
 
     /// Latin, Greek, Cyrillic, digits and common punctuation: what DejaVu Sans draws.

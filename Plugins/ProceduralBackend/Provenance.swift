@@ -35,8 +35,7 @@ public enum Provenance {
         let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed)
         let generator = ProceduralGenerator(caption: metadata.extra["caption"] != "off")
         let data = try Data(contentsOf: url)
-        let art = BadgeArt(request: request, style: BadgeArt.Style(rawValue: metadata.style ?? "medal") ?? .medal,
-                           caption: generator.caption, compression: 1)
+        let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
         let differing = try await BlockingExecutor.run { () throws -> Int in
             let original = try GDImage.decodePNG(data, source: url.path)
             let fresh = try GDImage.decodePNG(try art.render().png)

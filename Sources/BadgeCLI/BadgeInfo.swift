@@ -52,6 +52,7 @@ struct BadgeInfo: Encodable {
             ("Promise", prompt),
             ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
             ("Fallback from", extra?["fallback-from"]),
+            ("Note", extra?["note"]),
             ("Style", style),
             ("Size", "\(size)×\(size)"),
             ("Seed", seed.map(String.init)),

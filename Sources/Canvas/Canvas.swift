@@ -8,7 +8,7 @@ public final class Canvas {
     public let width: Int
     public let height: Int
     /// Straight-alpha RGBA, row-major, 4 bytes a pixel.
-    public private(set) var pixels: [UInt8]
+    public internal(set) var pixels: [UInt8]
 
     public static let maxSide = 8192
 

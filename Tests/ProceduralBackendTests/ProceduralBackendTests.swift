@@ -32,14 +32,14 @@ struct ProceduralBackendTests {
         #expect(differing > 400, "only \(differing) of 4096 sampled pixels differ")
     }
 
-    @Test(arguments: [("medal", 64), ("medal", 1024), ("tile", 64), ("tile", 1024)])
+    @Test(arguments: [("medal", 64), ("medal", 1024), ("tile", 64), ("tile", 1024), ("flat", 64), ("flat", 1024), ("sketch", 64), ("sketch", 1024)])
     func everyStyleAtTheSmallestAndALargeSize(style: String, size: Int) async throws {
         let (image, data) = try await render("Drink more water", style: style, size: size)
         #expect(image.width == size && image.height == size)
         let decoded = try GDImage.decodePNG(data)
         let corner = decoded.pixel(1, 1)
-        // A medal is round (transparent corners); a tile is full-bleed (opaque corners).
-        if style == "medal" { #expect(corner.a == 0) } else { #expect(corner.a == 255) }
+        // Medal, flat and sketch are round (transparent corners); a tile is full-bleed (opaque corners).
+        if style == "tile" { #expect(corner.a == 255) } else { #expect(corner.a == 0) }
         #expect(decoded.pixel(size / 2, size / 2).a == 255)
     }
 
@@ -55,7 +55,7 @@ struct ProceduralBackendTests {
             Issue.record("must fail")
         } catch let error as BadgeError {
             #expect(error.code == .usage)
-            #expect(error.hint?.contains("medal, tile") == true)
+            #expect(error.hint?.contains("medal, tile, flat, sketch") == true)
         }
     }
 
@@ -91,6 +91,29 @@ struct ProceduralBackendTests {
         for y in 0..<200 { for x in 0..<200 where canvas.pixel(x, y).r > 200 { inked += 1 } }
         // A recognisable pictogram covers a fair part of its box: neither a speck nor a blot.
         #expect(inked > 2_000 && inked < 30_000, "\(motif) inks \(inked) of 40000 pixels")
+    }
+
+    @Test func stylesAndEffectsCanBeAskedForInThePrompt() {
+        #expect(PromptReading("A minimalist tree").style == .flat)
+        #expect(PromptReading("a sketch of a cup").style == .sketch)
+        #expect(PromptReading("Run --style tile").style == .tile)
+        let flagged = PromptReading("Run a marathon --ar 16:9 --chaos 50")
+        #expect(flagged.notes == ["--ar 16:9 ignored: a badge is always square", "--chaos ignored: the procedural backend knows --ar and --style"])
+        #expect(flagged.caption == "RUN A MARATHON")
+        #expect(PromptReading("glowing neon sun, grainy").glow && PromptReading("glowing neon sun, grainy").grain)
+        #expect(PromptReading("A minimalist heart").caption == "HEART")
+        #expect(PromptReading("Hike in sea green").colorWords == ["seagreen"])
+        #expect(PromptReading("a crimson heart").colorWords == ["crimson"])
+    }
+
+    @Test func anExplicitStyleWinsOverThePromptAndSketchIsLineArt() async throws {
+        let (_, tile) = try await render("A minimalist heart", style: "tile", size: 128)
+        #expect(try GDImage.decodePNG(tile).pixel(1, 1).a == 255, "the explicit tile wins over 'minimalist'")
+        let (image, sketch) = try await render("A sketch of a heart", size: 256)
+        #expect(image.extra["style"] == "sketch (from the prompt)")
+        // Line art: the middle of the heart is paper, not ink.
+        let centre = try GDImage.decodePNG(sketch).pixel(128, 128)
+        #expect(centre.r > 200 && centre.g > 200, "\(centre)")
     }
 
     @Test func aPathThroughAForestComposesBoth() {
