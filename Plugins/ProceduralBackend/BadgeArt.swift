@@ -74,6 +74,11 @@ struct BadgeArt {
             painter.draw(motif)
             canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
         } else {
+            if let (backdrop, _) = reading.backdrop {
+                var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
+                                          ink: palette.ink.withAlpha(62), cut: .clear, random: random)
+                behind.draw(backdrop)
+            }
             var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
                                        cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
             painter.draw(motif)
@@ -93,6 +98,7 @@ struct BadgeArt {
             "style": style.rawValue + (request.style == nil && reading.style != nil ? " (from the prompt)" : ""),
             "caption": caption ? "on" : "off",
         ]
+        if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }

@@ -166,6 +166,17 @@ struct PromptReading: Sendable {
         return (.abstract, [])
     }
 
+    /// Motifs that can stand behind another as a faint backdrop: "Run at sunrise"
+    /// puts the runner in front of the sun.
+    static let backdrops: [Motif] = [.sun, .moon, .mountain, .waves, .forest, .globe]
+
+    /// A second motif to draw faintly behind the scene's, and the word that chose it.
+    var backdrop: (Motif, String)? {
+        let (main, _) = scene
+        guard main != .abstract, main != .path else { return nil }
+        return motifs.first { Self.backdrops.contains($0.0) && $0.0 != main && !Self.weak.contains($0.1) }
+    }
+
     /// Lower-case words of letters and digits, any script.
     static func words(_ text: String) -> [String] {
         text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)

@@ -116,6 +116,15 @@ struct ProceduralBackendTests {
         #expect(centre.r > 200 && centre.g > 200, "\(centre)")
     }
 
+    @Test func aSecondMotifStandsFaintlyBehindTheFirst() async throws {
+        #expect(PromptReading("Run at sunrise").backdrop?.0 == .sun)
+        #expect(PromptReading("Read under the stars").backdrop?.0 == .moon)
+        #expect(PromptReading("Read 20 books").backdrop == nil)
+        #expect(PromptReading("A path through a forest").backdrop == nil)
+        let (image, _) = try await render("Run at sunrise", size: 128)
+        #expect(image.extra["motif"] == "runner <- run" && image.extra["backdrop"] == "sun <- sunrise")
+    }
+
     @Test func aPathThroughAForestComposesBoth() {
         let (motif, words) = PromptReading("A path through a forest").scene
         #expect(motif == .path)
