@@ -27,6 +27,12 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
             pkgConfig: "libcurl",
@@ -48,7 +54,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

@@ -84,13 +84,12 @@ struct BadgeArt {
             painter.draw(motif)
         }
 
-        let image = try GDImage(canvas)
         if let (string, pixelSize) = text {
             let font = try Font.caption()
             let box = try font.measure(string, pixelSize: pixelSize)
             let y = Int(size * (round ? 0.685 : 0.8))
-            try image.draw(string, font: font, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
-                           x: (request.size - box.width) / 2, y: y - box.height / 2)
+            try canvas.draw(string, font: font, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
+                            x: (request.size - box.width) / 2, y: y - box.height / 2)
         }
         var notes = [
             "motif": motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", ")),
@@ -102,7 +101,7 @@ struct BadgeArt {
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
-        return Result(png: try image.pngData(compression: compression), notes: notes)
+        return Result(png: try PNGEncoder.encode(canvas, level: compression), notes: notes)
     }
 
     /// The caption and the pixel size at which it fits the badge, or nil when

@@ -68,3 +68,28 @@ extension GDImage {
         }
     }
 }
+
+extension Canvas {
+    /// Draws `text` with its ink box's top-left corner at (x, y): FreeType renders
+    /// it into a small gd image just big enough, which is composited here, so the
+    /// canvas never needs a full-size gd copy.
+    public func draw(_ text: String, font: Font, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
+        let box = try font.measure(text, pixelSize: pixelSize)
+        let pad = 2
+        let label = try GDImage(width: box.width + pad * 2, height: box.height + pad * 2)
+        try label.draw(text, font: font, pixelSize: pixelSize, color: color, x: pad, y: pad)
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            for ly in 0..<label.height {
+                let cy = y - pad + ly
+                guard cy >= 0 && cy < height else { continue }
+                for lx in 0..<label.width {
+                    let cx = x - pad + lx
+                    guard cx >= 0 && cx < width else { continue }
+                    let p = label.pixel(lx, ly)
+                    guard p.a > 0 else { continue }
+                    Self.blend(buffer, at: (cy * width + cx) * 4, (Double(p.r), Double(p.g), Double(p.b), 255), Double(p.a) / 255)
+                }
+            }
+        }
+    }
+}

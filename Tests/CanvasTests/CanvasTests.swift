@@ -54,6 +54,23 @@ struct CanvasTests {
         #expect(decoded.pixel(50, 40) == RGBA(10, 20, 30))
     }
 
+    @Test func theZlibEncoderWritesWhatGdReadsBack() throws {
+        for background in [RGBA(10, 20, 30), RGBA.clear] {
+            let canvas = try Canvas(width: 97, height: 61, background: background)
+            canvas.fill(.circle(center: Point(40, 30), radius: 25), with: .radial(
+                center: Point(40, 30), radius: 25, stops: [(0, RGBA(255, 200, 0)), (1, RGBA(90, 10, 160, 200))]))
+            let png = try PNGEncoder.encode(canvas, level: 3)
+            let ihdr = try #require(try PNG.chunks(in: png).first)
+            #expect(ihdr.data[ihdr.data.startIndex + 9] == (background == .clear ? 6 : 2), "RGB when opaque, RGBA otherwise")
+            let decoded = try GDImage.decodePNG(png)
+            for (x, y) in [(40, 30), (20, 30), (5, 5), (96, 60), (62, 30)] {
+                let want = canvas.pixel(x, y), got = decoded.pixel(x, y)
+                // gd keeps 7 bits of alpha.
+                #expect(want.r == got.r && want.g == got.g && want.b == got.b && abs(Int(want.a) - Int(got.a)) <= 2, "\(x),\(y): \(want) vs \(got)")
+            }
+        }
+    }
+
     @Test func decodeRefusesTruncatedAndCorruptImages() throws {
         let good = try GDImage(try Canvas(width: 32, height: 32, background: .white)).pngData()
         #expect(throws: BadgeError.self) { _ = try GDImage.decodePNG(good.prefix(good.count - 20)) }
