@@ -54,19 +54,36 @@ public final class Canvas {
         let sampler = PaintSampler(paint)
         let soft = max(softness, 0)
         let width = self.width
+        // Beyond `band` from the edge a pixel is wholly in or out: no distance needed.
+        let band = soft > 0 ? soft : 0.5
         pixels.withUnsafeMutableBufferPointer { buffer in
             for y in y0..<y1 {
                 let py = Double(y) + 0.5
-                var i = (y * width + x0) * 4
-                for x in x0..<x1 {
+                var rowStart = x0, rowEnd = x1
+                var innerStart = Int.max, innerEnd = Int.min
+                if let span = field.span(y: py, band: band) {
+                    rowStart = Swift.max(x0, Int((span.outer.lowerBound - 0.5).rounded(.down)))
+                    rowEnd = Swift.min(x1, Int((span.outer.upperBound - 0.5).rounded(.up)) + 1)
+                    if let inner = span.inner {
+                        innerStart = Int((inner.lowerBound - 0.5).rounded(.up))
+                        innerEnd = Int((inner.upperBound - 0.5).rounded(.down))
+                    }
+                }
+                guard rowStart < rowEnd else { continue }
+                var i = (y * width + rowStart) * 4
+                for x in rowStart..<rowEnd {
                     defer { i += 4 }
-                    let d = field.distance(Double(x) + 0.5, py)
                     var coverage: Double
-                    if soft > 0 {
-                        let t = max(0, min(1, (soft - d) / (2 * soft)))
-                        coverage = t * t * (3 - 2 * t)
+                    if x >= innerStart && x <= innerEnd {
+                        coverage = 1
                     } else {
-                        coverage = max(0, min(1, 0.5 - d))
+                        let d = field.distance(Double(x) + 0.5, py)
+                        if soft > 0 {
+                            let t = max(0, min(1, (soft - d) / (2 * soft)))
+                            coverage = t * t * (3 - 2 * t)
+                        } else {
+                            coverage = max(0, min(1, 0.5 - d))
+                        }
                     }
                     coverage *= opacity
                     if coverage <= 0 { continue }

@@ -48,12 +48,34 @@ public enum Shape: Sendable {
 /// A signed distance function, specialised per shape so the fill loop inlines it.
 protocol DistanceField {
     func distance(_ x: Double, _ y: Double) -> Double
+    /// For the row at `y`: the x range the shape can touch at all, and the x
+    /// range where every point is at least `band` inside it (nil: no such
+    /// knowledge, test every pixel of the bounding box).
+    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)?
+}
+
+extension DistanceField {
+    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)? { nil }
 }
 
 struct CircleField: DistanceField {
     let cx: Double, cy: Double, r: Double
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
         ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot() - r
+    }
+
+    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)? {
+        let dy = y - cy
+        let outerRadius = r + band
+        guard abs(dy) < outerRadius else { return (cx...cx, nil) }
+        let half = (outerRadius * outerRadius - dy * dy).squareRoot()
+        let innerRadius = r - band
+        var inner: ClosedRange<Double>?
+        if innerRadius > abs(dy) {
+            let innerHalf = (innerRadius * innerRadius - dy * dy).squareRoot()
+            inner = (cx - innerHalf)...(cx + innerHalf)
+        }
+        return ((cx - half)...(cx + half), inner)
     }
 }
 
