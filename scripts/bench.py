@@ -105,6 +105,13 @@ def main():
     commit, commit_min = median_ms([BADGE, "generate", "--size", "1024", "--seed", "1", "A pair of dumbbells"], env=env)
     rows.append(("procedural 1024 px, committed to the store", commit, commit_min, "Pillow 2x AA", peer, peer_min))
 
+    # A 4096 px badge: time and peak memory (GNU time's maximum resident set size).
+    big = subprocess.run(["/usr/bin/time", "-f", "%e %M", BADGE, "generate", "--size", "4096", "--seed", "1",
+                          "--output", os.path.join(work, "big.png"), "A pair of dumbbells"],
+                         env=env, capture_output=True, text=True, check=True)
+    big_seconds, big_kb = big.stderr.strip().splitlines()[-1].split()
+    peak_line = f"4096 px badge: {float(big_seconds) * 1000:.0f} ms, peak RSS {int(big_kb) / 1024:.0f} MB (target <= 120 MB)"
+
     # Cold start.
     help_ms, help_min = median_ms([BADGE, "--help"], env=env)
     true_ms, true_min = median_ms(["/bin/true"])
@@ -117,6 +124,7 @@ def main():
     for name, a, amin, peer_name, b, bmin in rows:
         print(f"{name:48} {a:8.1f} ms [{amin:5.1f}] {peer_name:>14} {b:6.1f} ms [{bmin:5.1f}] {b / a:6.2f}x")
     print("ratio = peer time / badge time (above 1: badge is faster)")
+    print(peak_line)
     sizes = (os.path.getsize(out), os.path.getsize(os.path.join(work, "pillow.png")))
     print(f"file sizes: badge {sizes[0]} bytes, Pillow {sizes[1]} bytes")
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
-[ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl)
+[ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
 
 missing=()
 for p in "${packages[@]}"; do

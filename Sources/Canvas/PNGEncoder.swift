@@ -12,27 +12,27 @@ public enum PNGEncoder {
         }
         let channels = opaque ? 3 : 4
         let rowBytes = canvas.width * channels
-        var raw = [UInt8](repeating: 0, count: (rowBytes + 1) * canvas.height)
-        canvas.pixels.withUnsafeBufferPointer { px in
-            raw.withUnsafeMutableBufferPointer { out in
-                var previous = [UInt8](repeating: 0, count: rowBytes)
-                var current = [UInt8](repeating: 0, count: rowBytes)
-                for y in 0..<canvas.height {
-                    var o = 0
-                    var i = y * canvas.width * 4
-                    for _ in 0..<canvas.width {
-                        current[o] = px[i]
-                        current[o + 1] = px[i + 1]
-                        current[o + 2] = px[i + 2]
-                        if channels == 4 { current[o + 3] = px[i + 3] }
-                        o += channels
-                        i += 4
-                    }
-                    let base = y * (rowBytes + 1)
-                    out[base] = 2  // Up
-                    for k in 0..<rowBytes { out[base + 1 + k] = current[k] &- previous[k] }
-                    swap(&previous, &current)
+        // Rows are filtered and deflated one at a time: no second full-size buffer.
+        let deflater = try Deflater(level: level)
+        var previous = [UInt8](repeating: 0, count: rowBytes)
+        var current = [UInt8](repeating: 0, count: rowBytes)
+        var filtered = [UInt8](repeating: 0, count: rowBytes + 1)
+        filtered[0] = 2  // Up
+        try canvas.pixels.withUnsafeBufferPointer { px in
+            for y in 0..<canvas.height {
+                var o = 0
+                var i = y * canvas.width * 4
+                for _ in 0..<canvas.width {
+                    current[o] = px[i]
+                    current[o + 1] = px[i + 1]
+                    current[o + 2] = px[i + 2]
+                    if channels == 4 { current[o + 3] = px[i + 3] }
+                    o += channels
+                    i += 4
                 }
+                for k in 0..<rowBytes { filtered[k + 1] = current[k] &- previous[k] }
+                try deflater.add(filtered, finish: y == canvas.height - 1)
+                swap(&previous, &current)
             }
         }
         var ihdr = Data()
@@ -42,31 +42,49 @@ public enum PNGEncoder {
         ihdr.append(contentsOf: [8, opaque ? 2 : 6, 0, 0, 0])
         return PNG.assemble([
             PNGChunk(type: "IHDR", data: ihdr),
-            PNGChunk(type: "IDAT", data: try deflate(raw, level: level)),
+            PNGChunk(type: "IDAT", data: deflater.output),
             PNGChunk(type: "IEND", data: Data()),
         ])
     }
 
-    static func deflate(_ input: [UInt8], level: Int) throws -> Data {
-        var stream = z_stream()
-        guard badge_deflate_init(&stream, Int32(max(0, min(9, level)))) == Z_OK else {
+}
+
+/// A zlib stream fed row by row. zlib's state points back at its z_stream,
+/// so the stream lives at one heap address for its whole life.
+final class Deflater {
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private(set) var output = Data()
+    private var chunk = [UInt8](repeating: 0, count: 256 << 10)
+
+    init(level: Int) throws {
+        stream.initialize(to: z_stream())
+        guard badge_deflate_init(stream, Int32(max(0, min(9, level)))) == Z_OK else {
+            stream.deallocate()
             throw BadgeError(.generationFailed, "zlib could not start compressing")
         }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(input.count)))
-        var output = [UInt8](repeating: 0, count: bound)
-        let status: Int32 = input.withUnsafeBufferPointer { src in
-            output.withUnsafeMutableBufferPointer { dst in
-                stream.next_in = UnsafeMutablePointer(mutating: src.baseAddress)
-                stream.avail_in = uInt(src.count)
-                stream.next_out = dst.baseAddress
-                stream.avail_out = uInt(dst.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    func add(_ input: [UInt8], finish: Bool) throws {
+        let flush = finish ? Z_FINISH : Z_NO_FLUSH
+        try input.withUnsafeBufferPointer { src in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: src.baseAddress)
+            stream.pointee.avail_in = uInt(src.count)
+            repeat {
+                let status: Int32 = chunk.withUnsafeMutableBufferPointer { dst in
+                    stream.pointee.next_out = dst.baseAddress
+                    stream.pointee.avail_out = uInt(dst.count)
+                    return CZlib.deflate(stream, flush)
+                }
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw BadgeError(.generationFailed, "zlib failed to compress the image (status \(status))")
+                }
+                output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.pointee.avail_out))])
+            } while stream.pointee.avail_out == 0 || (finish && stream.pointee.avail_in > 0)
         }
-        guard status == Z_STREAM_END else {
-            throw BadgeError(.generationFailed, "zlib failed to compress the image (status \(status))")
-        }
-        return Data(output.prefix(Int(stream.total_out)))
     }
 }

@@ -80,7 +80,9 @@ struct StoreProcessTests {
         child.standardError = err
         child.standardOutput = FileHandle.nullDevice
         try child.run()
-        usleep(250_000)
+        // Interrupt once the run is under way (its workspace exists), not while it is still starting.
+        let deadline = Date().addingTimeInterval(30)
+        while s.leftoverWorkspaces.isEmpty && child.isRunning && Date() < deadline { usleep(10_000) }
         #expect(child.isRunning, "the generation finished before it could be interrupted")
         kill(child.processIdentifier, SIGINT)
         child.waitUntilExit()

@@ -59,7 +59,13 @@ struct JobsTests {
         let h = try RemoteHarness()
         defer { h.stop() }
         let task = Task { try await h.run(mode: "jobs-slow", api: "jobs", options: Self.options.merging(["timeoutSeconds": "30"]) { $1 }) }
-        try await Task.sleep(for: .milliseconds(600))
+        // Cancel once the job is known to badge, i.e. once it has been polled.
+        let clock = ContinuousClock()
+        let started = clock.now
+        while try await !h.received().contains(where: { ($0["path"] as? String)?.contains("/predictions/job-") == true }) {
+            try #require(clock.now - started < .seconds(20), "the job was never polled")
+            try await Task.sleep(for: .milliseconds(50))
+        }
         task.cancel()
         _ = try? await task.value
         // The server's job table records the cancel request: a poll now says "canceled".
