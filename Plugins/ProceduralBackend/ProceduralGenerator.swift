@@ -13,7 +13,7 @@ public struct ProceduralGenerator: BadgeGenerator {
     public var caption: Bool
     public var compression: Int
 
-    public init(caption: Bool = true, compression: Int = 3) {
+    public init(caption: Bool = true, compression: Int = 2) {
         self.caption = caption
         self.compression = compression
     }
@@ -24,7 +24,7 @@ public struct ProceduralGenerator: BadgeGenerator {
             try options.allowOnly(["type", "caption", "compression"])
             return ProceduralGenerator(
                 caption: try options.bool("caption") ?? true,
-                compression: try options.int("compression", in: 0...9) ?? 3)
+                compression: try options.int("compression", in: 0...9) ?? 2)
         }
     }
 
