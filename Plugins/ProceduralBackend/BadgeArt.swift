@@ -138,9 +138,12 @@ struct BadgeArt {
         let c = Point(s / 2, s / 2)
         let outer = s * 0.455, inner = s * 0.385
         // Soft shadow, then the metal rim with light from the top left.
-        canvas.fill(.circle(center: Point(c.x, c.y + s * 0.014), radius: outer), with: .solid(RGBA(0, 0, 0, 120)),
-                    softness: s * 0.022)
-        canvas.fill(.circle(center: c, radius: outer), with: .linear(
+        // The shadow and the rim are drawn only where they can show: the opaque
+        // rim hides the shadow's middle, and the face hides the rim's.
+        let soft = s * 0.022
+        canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
+                    with: .solid(RGBA(0, 0, 0, 120)), softness: soft)
+        canvas.fill(.ring(center: c, inner: inner - 2, outer: outer), with: .linear(
             start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
             stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]))
         // A bevel: the inner edge of the rim catches light from the other side.

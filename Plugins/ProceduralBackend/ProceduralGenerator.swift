@@ -32,6 +32,7 @@ public struct ProceduralGenerator: BadgeGenerator {
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         try request.validate()
+        // An unknown style is the user's mistake: say so before any drawing starts.
         _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
         let art = BadgeArt(request: request, caption: caption, compression: compression)
         let result = try await BlockingExecutor.run { try art.render() }
