@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
 [ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
+# The tests' fake servers are Python scripts.
+command -v python3 >/dev/null || packages+=(python3 python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
