@@ -34,7 +34,7 @@ public struct ImportGenerator: BadgeGenerator {
     }
 
     public static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
-        registry.register(type, summary: "imports a picture you already have (PNG)") { config, environment in
+        registry.register(type, summary: "imports a picture you already have (PNG, JPEG, GIF, WebP)") { config, environment in
             let options = config.options
             try options.allowOnly(["type", "fit", "background"])
             var background = RGBA.white
@@ -70,7 +70,7 @@ public struct ImportGenerator: BadgeGenerator {
         }
         let fit = self.fit, background = self.background
         let png = try await BlockingExecutor.run { () throws -> Data in
-            let image = try GDImage.decodePNG(data, limits: limits, source: origin)
+            let image = try GDImage.decode(data, limits: limits, source: origin)
             return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
         }
         let file = try workspace.write(png, to: "badge.png")

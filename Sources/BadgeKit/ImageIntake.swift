@@ -74,8 +74,9 @@ public struct ImageIntake: Sendable {
         let header: Header
         switch format {
         case .png: header = try pngHeader(data, source: source)
-        default:
-            throw BadgeError(.unsupportedFormat, "\(format.rawValue.uppercased()) images are not accepted yet", path: source)
+        case .jpeg: header = try jpegHeader(data, source: source)
+        case .gif: header = try gifHeader(data, source: source)
+        case .webp: header = try webpHeader(data, source: source)
         }
         try check(header, source: source)
         return header
@@ -120,5 +121,116 @@ public struct ImageIntake: Sendable {
             throw BadgeError(.invalidImage, "the palette PNG has no PLTE chunk", path: source)
         }
         return Header(format: .png, width: width, height: height)
+    }
+
+    // MARK: - Other formats' headers
+
+    private func byte(_ data: Data, _ i: Int) -> Int { Int(data[data.startIndex + i]) }
+    private func be16(_ data: Data, _ i: Int) -> Int { byte(data, i) << 8 | byte(data, i + 1) }
+    private func le16(_ data: Data, _ i: Int) -> Int { byte(data, i) | byte(data, i + 1) << 8 }
+    private func le24(_ data: Data, _ i: Int) -> Int { byte(data, i) | byte(data, i + 1) << 8 | byte(data, i + 2) << 16 }
+
+    private func truncated(_ what: String, _ source: String?) -> BadgeError {
+        BadgeError(.invalidImage, "the \(what) is truncated before its dimensions", path: source, hint: "the file was cut short")
+    }
+
+    /// Walks the JPEG markers to the first start-of-frame (SOF0–SOF15 but DHT, JPG, DAC).
+    private func jpegHeader(_ data: Data, source: String?) throws -> Header {
+        var i = 2
+        while i + 4 <= data.count {
+            guard byte(data, i) == 0xFF else {
+                throw BadgeError(.invalidImage, "the JPEG is corrupt (no marker at byte \(i))", path: source)
+            }
+            let marker = byte(data, i + 1)
+            if marker == 0xFF { i += 1; continue }  // fill byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+            if marker == 0xD9 || marker == 0xDA { break }  // end of image, or scan data before any frame
+            let length = be16(data, i + 2)
+            guard length >= 2 else { throw BadgeError(.invalidImage, "the JPEG has a bad segment length at byte \(i)", path: source) }
+            if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                guard i + 9 <= data.count else { throw truncated("JPEG", source) }
+                let header = Header(format: .jpeg, width: be16(data, i + 7), height: be16(data, i + 5))
+                try check(header, source: source)
+                try checkJPEGEnd(data, source: source)
+                return header
+            }
+            i += 2 + length
+        }
+        throw BadgeError(.invalidImage, "the JPEG has no frame header (SOF)", path: source, hint: "the file is truncated or corrupt")
+    }
+
+    /// A JPEG ends with an EOI marker (some writers pad after it).
+    private func checkJPEGEnd(_ data: Data, source: String?) throws {
+        let tail = [UInt8](data.suffix(256))
+        guard tail.count >= 2, (0..<(tail.count - 1)).contains(where: { tail[$0] == 0xFF && tail[$0 + 1] == 0xD9 }) else {
+            throw BadgeError(.invalidImage, "the JPEG is truncated (it has no end-of-image marker)", path: source,
+                             hint: "the file was cut short; download or copy it again")
+        }
+    }
+
+    /// The logical screen, and the first image's frame, whichever is larger.
+    private func gifHeader(_ data: Data, source: String?) throws -> Header {
+        guard data.count >= 13 else { throw truncated("GIF", source) }
+        var width = le16(data, 6), height = le16(data, 8)
+        var i = 13
+        if byte(data, 10) & 0x80 != 0 { i += 3 << ((byte(data, 10) & 0x07) + 1) }
+        // Skip extensions up to the first image descriptor.
+        while i < data.count {
+            switch byte(data, i) {
+            case 0x2C:
+                guard i + 10 <= data.count else { throw truncated("GIF", source) }
+                width = max(width, le16(data, i + 1) + le16(data, i + 5))
+                height = max(height, le16(data, i + 3) + le16(data, i + 7))
+                try checkGIFImageData(data, descriptorAt: i, source: source)
+                return Header(format: .gif, width: width, height: height)
+            case 0x21:
+                i += 2
+                while i < data.count, byte(data, i) != 0 { i += byte(data, i) + 1 }
+                i += 1
+            default:
+                throw BadgeError(.invalidImage, "the GIF is corrupt (unexpected block at byte \(i))", path: source)
+            }
+        }
+        throw BadgeError(.invalidImage, "the GIF has no image", path: source, hint: "the file is truncated or corrupt")
+    }
+
+    /// gd decodes a cut-off GIF without a word: walk the first image's data
+    /// sub-blocks to their terminator so a truncated file is refused here.
+    private func checkGIFImageData(_ data: Data, descriptorAt start: Int, source: String?) throws {
+        var i = start + 10
+        let packed = byte(data, start + 9)
+        if packed & 0x80 != 0 { i += 3 << ((packed & 0x07) + 1) }
+        i += 1  // LZW minimum code size
+        while i < data.count {
+            let length = byte(data, i)
+            if length == 0 { return }
+            i += length + 1
+        }
+        throw BadgeError(.invalidImage, "the GIF is truncated inside its image data", path: source,
+                         hint: "the file was cut short; download or copy it again")
+    }
+
+    /// VP8 (lossy), VP8L (lossless) or VP8X (extended); animated WebP is refused.
+    private func webpHeader(_ data: Data, source: String?) throws -> Header {
+        guard data.count >= 30 else { throw truncated("WebP", source) }
+        let chunk = String(decoding: data[(data.startIndex + 12)..<(data.startIndex + 16)], as: UTF8.self)
+        switch chunk {
+        case "VP8 ":
+            guard byte(data, 23) == 0x9D, byte(data, 24) == 0x01, byte(data, 25) == 0x2A else {
+                throw BadgeError(.invalidImage, "the WebP (VP8) frame header is corrupt", path: source)
+            }
+            return Header(format: .webp, width: le16(data, 26) & 0x3FFF, height: le16(data, 28) & 0x3FFF)
+        case "VP8L":
+            guard byte(data, 20) == 0x2F else { throw BadgeError(.invalidImage, "the WebP (VP8L) header is corrupt", path: source) }
+            let bits = byte(data, 21) | byte(data, 22) << 8 | byte(data, 23) << 16 | byte(data, 24) << 24
+            return Header(format: .webp, width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
+        case "VP8X":
+            if byte(data, 20) & 0x02 != 0 {
+                throw BadgeError(.unsupportedFormat, "the file is an animated WebP; accepted: a still image", path: source)
+            }
+            return Header(format: .webp, width: le24(data, 24) + 1, height: le24(data, 27) + 1)
+        default:
+            throw BadgeError(.invalidImage, "the WebP has an unknown first chunk \"\(chunk)\"", path: source)
+        }
     }
 }

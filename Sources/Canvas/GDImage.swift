@@ -73,6 +73,30 @@ public final class GDImage {
         return Data(bytes: bytes, count: Int(size))
     }
 
+    /// JPEG bytes at `quality` 1–100 (alpha is dropped).
+    public func jpegData(quality: Int = 90) throws -> Data {
+        try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
+    }
+
+    /// GIF bytes (gd quantises to a palette).
+    public func gifData() throws -> Data {
+        try encoded("GIF") { size in gdImageGifPtr(pointer, size) }
+    }
+
+    /// Lossy WebP bytes at `quality` 1–100.
+    public func webpData(quality: Int = 90) throws -> Data {
+        try encoded("WebP") { size in gdImageWebpPtrEx(pointer, size, Int32(max(1, min(100, quality)))) }
+    }
+
+    private func encoded(_ name: String, _ encode: (UnsafeMutablePointer<Int32>) -> UnsafeMutableRawPointer?) throws -> Data {
+        var size: Int32 = 0
+        guard let bytes = encode(&size), size > 0 else {
+            throw BadgeError(.generationFailed, "libgd could not encode the \(name)")
+        }
+        defer { gdFree(bytes) }
+        return Data(bytes: bytes, count: Int(size))
+    }
+
     // MARK: - Decoding
 
     private static let errorCounter: Void = badge_gd_install_error_counter()
@@ -80,20 +104,38 @@ public final class GDImage {
     /// Decodes a PNG that `ImageIntake` has already checked (signature, CRCs,
     /// dimensions within `limits`); refuses it if gd reports any problem.
     public static func decodePNG(_ data: Data, limits: ImageLimits = .default, source: String? = nil) throws -> GDImage {
-        _ = try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: source)
+        try decode(data, accepting: [.png], limits: limits, source: source)
+    }
+
+    /// Decodes PNG, JPEG, GIF (first frame) or still WebP, chosen by the bytes.
+    /// The intake checks format and dimensions against `limits` first, so gd
+    /// never allocates for a decode bomb; any warning gd raises while decoding
+    /// (a truncated JPEG or GIF still "decodes") refuses the image.
+    public static func decode(
+        _ data: Data, accepting accepted: Set<ImageFormat> = Set(ImageFormat.allCases), limits: ImageLimits = .default,
+        source: String? = nil
+    ) throws -> GDImage {
+        let header = try ImageIntake(limits: limits).inspect(data, accepting: accepted, source: source)
+        let name = header.format.rawValue.uppercased()
         _ = errorCounter
         badge_gd_reset_problems()
         let image: gdImagePtr? = data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
-            return gdImageCreateFromPngPtr(Int32(raw.count), UnsafeMutableRawPointer(mutating: base))
+            let bytes = UnsafeMutableRawPointer(mutating: base)
+            switch header.format {
+            case .png: return gdImageCreateFromPngPtr(Int32(raw.count), bytes)
+            case .jpeg: return gdImageCreateFromJpegPtrEx(Int32(raw.count), bytes, 0)
+            case .gif: return gdImageCreateFromGifPtr(Int32(raw.count), bytes)
+            case .webp: return gdImageCreateFromWebpPtr(Int32(raw.count), bytes)
+            }
         }
         let problems = badge_gd_problems()
         guard let image else {
-            throw BadgeError(.invalidImage, "the PNG could not be decoded", path: source, hint: "the file is corrupt")
+            throw BadgeError(.invalidImage, "the \(name) could not be decoded", path: source, hint: "the file is corrupt or truncated")
         }
         let decoded = GDImage(taking: image)
         guard problems == 0 else {
-            throw BadgeError(.invalidImage, "the PNG is corrupt (the decoder reported \(problems) problem\(problems == 1 ? "" : "s"))",
+            throw BadgeError(.invalidImage, "the \(name) is corrupt or truncated (the decoder reported \(problems) problem\(problems == 1 ? "" : "s"))",
                              path: source, hint: "the image data is damaged; export it again")
         }
         if badge_gd_is_truecolor(image) == 0 {
@@ -135,9 +177,6 @@ public struct GDImageDecoder: ImageDecoding {
     public init() {}
 
     public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws {
-        guard format == .png else {
-            throw BadgeError(.unsupportedFormat, "\(format.rawValue.uppercased()) images are not accepted yet")
-        }
-        try await BlockingExecutor.run { _ = try GDImage.decodePNG(data, limits: limits) }
+        try await BlockingExecutor.run { _ = try GDImage.decode(data, accepting: [format], limits: limits) }
     }
 }

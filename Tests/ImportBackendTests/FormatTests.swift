@@ -1,0 +1,119 @@
+import BadgeKit
+import BadgeKitTesting
+import Canvas
+import Foundation
+import Testing
+@testable import ImportBackend
+
+/// JPEG, GIF and WebP: read by their bytes, checked before decoding, refused
+/// when truncated or when their headers claim enormous sizes.
+struct FormatTests {
+    static func picture() throws -> GDImage {
+        let canvas = try Canvas(width: 120, height: 80, background: RGBA(30, 90, 200))
+        canvas.fill(.circle(center: Point(60, 40), radius: 30), with: .solid(RGBA(250, 200, 40)))
+        return try GDImage(canvas)
+    }
+
+    static func encoded(_ format: ImageFormat) throws -> Data {
+        let image = try picture()
+        switch format {
+        case .png: return try image.pngData()
+        case .jpeg: return try image.jpegData()
+        case .gif: return try image.gifData()
+        case .webp: return try image.webpData()
+        }
+    }
+
+    private func importing(_ data: Data, named name: String) async throws -> GeneratedImage {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-formats-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent(name)
+        try data.write(to: file)
+        let (image, png, _) = try await GeneratorConformance.generateOnce(
+            ImportGenerator(), BadgeRequest(prompt: "p", size: 64, source: file.path))
+        #expect(try ImageIntake().inspect(png).format == .png, "the badge itself is always a PNG")
+        return image
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .gif, .webp])
+    func everyAcceptedFormatImportsWhateverItsName(format: ImageFormat) async throws {
+        let data = try Self.encoded(format)
+        #expect(try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases)) == ImageIntake.Header(format: format, width: 120, height: 80))
+        let image = try await importing(data, named: "holiday.png")  // the name lies; the bytes decide
+        #expect(image.width == 64)
+        // The middle of the picture is the yellow disc, wherever the format took it.
+        let decoded = try GDImage.decode(data)
+        let centre = decoded.pixel(60, 40)
+        #expect(centre.r > 200 && centre.g > 150 && centre.b < 120, "\(format): \(centre)")
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .gif])
+    func truncatedFilesAreRefused(format: ImageFormat) async throws {
+        let data = try Self.encoded(format)
+        let cut = data.prefix(data.count * 2 / 3)
+        do {
+            _ = try await importing(Data(cut), named: "cut.\(format.rawValue)")
+            Issue.record("a truncated \(format) must be refused")
+        } catch let error as BadgeError {
+            #expect([.invalidImage].contains(error.code), "\(error)")
+            #expect(error.path?.hasSuffix("cut.\(format.rawValue)") == true)
+        }
+    }
+
+    /// A few kilobytes whose headers claim gigapixels: refused from the header alone.
+    @Test(arguments: [ImageFormat.png, .gif, .jpeg, .webp])
+    func decodeBombsAreRefusedBeforeDecoding(format: ImageFormat) throws {
+        var bytes = [UInt8](try Self.encoded(format))
+        switch format {
+        case .png:
+            var chunks = try PNG.chunks(in: Data(bytes))
+            var ihdr = [UInt8](chunks[0].data)
+            ihdr[0...7] = [0, 0, 0x4E, 0x20, 0, 0, 0x4E, 0x20]  // 20000 × 20000
+            chunks[0].data = Data(ihdr)
+            bytes = [UInt8](PNG.assemble(chunks))
+        case .gif:
+            bytes[6...9] = [0xFF, 0xFF, 0xFF, 0x7F]  // 65535 × 32767
+        case .jpeg:
+            let sof = try #require((2..<(bytes.count - 9)).first { bytes[$0] == 0xFF && [0xC0, 0xC1, 0xC2].contains(bytes[$0 + 1]) })
+            bytes[(sof + 5)...(sof + 8)] = [0xB3, 0xB0, 0xB3, 0xB0]  // 46000 × 46000
+        case .webp:
+            // A VP8 frame header claiming 16383 × 16383.
+            bytes[26...29] = [0xFF, 0x3F, 0xFF, 0x3F]
+        }
+        #expect(bytes.count < 64 << 10)
+        do {
+            _ = try GDImage.decode(Data(bytes))
+            Issue.record("a \(format) bomb must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .imageTooLarge, "\(format): \(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("BM\u{0}\u{0}\u{0}\u{0}", "a BMP image"),
+        ("II*\u{0}xxxx", "a TIFF image"),
+        ("\u{0}\u{0}\u{0}\u{1C}ftypavif", "an AVIF image"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"/>", "an SVG or XML document"),
+    ])
+    func refusedFormatsAreNamed(text: String, what: String) throws {
+        do {
+            _ = try GDImage.decode(Data(text.utf8) + Data(count: 32))
+            Issue.record("\(what) must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.message.contains(what), "\(error)")
+        }
+    }
+
+    @Test func animatedWebPIsRefused() throws {
+        var bytes = [UInt8]("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8X".utf8)
+        bytes += [10, 0, 0, 0, 0x02, 0, 0, 0, 9, 0, 0, 9, 0, 0] + [UInt8](repeating: 0, count: 16)
+        do {
+            _ = try GDImage.decode(Data(bytes))
+            Issue.record("an animated WebP must be refused")
+        } catch let error as BadgeError {
+            #expect(error.message.contains("animated WebP"))
+        }
+    }
+}
