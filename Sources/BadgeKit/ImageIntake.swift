@@ -233,4 +233,43 @@ public struct ImageIntake: Sendable {
             throw BadgeError(.invalidImage, "the WebP has an unknown first chunk \"\(chunk)\"", path: source)
         }
     }
+
+    // MARK: - EXIF orientation
+
+    /// The EXIF orientation (1–8) of a JPEG, or 1 when it has none. Phones store
+    /// pictures sideways and say so here; a reader that ignores it shows them rotated.
+    public static func jpegOrientation(_ data: Data) -> Int {
+        let bytes = [UInt8](data.prefix(256 << 10))
+        var i = 2
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            let marker = bytes[i + 1]
+            if marker == 0xDA || marker == 0xD9 { break }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            guard length >= 2 else { break }
+            let body = i + 4
+            if marker == 0xE1, body + 14 <= bytes.count, Array(bytes[body..<(body + 6)]) == Array("Exif\0\0".utf8) {
+                return orientation(inTIFF: Array(bytes[(body + 6)..<min(bytes.count, i + 2 + length)]))
+            }
+            i += 2 + length
+        }
+        return 1
+    }
+
+    static func orientation(inTIFF t: [UInt8]) -> Int {
+        guard t.count >= 8 else { return 1 }
+        let little = t[0] == 0x49
+        func u16(_ o: Int) -> Int { o + 2 <= t.count ? (little ? Int(t[o]) | Int(t[o + 1]) << 8 : Int(t[o]) << 8 | Int(t[o + 1])) : 0 }
+        func u32(_ o: Int) -> Int { o + 4 <= t.count ? (little ? u16(o) | u16(o + 2) << 16 : u16(o) << 16 | u16(o + 2)) : 0 }
+        let ifd = u32(4)
+        let count = u16(ifd)
+        for k in 0..<min(count, 256) {
+            let entry = ifd + 2 + k * 12
+            guard entry + 12 <= t.count else { break }
+            if u16(entry) == 0x0112 {
+                let value = u16(entry + 8)
+                return (1...8).contains(value) ? value : 1
+            }
+        }
+        return 1
+    }
 }

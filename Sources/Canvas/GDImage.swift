@@ -141,7 +141,40 @@ public final class GDImage {
         if badge_gd_is_truecolor(image) == 0 {
             gdImagePaletteToTrueColor(image)
         }
+        if header.format == .jpeg {
+            let orientation = ImageIntake.jpegOrientation(data)
+            if orientation != 1 { return try decoded.oriented(orientation) }
+        }
         return decoded
+    }
+
+    // MARK: - Orientation
+
+    /// This image as EXIF orientation `orientation` (1–8) says it should be shown.
+    public func oriented(_ orientation: Int) throws -> GDImage {
+        let w = width, h = height
+        let swaps = orientation >= 5
+        let out = try GDImage(width: swaps ? h : w, height: swaps ? w : h)
+        // For each shown pixel (x, y), the stored pixel it comes from.
+        let source: (Int, Int) -> (Int, Int)
+        switch orientation {
+        case 2: source = { x, y in (w - 1 - x, y) }
+        case 3: source = { x, y in (w - 1 - x, h - 1 - y) }
+        case 4: source = { x, y in (x, h - 1 - y) }
+        case 5: source = { x, y in (y, x) }
+        case 6: source = { x, y in (y, h - 1 - x) }
+        case 7: source = { x, y in (w - 1 - y, h - 1 - x) }
+        case 8: source = { x, y in (w - 1 - y, x) }
+        default: return self
+        }
+        for y in 0..<out.height {
+            let row = badge_gd_row(out.pointer, Int32(y))!
+            for x in 0..<out.width {
+                let (sx, sy) = source(x, y)
+                row[x] = badge_gd_row(pointer, Int32(sy))![sx]
+            }
+        }
+        return out
     }
 
     // MARK: - Resampling

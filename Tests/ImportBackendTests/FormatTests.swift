@@ -117,3 +117,47 @@ struct FormatTests {
         }
     }
 }
+
+/// Phone photos carry their orientation in EXIF; the badge shows them upright.
+struct OrientationTests {
+    /// A JPEG stored so that, shown as `orientation` says, a red marker is top-left.
+    /// Where the marker must be stored is written out by hand, from what each
+    /// orientation means (6: the stored picture is turned 90° clockwise to be
+    /// shown, so its bottom-left corner becomes the top-left), not computed.
+    static func storedJPEG(orientation: Int) throws -> Data {
+        let swaps = orientation >= 5
+        let (sw, sh) = swaps ? (24, 48) : (48, 24)  // stored size; shown is always 48×24
+        let corner: (Bool, Bool)  // (right, bottom) of the stored picture
+        switch orientation {
+        case 2: corner = (true, false)
+        case 3: corner = (true, true)
+        case 4: corner = (false, true)
+        case 5: corner = (false, false)
+        case 6: corner = (false, true)
+        case 7: corner = (true, true)
+        case 8: corner = (true, false)
+        default: corner = (false, false)
+        }
+        let stored = try Canvas(width: sw, height: sh, background: RGBA(20, 40, 200))
+        stored.fill(.roundedRect(x: corner.0 ? Double(sw - 12) : 0, y: corner.1 ? Double(sh - 12) : 0, width: 12, height: 12, radius: 0),
+                    with: .solid(RGBA(230, 20, 20)))
+        var jpeg = [UInt8](try GDImage(stored).jpegData(quality: 95))
+        // APP1 Exif, big-endian TIFF, one IFD0 entry: Orientation (0x0112), SHORT, 1.
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation), 0, 0, 0, 0, 0, 0]
+        let payload = Array("Exif\0\0".utf8) + tiff
+        let length = payload.count + 2
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: 2)
+        return Data(jpeg)
+    }
+
+    @Test(arguments: 1...8)
+    func theTopLeftMarkerEndsUpTopLeft(orientation: Int) throws {
+        let data = try Self.storedJPEG(orientation: orientation)
+        #expect(ImageIntake.jpegOrientation(data) == orientation)
+        let image = try GDImage.decode(data)
+        #expect(image.width == 48 && image.height == 24, "orientation \(orientation): \(image.width)×\(image.height)")
+        let corner = image.pixel(3, 3), opposite = image.pixel(44, 20)
+        #expect(corner.r > 180 && corner.b < 100, "orientation \(orientation): top-left is \(corner)")
+        #expect(opposite.b > 150 && opposite.r < 100, "orientation \(orientation): bottom-right is \(opposite)")
+    }
+}
