@@ -74,8 +74,35 @@ public struct ImportGenerator: BadgeGenerator {
             return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
         }
         let file = try workspace.write(png, to: "badge.png")
+        var extra = Self.provenance(of: data)
+        extra["source"] = source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent
         return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
-                              extra: ["source": source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent])
+                              extra: extra)
+    }
+
+    /// What other generators wrote into a PNG about how it was made: the
+    /// prompt and settings of AUTOMATIC1111 (`parameters`), ComfyUI (`prompt`,
+    /// `workflow`), or an earlier badge. Only these text chunks are read; EXIF
+    /// and anything else personal are never carried over.
+    static func provenance(of data: Data) -> [String: String] {
+        guard ImageIntake.sniff(data) == .accepted(.png), let chunks = try? PNG.chunks(in: data, verifyCRC: false) else { return [:] }
+        let entries = chunks.filter { $0.type == "tEXt" || $0.type == "iTXt" }.compactMap(PNG.textEntry)
+        var found: [String: String] = [:]
+        func keep(_ key: String, _ text: String) { found[key] = String(text.prefix(2000)) }
+        for entry in entries {
+            switch entry.keyword {
+            case "parameters": keep("source-parameters", entry.text)
+            case "prompt": keep("source-comfyui-prompt", entry.text)
+            case "workflow": keep("source-comfyui-workflow", entry.text)
+            default: break
+            }
+        }
+        if let badge = BadgeMetadata(entries: entries) {
+            keep("source-badge-id", badge.id)
+            keep("source-badge-prompt", badge.prompt)
+            keep("source-badge-commitment-date", badge.commitmentDateString)
+        }
+        return found
     }
 
     /// Reads a file, refusing directories and anything over `limit` bytes before reading it all.

@@ -161,3 +161,28 @@ struct OrientationTests {
         #expect(opposite.b > 150 && opposite.r < 100, "orientation \(orientation): bottom-right is \(opposite)")
     }
 }
+
+/// What other generators said about a picture comes along; nothing personal does.
+struct ProvenanceImportTests {
+    @Test func promptsFromOtherGeneratorsAreKeptAndExifIsNot() async throws {
+        var chunks = try PNG.chunks(in: try GDImage(try Canvas(width: 40, height: 40, background: .white)).pngData())
+        func text(_ keyword: String, _ value: String) -> PNGChunk {
+            var data = Data(keyword.utf8)
+            data.append(0)
+            data.append(contentsOf: value.utf8)
+            return PNGChunk(type: "tEXt", data: data)
+        }
+        chunks.insert(text("parameters", "a lighthouse at dawn\nSteps: 20, Sampler: Euler a, Seed: 1234"), at: 1)
+        chunks.insert(text("prompt", #"{"3": {"class_type": "KSampler"}}"#), at: 1)
+        chunks.insert(PNGChunk(type: "eXIf", data: Data("GPS 52.52N 13.40E".utf8)), at: 1)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-provenance-\(UUID().uuidString).png")
+        try PNG.assemble(chunks).write(to: dir)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (image, png, _) = try await GeneratorConformance.generateOnce(ImportGenerator(), BadgeRequest(prompt: "p", size: 64, source: dir.path))
+        #expect(image.extra["source-parameters"]?.hasPrefix("a lighthouse at dawn") == true)
+        #expect(image.extra["source-comfyui-prompt"]?.contains("KSampler") == true)
+        let out = try PNG.chunks(in: png)
+        #expect(!out.contains { $0.type == "eXIf" })
+        #expect(!String(decoding: png, as: UTF8.self).contains("GPS"))
+    }
+}
