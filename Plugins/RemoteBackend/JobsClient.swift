@@ -4,8 +4,9 @@ import Logging
 
 /// Asynchronous APIs: submit a job, poll it until it ends or the deadline
 /// passes, then fetch its output (Replicate-style predictions; servers such as
-/// stable-diffusion.cpp's that queue their work). Cancelling badge cancels the
-/// job on the server where the API has a cancel endpoint.
+/// stable-diffusion.cpp's that queue their work). A job badge gives up on (it
+/// was cancelled, the deadline passed, polling failed) is cancelled on the
+/// server where the API has a cancel endpoint.
 struct JobsClient {
     let generator: RemoteGenerator
     let http: any HTTPTransport
@@ -54,9 +55,9 @@ struct JobsClient {
                 wait = RetryPolicy.serverDelay(polled, now: generator.now()).map { max($0, options.pollInterval) } ?? options.pollInterval
             }
         } catch {
-            if error is CancellationError || (error as? BadgeError)?.code == .timeout {
-                await cancelJob(id, credentials: credentials)
-            }
+            // Whatever ends our interest in the job (Ctrl-C, the deadline, a
+            // server that stopped answering), it should not go on running there.
+            await cancelJob(id, credentials: credentials)
             throw error
         }
         switch status {

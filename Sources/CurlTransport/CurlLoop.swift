@@ -3,7 +3,7 @@ import CCurl
 import Foundation
 
 /// Drives one curl multi handle on a dedicated thread. Submissions and
-/// cancellations come from any thread through a locked inbox and a wakeup;
+/// cancellations come from any thread (a locked inbox, a flag on the transfer, a wakeup);
 /// everything else (the handles, the callbacks, resuming callers) happens on
 /// the loop thread alone.
 final class CurlLoop: @unchecked Sendable {
@@ -11,7 +11,6 @@ final class CurlLoop: @unchecked Sendable {
     private var multiHandle: UnsafeMutableRawPointer?
     private let lock = NSLock()
     private var inbox: [Transfer] = []
-    private var cancellations: [ObjectIdentifier] = []
     private var stopping = false
     /// Loop thread only.
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
@@ -32,11 +31,8 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     func cancel(_ transfer: Transfer) {
-        let multi = lock.withLock { () -> UnsafeMutableRawPointer? in
-            cancellations.append(ObjectIdentifier(transfer))
-            return multiHandle
-        }
-        if let multi { curl_multi_wakeup(multi) }
+        transfer.requestCancel()
+        if let multi = lock.withLock({ multiHandle }) { curl_multi_wakeup(multi) }
     }
 
     func stop() {
@@ -49,16 +45,12 @@ final class CurlLoop: @unchecked Sendable {
 
     private func run(_ multi: UnsafeMutableRawPointer) {
         while true {
-            let (arrivals, cancelled, stop) = lock.withLock { () -> ([Transfer], [ObjectIdentifier], Bool) in
-                defer {
-                    inbox.removeAll()
-                    cancellations.removeAll()
-                }
-                return (inbox, cancellations, stopping)
+            let (arrivals, stop) = lock.withLock { () -> ([Transfer], Bool) in
+                defer { inbox.removeAll() }
+                return (inbox, stopping)
             }
-            let cancelledSet = Set(cancelled)
             for transfer in arrivals {
-                if cancelledSet.contains(ObjectIdentifier(transfer)) {
+                if transfer.isCancelRequested {
                     transfer.finish(.failure(CancellationError()))
                     continue
                 }
@@ -70,7 +62,7 @@ final class CurlLoop: @unchecked Sendable {
                     transfer.finish(.failure(error))
                 }
             }
-            for (easy, transfer) in active where cancelledSet.contains(ObjectIdentifier(transfer)) {
+            for (easy, transfer) in active where transfer.isCancelRequested {
                 curl_multi_remove_handle(multi, easy)
                 active[easy] = nil
                 transfer.finish(.failure(CancellationError()))

@@ -4,8 +4,16 @@ import Foundation
 
 /// One exchange in flight: its easy handle, what has arrived so far, and the
 /// continuation to resume. Touched only by the loop thread once submitted
-/// (the callbacks run on that thread too), except `cancelRequested`.
+/// (the callbacks run on that thread too), except the cancellation flag.
 final class Transfer: @unchecked Sendable {
+    private let cancelLock = NSLock()
+    private var cancelled = false
+
+    /// Any thread may ask; the loop thread acts on it, whether the transfer
+    /// is already running or has not reached the loop yet.
+    func requestCancel() { cancelLock.withLock { cancelled = true } }
+    var isCancelRequested: Bool { cancelLock.withLock { cancelled } }
+
     let request: HTTPRequest
     let options: CurlTransport.Options
     var continuation: CheckedContinuation<HTTPResponse, any Error>?

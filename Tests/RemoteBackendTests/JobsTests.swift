@@ -67,7 +67,12 @@ struct JobsTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         task.cancel()
-        _ = try? await task.value
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled run must not succeed")
+        } catch {
+            #expect(error is CancellationError || (error as? BadgeError)?.code == .cancelled, "\(error)")
+        }
         // The server's job table records the cancel request: a poll now says "canceled".
         let status = try await h.transport.send(HTTPRequest(url: h.server.url("/jobs-slow/predictions/job-jobs-slow-1")))
         #expect(String(decoding: status.body, as: UTF8.self).contains("canceled"), "the job was not cancelled on the server")
