@@ -61,6 +61,7 @@ public final class Canvas {
                 let py = Double(y) + 0.5
                 var rowStart = x0, rowEnd = x1
                 var innerStart = Int.max, innerEnd = Int.min
+                var holeStart = Int.max, holeEnd = Int.min
                 if let span = field.span(y: py, band: band) {
                     rowStart = Swift.max(x0, Int((span.outer.lowerBound - 0.5).rounded(.down)))
                     rowEnd = Swift.min(x1, Int((span.outer.upperBound - 0.5).rounded(.up)) + 1)
@@ -68,11 +69,27 @@ public final class Canvas {
                         innerStart = Int((inner.lowerBound - 0.5).rounded(.up))
                         innerEnd = Int((inner.upperBound - 0.5).rounded(.down))
                     }
+                    if let hole = span.hole {
+                        holeStart = Int((hole.lowerBound - 0.5).rounded(.up))
+                        holeEnd = Int((hole.upperBound - 0.5).rounded(.down))
+                    }
                 }
                 guard rowStart < rowEnd else { continue }
+                let field = field.row(y: py, band: band)
                 var i = (y * width + rowStart) * 4
-                for x in rowStart..<rowEnd {
-                    defer { i += 4 }
+                var x = rowStart
+                while x < rowEnd {
+                    if x >= holeStart && x <= holeEnd {
+                        // Every pixel of the hole is at least `band` outside: nothing to draw.
+                        let next = Swift.min(rowEnd, holeEnd + 1)
+                        i += (next - x) * 4
+                        x = next
+                        continue
+                    }
+                    defer {
+                        i += 4
+                        x += 1
+                    }
                     var coverage: Double
                     if x >= innerStart && x <= innerEnd {
                         coverage = 1

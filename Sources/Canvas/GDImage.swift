@@ -116,13 +116,25 @@ public final class GDImage {
         source: String? = nil
     ) throws -> GDImage {
         let header = try ImageIntake(limits: limits).inspect(data, accepting: accepted, source: source)
-        let name = header.format.rawValue.uppercased()
+        let prepared = header.format == .png ? try PNGForGD.prepare(data, source: source) : data
+        let decoded = try gdDecode(prepared, format: header.format, source: source)
+        if header.format == .jpeg {
+            let orientation = ImageIntake.jpegOrientation(data)
+            if orientation != 1 { return try decoded.oriented(orientation) }
+        }
+        return decoded
+    }
+
+    /// gd's own decoder for bytes the intake has passed; refuses the image
+    /// if gd reported any problem.
+    static func gdDecode(_ data: Data, format: ImageFormat, source: String?) throws -> GDImage {
+        let name = format.rawValue.uppercased()
         _ = errorCounter
         badge_gd_reset_problems()
         let image: gdImagePtr? = data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             let bytes = UnsafeMutableRawPointer(mutating: base)
-            switch header.format {
+            switch format {
             case .png: return gdImageCreateFromPngPtr(Int32(raw.count), bytes)
             case .jpeg: return gdImageCreateFromJpegPtrEx(Int32(raw.count), bytes, 0)
             case .gif: return gdImageCreateFromGifPtr(Int32(raw.count), bytes)
@@ -140,10 +152,6 @@ public final class GDImage {
         }
         if badge_gd_is_truecolor(image) == 0 {
             gdImagePaletteToTrueColor(image)
-        }
-        if header.format == .jpeg {
-            let orientation = ImageIntake.jpegOrientation(data)
-            if orientation != 1 { return try decoded.oriented(orientation) }
         }
         return decoded
     }

@@ -37,25 +37,60 @@ public enum Shape: Sendable {
 
     @inline(__always)
     static func segmentDistance(_ x: Double, _ y: Double, _ a: Point, _ b: Point) -> Double {
+        segmentDistanceSquared(x, y, a, b).squareRoot()
+    }
+
+    @inline(__always)
+    static func segmentDistanceSquared(_ x: Double, _ y: Double, _ a: Point, _ b: Point) -> Double {
         let px = x - a.x, py = y - a.y, bx = b.x - a.x, by = b.y - a.y
         let length = bx * bx + by * by
         let t = length > 0 ? max(0, min(1, (px * bx + py * by) / length)) : 0
         let dx = px - bx * t, dy = py - by * t
-        return (dx * dx + dy * dy).squareRoot()
+        return dx * dx + dy * dy
+    }
+
+    /// The nearest distance from (x, y) to the path through `p` (closed: the
+    /// last point joins the first). One square root per pixel, and a segment
+    /// wholly above or below farther than the best so far is not measured.
+    @inline(__always)
+    static func pathDistance(_ x: Double, _ y: Double, _ p: UnsafeBufferPointer<Point>, closed: Bool) -> Double {
+        var best = Double.infinity
+        var j = closed ? p.count - 1 : 0
+        for i in (closed ? 0 : 1)..<p.count {
+            let a = p[j], b = p[i]
+            j = i
+            let gap = Swift.max(0, Swift.min(a.y, b.y) - y, y - Swift.max(a.y, b.y))
+            // The margin keeps rounding from ever skipping the nearest segment.
+            if gap * gap > best * 1.000001 + 1e-9 { continue }
+            best = Swift.min(best, segmentDistanceSquared(x, y, a, b))
+        }
+        return best.squareRoot()
     }
 }
 
 /// A signed distance function, specialised per shape so the fill loop inlines it.
 protocol DistanceField {
     func distance(_ x: Double, _ y: Double) -> Double
-    /// For the row at `y`: the x range the shape can touch at all, and the x
-    /// range where every point is at least `band` inside it (nil: no such
-    /// knowledge, test every pixel of the bounding box).
-    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)?
+    /// For the row at `y`, what is known without a distance per pixel (nil:
+    /// nothing, test every pixel of the bounding box).
+    func span(y: Double, band: Double) -> RowSpan?
+    /// This field for the pixels of the row at `y` only: may drop whatever
+    /// cannot come within `band` of that row (a polygon's far edges).
+    func row(y: Double, band: Double) -> Self
 }
 
 extension DistanceField {
-    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)? { nil }
+    func span(y: Double, band: Double) -> RowSpan? { nil }
+    func row(y: Double, band: Double) -> Self { self }
+}
+
+/// One row of a shape: the x range it can touch at all, the x range where
+/// every point is at least `band` inside it, and an x range within the outer
+/// one where every point is at least `band` outside it (a ring's hole).
+struct RowSpan {
+    var outer: ClosedRange<Double>
+    var inner: ClosedRange<Double>? = nil
+    var hole: ClosedRange<Double>? = nil
 }
 
 struct CircleField: DistanceField {
@@ -64,18 +99,20 @@ struct CircleField: DistanceField {
         ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot() - r
     }
 
-    func span(y: Double, band: Double) -> (outer: ClosedRange<Double>, inner: ClosedRange<Double>?)? {
+    func span(y: Double, band: Double) -> RowSpan? {
         let dy = y - cy
         let outerRadius = r + band
-        guard abs(dy) < outerRadius else { return (cx...cx, nil) }
+        guard abs(dy) < outerRadius else { return RowSpan(outer: cx...cx) }
         let half = (outerRadius * outerRadius - dy * dy).squareRoot()
-        let innerRadius = r - band
-        var inner: ClosedRange<Double>?
-        if innerRadius > abs(dy) {
-            let innerHalf = (innerRadius * innerRadius - dy * dy).squareRoot()
-            inner = (cx - innerHalf)...(cx + innerHalf)
-        }
-        return ((cx - half)...(cx + half), inner)
+        return RowSpan(outer: (cx - half)...(cx + half), inner: Self.chord(cx: cx, dy: dy, radius: r - band))
+    }
+
+    /// Where the row `dy` from the centre crosses the circle of `radius`, if it does.
+    @inline(__always)
+    static func chord(cx: Double, dy: Double, radius: Double) -> ClosedRange<Double>? {
+        guard radius > abs(dy) else { return nil }
+        let half = (radius * radius - dy * dy).squareRoot()
+        return (cx - half)...(cx + half)
     }
 }
 
@@ -97,6 +134,12 @@ struct RingField: DistanceField {
         let d = ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
         return max(d - outer, inner - d)
     }
+
+    func span(y: Double, band: Double) -> RowSpan? {
+        let dy = y - cy
+        guard let outerChord = CircleField.chord(cx: cx, dy: dy, radius: outer + band) else { return RowSpan(outer: cx...cx) }
+        return RowSpan(outer: outerChord, hole: CircleField.chord(cx: cx, dy: dy, radius: inner - band))
+    }
 }
 
 struct RectField: DistanceField {
@@ -117,30 +160,77 @@ struct CapsuleField: DistanceField {
 }
 
 struct PolylineField: DistanceField {
-    let points: [Point], r: Double
+    var points: [Point], r: Double
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
-        var best = Double.infinity
-        points.withUnsafeBufferPointer { p in
-            for i in 1..<max(p.count, 1) { best = min(best, Shape.segmentDistance(x, y, p[i - 1], p[i])) }
+        guard points.count > 1 else { return .infinity }
+        return points.withUnsafeBufferPointer { Shape.pathDistance(x, y, $0, closed: false) } - r
+    }
+
+    /// Only the segments that can come within the band of the row (split
+    /// where one is dropped, so no segment is invented between the others).
+    func row(y: Double, band: Double) -> PolylineField {
+        guard points.count > 1 else { return self }
+        var kept: [Point] = []
+        var runs: [[Point]] = []
+        for i in 1..<points.count {
+            let a = points[i - 1], b = points[i]
+            if max(0, min(a.y, b.y) - y, y - max(a.y, b.y)) <= band + r + 1 {
+                if kept.last != a {
+                    if kept.count > 1 { runs.append(kept) }
+                    kept = [a]
+                }
+                kept.append(b)
+            }
         }
-        return best - r
+        if kept.count > 1 { runs.append(kept) }
+        // None or one run is the common case; several are rare enough to keep whole.
+        if runs.isEmpty { return PolylineField(points: [], r: r) }
+        return runs.count == 1 ? PolylineField(points: runs[0], r: r) : self
     }
 }
 
 struct PolygonField: DistanceField {
     let points: [Point]
-    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
-        var best = Double.infinity
-        var inside = false
-        points.withUnsafeBufferPointer { p in
-            var j = p.count - 1
-            for i in 0..<p.count {
-                let pi = p[i], pj = p[j]
-                best = min(best, Shape.segmentDistance(x, y, pj, pi))
-                if (pi.y > y) != (pj.y > y), x < (pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x { inside.toggle() }
-                j = i
-            }
+    /// Set for one row (see `row(y:band:)`): where the edges cross it, and the
+    /// edges that can come within the band of it.
+    private var crossings: [Double]? = nil
+    private var near: [(Point, Point)] = []
+
+    init(points: [Point]) { self.points = points }
+
+    /// Even-odd: a pixel is inside when an odd number of edges cross its row
+    /// to its right. Only edges near the row can be nearer than the band, and
+    /// beyond the band coverage is 0 or 1 whatever the exact distance.
+    func row(y: Double, band: Double) -> PolygonField {
+        var field = self
+        var crossings: [Double] = []
+        var near: [(Point, Point)] = []
+        guard !points.isEmpty else { return field }
+        var j = points.count - 1
+        for i in 0..<points.count {
+            let pi = points[i], pj = points[j]
+            if (pi.y > y) != (pj.y > y) { crossings.append((pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x) }
+            // One pixel more than the band, so rounding never drops the nearest edge.
+            if max(0, min(pi.y, pj.y) - y, y - max(pi.y, pj.y)) <= band + 1 { near.append((pj, pi)) }
+            j = i
         }
-        return inside ? -best : best
+        field.crossings = crossings
+        field.near = near
+        return field
+    }
+
+    @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        guard !points.isEmpty else { return .infinity }
+        guard let crossings else { return unpreparedDistance(x, y) }
+        var inside = false
+        for c in crossings where x < c { inside.toggle() }
+        var best = Double.infinity
+        for (a, b) in near { best = min(best, Shape.segmentDistanceSquared(x, y, a, b)) }
+        let d = best.squareRoot()
+        return inside ? -d : d
+    }
+
+    private func unpreparedDistance(_ x: Double, _ y: Double) -> Double {
+        row(y: y, band: .infinity).distance(x, y)
     }
 }
