@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries, each behind a shim of typed static inline wrappers.
@@ -42,7 +43,10 @@ let package = Package(
         // The core: contract, config, store, pipeline. Pure Swift.
         .target(
             name: "BadgeKit",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Sources/BadgeKit"
         ),
         // Test doubles and the conformance suite every backend runs (ships like swift-log's InMemoryLogging).

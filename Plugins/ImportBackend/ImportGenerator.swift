@@ -7,6 +7,9 @@ import Foundation
 public struct ImportGenerator: BadgeGenerator {
     public static let type = "import"
 
+    /// Drawing is CPU work on this machine: one request per core.
+    public var preferredConcurrency: Int? { ProcessInfo.processInfo.activeProcessorCount }
+
     public enum Fit: String, Sendable, CaseIterable {
         /// Fill the square, cropping the centre.
         case cover

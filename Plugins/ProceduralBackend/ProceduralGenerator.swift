@@ -6,6 +6,9 @@ import Foundation
 /// model, the same bytes for the same prompt, seed, style and size.
 public struct ProceduralGenerator: BadgeGenerator {
     public static let type = "procedural"
+
+    /// Drawing is CPU work on this machine: one request per core.
+    public var preferredConcurrency: Int? { ProcessInfo.processInfo.activeProcessorCount }
     /// Recorded in every badge it draws; bumped whenever the pixels change.
     public static let artEngineVersion = "art-engine 1"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)

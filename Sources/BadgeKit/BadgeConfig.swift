@@ -28,10 +28,13 @@ public struct BackendConfig: Sendable {
     public var isBuiltIn: Bool
     /// Another instance to use when this one is unavailable or fails (`"fallback"`).
     public var fallback: String?
+    /// How many requests a batch sends it at once (`"concurrency"`); nil lets
+    /// the backend choose (`BadgeGenerator.preferredConcurrency`).
+    public var concurrency: Int?
 
     public init(
         name: String, type: String, options: ConfigObject, typeLocation: SourceLocation? = nil,
-        isBuiltIn: Bool = false, fallback: String? = nil
+        isBuiltIn: Bool = false, fallback: String? = nil, concurrency: Int? = nil
     ) {
         self.name = name
         self.type = type
@@ -39,6 +42,7 @@ public struct BackendConfig: Sendable {
         self.typeLocation = typeLocation
         self.isBuiltIn = isBuiltIn
         self.fallback = fallback
+        self.concurrency = concurrency
     }
 }
 
@@ -62,6 +66,7 @@ public struct BadgeConfig: Sendable {
     public var historyLimit = BadgeConfig.historyLimitDefault
     public var defaults = Defaults()
     public var intake = ImageLimits.default
+    public var batch = BatchSettings()
     /// Every instance, built-ins first unless the file redefines them, in file order.
     public var backends: [BackendConfig]
 
@@ -160,7 +165,7 @@ public struct BadgeConfig: Sendable {
     public static func parse(_ data: Data, file: String?) throws -> BadgeConfig {
         let root = ConfigValue(node: try JSONParser.parse(data, file: file), keyPath: "", file: file)
         let object = try root.object()
-        try object.allowOnly(["store", "historyLimit", "defaults", "intake", "backends"])
+        try object.allowOnly(["store", "historyLimit", "defaults", "intake", "backends", "batch"])
         var config = BadgeConfig(file: file, backends: [])
 
         if let store = object.value("store") {
@@ -196,14 +201,21 @@ public struct BadgeConfig: Sendable {
                 }
                 let whole = try value.object()
                 let type = try whole.require("type", hint: "say which kind of backend this is, e.g. \"type\": \"procedural\"")
-                // `fallback` belongs to the pipeline, not the backend: its factory never sees it.
-                let options = ConfigObject(members: whole.members.filter { $0.key != "fallback" }, node: whole.node,
+                // `fallback` and `concurrency` belong to the pipeline, not the backend: its factory never sees them.
+                let options = ConfigObject(members: whole.members.filter { !pipelineKeys.contains($0.key) }, node: whole.node,
                                            keyPath: whole.keyPath, file: whole.file)
                 backends.append(BackendConfig(
                     name: member.key, type: try type.nonEmptyString(), options: options,
-                    typeLocation: type.location, fallback: try whole.value("fallback")?.nonEmptyString()))
+                    typeLocation: type.location, fallback: try whole.value("fallback")?.nonEmptyString(),
+                    concurrency: try whole.int("concurrency", in: BatchSettings.concurrencyRange)))
             }
         }
+        if let batch = try object.object("batch") {
+            let base = file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+                ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+            config.batch = try BatchSettings.read(batch, baseDirectory: base)
+        }
+
         let defined = Set(backends.map(\.name))
         config.backends = builtInBackends.filter { !defined.contains($0.name) } + backends
         try config.checkFallbacks(section)
@@ -216,6 +228,9 @@ public struct BadgeConfig: Sendable {
         }
         return config
     }
+
+    /// Keys of a backend object that the pipeline reads, not the backend.
+    static let pipelineKeys: Set<String> = ["fallback", "concurrency"]
 
     // MARK: - The store directory
 

@@ -166,7 +166,7 @@ public struct ConfigObject: Sendable {
     public func object(_ key: String) throws -> ConfigObject? { try value(key)?.object() }
 
     /// The nearest candidate by edit distance, if it is near enough to be a typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         let lower = word.lowercased()
         let scored = candidates.map { ($0, editDistance(lower, $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else { return nil }

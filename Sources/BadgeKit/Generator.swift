@@ -43,6 +43,16 @@ public protocol BadgeGenerator: Sendable {
     /// Makes one image for `request`, written into `workspace` (a private temporary
     /// directory the caller owns and removes). Honours task cancellation.
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage
+
+    /// How many requests this instance should serve at once in a batch, when
+    /// its configuration does not say (`"concurrency"`): the core count for
+    /// work done on this machine's CPU, nil (the batch's limit) for work that
+    /// mostly waits on a server.
+    var preferredConcurrency: Int? { get }
+}
+
+extension BadgeGenerator {
+    public var preferredConcurrency: Int? { nil }
 }
 
 /// A backend that can check, on request, that its server really answers

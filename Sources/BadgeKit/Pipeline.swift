@@ -78,8 +78,10 @@ public struct Pipeline: Sendable {
     /// Runs the backend and the intake; returns the stamped PNG and its metadata.
     /// A backend that is unavailable or fails hands over to the next fallback;
     /// the metadata then records which backend failed and why.
+    /// `extra` is added to the metadata (`badge:x-<key>`), e.g. a batch's request hash.
     public func render(
-        _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment
+        _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
+        extra: [String: String] = [:]
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
         let candidates = [backend] + fallbacks
         var failures: [String] = []
@@ -87,6 +89,7 @@ public struct Pipeline: Sendable {
             do {
                 var (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
                 if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
+                metadata.extra.merge(extra) { _, ours in ours }
                 return (try metadata.stamp(into: image), metadata)
             } catch let error as BadgeError where index + 1 < candidates.count && error.code != .cancelled && error.code != .usage {
                 environment.logger.warning("backend failed; using its fallback", metadata: [

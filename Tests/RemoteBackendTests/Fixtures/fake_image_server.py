@@ -148,6 +148,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(200, {"error": "Model is currently loading", "estimated_time": 20})
         if mode == "ok":
             return self.reply(200, ok)
+        if mode == "slow":
+            # A model's latency, for batch runs that must overlap their waits.
+            time.sleep(0.25)
+            return self.reply(200, ok)
         if mode == "url":
             return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/files/badge.png"}]})
         if mode == "flaky503":

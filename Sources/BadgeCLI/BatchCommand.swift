@@ -1,0 +1,218 @@
+import ArgumentParser
+import BadgeKit
+import Foundation
+
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Make many badges at once from a manifest of jobs; safe to interrupt and to rerun.",
+        discussion: """
+            Jobs come from FILE (JSON, JSON Lines or CSV with a header row; - reads standard \
+            input) or from the config's batch.jobs. Each job has a prompt and optionally a name, \
+            backend, style, size, seed, variants and source. One PNG per job and variant is \
+            written to the output directory, with a manifest.json of results.
+
+            A rerun skips outputs that are already there for the same request; --force redoes \
+            them. Ctrl-C stops cleanly: finished files stay, no partial file is left.
+
+            Examples:
+              badge batch team.csv --output badges/
+              badge batch variants.json --concurrency 4 --fail-fast
+              badge batch team.csv --output /out --shard 2/8        # this machine's eighth
+              badge batch team.csv --commit alice                   # then make alice's badge current
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The manifest: .json, .jsonl or .csv (default: the config's batch.jobs).", valueName: "file"))
+    var file: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"))
+    var output: String?
+
+    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many badges to make at once (default: the config's batch.concurrency, then 8).", valueName: "n"))
+    var concurrency: Int?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend for jobs that name none (default: the config's defaults.backend).", valueName: "name"))
+    var backend: String?
+
+    @Option(help: ArgumentHelp("Style for jobs that name none.", valueName: "style"))
+    var style: String?
+
+    @Option(help: ArgumentHelp("Size for jobs that give none, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))
+    var size: Int?
+
+    @Option(help: ArgumentHelp("Commitment date stamped into every badge, YYYY-MM-DD (default: now).", valueName: "date"))
+    var date: String?
+
+    @Option(help: ArgumentHelp("Run only share K of N (K from 0 to N-1), so N machines split one manifest.", valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Redo every job, even those whose output is up to date.")
+    var force = false
+
+    @Flag(help: "Stop at the first failure (default: a failure stops only its own job).")
+    var failFast = false
+
+    @Option(help: ArgumentHelp("Afterwards, make this job's badge (its name, or name-NN for a variant) the current badge.", valueName: "job"))
+    var commit: String?
+
+    @Flag(help: "Print the results (manifest.json) as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let size, !BadgeRequest.sizeRange.contains(size) {
+            throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
+        }
+        if let concurrency, !BatchSettings.concurrencyRange.contains(concurrency) {
+            throw ValidationError("--concurrency must be from 1 to \(BatchSettings.concurrencyRange.upperBound), not \(concurrency)")
+        }
+    }
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let config = context.config
+        let cwd = context.environment.workingDirectory
+        let manifest = try loadManifest(config: config, workingDirectory: cwd)
+        let shard = try shard.map(BatchShard.init(parsing:))
+        let zone = TimeZone.current
+        let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
+        let plan = try BatchPlan.make(
+            manifest, config: config,
+            defaults: .init(backend: backend ?? config.defaults.backend, style: style ?? config.defaults.style,
+                            size: size ?? config.defaults.size),
+            shard: shard)
+        // A mistyped --commit is a usage error before anything runs, not after.
+        let commitItem = try commit.map { try item(named: $0, in: plan) }
+        let limit = concurrency ?? config.batch.concurrency ?? BatchSettings.defaultConcurrency
+        var chains: [String: BatchRunner.Chain] = [:]
+        for name in Set(plan.items.map(\.backend)) {
+            let names = config.fallbackChain(for: name)
+            let instance = try context.backend(named: names[0])
+            let fallbacks = try names.dropFirst().map { try context.backend(named: $0) }
+            let ownLimit = config.backend(named: name)?.concurrency ?? instance.generator.preferredConcurrency ?? limit
+            chains[name] = .init(backend: instance, fallbacks: fallbacks, limit: ownLimit)
+        }
+        let outputURL = output.map { BadgeConfig.resolvePath($0, relativeTo: cwd) }
+            ?? config.batch.output ?? cwd.appendingPathComponent(BatchSettings.defaultOutput, isDirectory: true)
+        let directory = try BatchOutputDirectory(url: outputURL)
+
+        let runner = BatchRunner(
+            pipeline: Pipeline(environment: context.environment, limits: config.intake), chains: chains,
+            concurrency: limit, force: force, failFast: failFast || config.batch.failFast,
+            commitment: .init(date: commitmentDate, timeZone: zone))
+        let progress = BatchProgress(
+            total: plan.items.count, live: Terminal.stderrIsTerminal && !global.verbose,
+            lines: json ? .standardError : .standardOutput)
+        context.environment.logger.debug("batch", metadata: [
+            "items": "\(plan.items.count)", "of": "\(plan.allItems.count)", "output": "\(outputURL.path)",
+            "concurrency": "\(limit)", "backends": "\(chains.mapValues(\.limit))",
+        ])
+        let startedAt = Date()
+        let clock = ContinuousClock()
+        let started = clock.now
+        progress.start()
+        let results = await runner.run(plan.items, into: directory, events: progress.handle)
+        progress.stop()
+        let interrupted = Task.isCancelled
+
+        let report = BatchReport(results: results, source: manifest.source, output: outputURL, shard: shard,
+                                 startedAt: startedAt, duration: clock.now - started)
+        let reportName = BatchReport.fileName(for: shard)
+        try directory.write(try report.encoded(), as: reportName)
+
+        if json {
+            FileHandle.standardOutput.write(try report.encoded())
+        } else {
+            Terminal.out(summary(report, results: results, reportPath: outputURL.appendingPathComponent(reportName).path))
+        }
+        if interrupted {
+            throw BadgeError(.cancelled, "interrupted: \(report.summary.made + report.summary.upToDate) of \(results.count) badges are done",
+                             hint: "run the same command again to make the rest; finished badges are kept")
+        }
+        if let commitItem {
+            try await commitResult(commitItem, directory: directory, context: context, date: commitmentDate, zone: zone)
+        }
+        if report.summary.failed > 0 || report.summary.cancelled > 0 {
+            throw BadgeError(.generationFailed, "\(report.summary.failed) of \(results.count) badges failed",
+                             hint: "rerun the same command to retry only those (the others are up to date)")
+        }
+    }
+
+    private func loadManifest(config: BadgeConfig, workingDirectory: URL) throws -> BatchManifest {
+        guard let file else {
+            guard let jobs = config.batch.jobs else {
+                throw BadgeError(.usage, "no jobs to run",
+                                 hint: "give a manifest (badge batch jobs.csv) or list jobs in the config's batch.jobs")
+            }
+            return jobs
+        }
+        if file == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            return try BatchManifest.parse(data, file: "standard input", format: BatchManifest.sniff(data),
+                                           baseDirectory: workingDirectory)
+        }
+        return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory))
+    }
+
+    private func summary(_ report: BatchReport, results: [BatchResult], reportPath: String) -> String {
+        let s = report.summary
+        var text = "Made \(s.made) badge\(s.made == 1 ? "" : "s") in \(String(format: "%.1f", report.durationSeconds)) s"
+        if s.upToDate > 0 { text += "; \(s.upToDate) already up to date" }
+        if s.failed > 0 { text += "; \(s.failed) failed" }
+        if s.cancelled > 0 { text += "; \(s.cancelled) not finished" }
+        if let shard = report.shard { text += " (shard \(shard))" }
+        text += ".\n  Output    \(report.output)\n  Manifest  \(reportPath)"
+        let failures = results.filter { $0.status == .failed }
+        if !failures.isEmpty {
+            text += "\nFailed:"
+            for failure in failures.prefix(20) {
+                text += "\n  \(failure.item.key): " + (failure.error?.description.replacingOccurrences(of: "\n", with: "\n    ") ?? "")
+            }
+            if failures.count > 20 { text += "\n  ... and \(failures.count - 20) more (see the manifest)" }
+        }
+        return text
+    }
+
+    /// Makes one result the current badge through the store: a new id, and the
+    /// commitment date of this moment (or --date), since committing is the promise.
+    private func item(named key: String, in plan: BatchPlan) throws -> BatchItem {
+        if let item = plan.allItems.first(where: { $0.key == key }) { return item }
+        let keys = plan.allItems.map(\.key)
+        var hint = keys.count <= 12 ? "the jobs are: \(keys.joined(separator: ", "))" : "give a job name from the manifest"
+        if let job = plan.allItems.first(where: { $0.job.name == key })?.job {
+            hint = "\"\(key)\" has \(job.variants) variants: name one, e.g. \(key)-01"
+        } else if let near = ConfigObject.closest(to: key, in: keys) {
+            hint = "did you mean \"\(near)\"? " + hint
+        }
+        throw BadgeError(.usage, "--commit: no job is named \"\(key)\"", hint: hint)
+    }
+
+    private func commitResult(
+        _ item: BatchItem, directory: BatchOutputDirectory, context: CommandContext, date: Date?, zone: TimeZone
+    ) async throws {
+        guard let data = directory.read(item.fileName), let result = BatchRunner.upToDateResult(item, data: data),
+              var metadata = result.metadata
+        else {
+            throw BadgeError(.notFound, "\(item.fileName) is not a finished badge of this batch",
+                             path: directory.url.appendingPathComponent(item.fileName).path,
+                             hint: "run the batch until that job succeeds, then commit it; the current badge is unchanged")
+        }
+        let now = Date()
+        metadata.id = BadgeMetadata.newID()
+        metadata.commitmentDate = date ?? now
+        metadata.timeZone = zone.identifier
+        metadata.createdAt = now
+        let png = try metadata.stamp(into: data)
+        let store = context.store
+        let committed = metadata
+        let stored = try await BlockingExecutor.run { try store.commit(png, metadata: committed) }
+        let info = BadgeInfo(stored)
+        if json {
+            Terminal.note("committed \(item.key) as the current badge: \(stored.url.path)")
+        } else {
+            Terminal.out("\nCommitted \(item.key) as your Promise Badge.\n" + info.text)
+        }
+    }
+}

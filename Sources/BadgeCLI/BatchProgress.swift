@@ -1,0 +1,118 @@
+import BadgeKit
+import Foundation
+
+/// How a batch shows itself while it runs: a live bar with counts, rate and
+/// ETA on a terminal; one line per finished item otherwise (a log, CI).
+final class BatchProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private let total: Int
+    private let live: Bool
+    private let lines: FileHandle
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private var finished = 0
+    private var made = 0
+    private var failed = 0
+    private var upToDate = 0
+    private var current: [String] = []
+    private var ticker: Task<Void, Never>?
+    private var lastDraw: ContinuousClock.Instant?
+
+    /// `lines` receives the per-item lines when there is no terminal.
+    init(total: Int, live: Bool, lines: FileHandle) {
+        self.total = total
+        self.live = live
+        self.lines = lines
+        started = clock.now
+    }
+
+    func start() {
+        guard live else { return }
+        // Redraws between events too, so rate and ETA keep moving during slow items.
+        ticker = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                self?.draw(force: true)
+            }
+        }
+    }
+
+    func stop() {
+        ticker?.cancel()
+        guard live else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+    }
+
+    func handle(_ event: BatchEvent) {
+        lock.lock()
+        switch event {
+        case let .started(item):
+            current.append(item.key)
+        case let .finished(result):
+            finished += 1
+            current.removeAll { $0 == result.item.key }
+            switch result.status {
+            case .made: made += 1
+            case .upToDate: upToDate += 1
+            case .failed: failed += 1
+            case .cancelled: break
+            }
+            if !live { lines.write(Data((Self.line(for: result) + "\n").utf8)) }
+        }
+        lock.unlock()
+        draw(force: false)
+    }
+
+    /// `ok          alice.png  procedural  0.12 s`
+    static func line(for result: BatchResult) -> String {
+        let status = result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+        switch result.status {
+        case .made:
+            let seconds = result.duration.map { String(format: "%.2f s", BatchProgressMath.seconds($0)) } ?? ""
+            return "\(status)  \(result.item.fileName)  \(result.metadata?.backend ?? result.item.backend)  \(seconds)"
+        case .upToDate:
+            return "\(status)  \(result.item.fileName)"
+        case .failed, .cancelled:
+            let message = result.error.map { $0.description.components(separatedBy: "\n")[0] } ?? "unknown failure"
+            return "\(status)  \(result.item.key): \(message)"
+        }
+    }
+
+    private func draw(force: Bool) {
+        guard live else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let now = clock.now
+        if !force, let lastDraw, now - lastDraw < .milliseconds(50) { return }
+        lastDraw = now
+        let elapsed = BatchProgressMath.seconds(now - started)
+        let width = 24
+        let filled = total == 0 ? width : min(width, finished * width / total)
+        var text = "\r\u{1B}[2K  ▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "▏"
+        text += " \(finished)/\(total)"
+        if failed > 0 { text += "  \(failed) failed" }
+        if made > 0 && elapsed > 0.2 {
+            let rate = Double(made) / elapsed
+            text += String(format: "  %.1f/s", rate)
+            let remaining = total - finished
+            if remaining > 0 { text += "  ETA " + BatchProgressMath.clock(Double(remaining) / rate) }
+        }
+        if let first = current.first { text += "  " + first + (current.count > 1 ? " +\(current.count - 1)" : "") }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+enum BatchProgressMath {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// 75 -> "1:15", 3725 -> "1:02:05".
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.up))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// One line of a batch: a named promise, and how to draw it. Anything left
+/// out comes from the command line, then the config's defaults.
+public struct BatchJob: Sendable, Hashable {
+    public var name: String
+    public var prompt: String
+    public var backend: String?
+    public var style: String?
+    public var size: Int?
+    public var seed: UInt64?
+    /// How many images to make, one per seed (seed, seed+1, ...).
+    public var variants: Int
+    /// A picture for backends that import one, resolved against the manifest's directory.
+    public var source: String?
+    public var options: [String: String]
+    /// Where the job was written, for errors that point at it.
+    public var origin: Origin
+
+    public struct Origin: Sendable, Hashable, CustomStringConvertible {
+        public var file: String?
+        public var location: SourceLocation?
+        public var keyPath: String?
+
+        public init(file: String?, location: SourceLocation?, keyPath: String? = nil) {
+            self.file = file
+            self.location = location
+            self.keyPath = keyPath
+        }
+
+        public var description: String {
+            (file ?? "manifest") + (location.map { ":\($0.line)" } ?? "")
+        }
+
+        func error(_ message: String, hint: String? = nil) -> BadgeError {
+            BadgeError(.config, message, path: file, location: location, keyPath: keyPath, hint: hint)
+        }
+    }
+
+    public static let fields = ["name", "prompt", "backend", "style", "size", "seed", "variants", "source", "options"]
+    public static let variantsRange = 1...1000
+    /// A file name without its extension and variant suffix; 100 leaves room
+    /// for both inside the 255 bytes every Linux file system allows.
+    public static let maxNameLength = 100
+
+    public init(
+        name: String, prompt: String, backend: String? = nil, style: String? = nil, size: Int? = nil,
+        seed: UInt64? = nil, variants: Int = 1, source: String? = nil, options: [String: String] = [:],
+        origin: Origin = Origin(file: nil, location: nil)
+    ) {
+        self.name = name
+        self.prompt = prompt
+        self.backend = backend
+        self.style = style
+        self.size = size
+        self.seed = seed
+        self.variants = variants
+        self.source = source
+        self.options = options
+        self.origin = origin
+    }
+
+    /// Reads a job written as a JSON object (a manifest entry, a JSON Lines
+    /// line, or an entry of the config's `batch.jobs`). `baseDirectory`
+    /// resolves a relative `source`.
+    public static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
+        try object.allowOnly(fields)
+        let prompt = try object.require("prompt", hint: "every job needs the promise to draw").nonEmptyString()
+        let origin = Origin(file: object.file, location: object.node.location, keyPath: object.keyPath)
+        var job = BatchJob(name: "", prompt: prompt, origin: origin)
+        if let name = object.value("name") {
+            job.name = try name.string()
+            if let problem = nameProblem(job.name) { throw name.error(problem.message, hint: problem.hint) }
+        } else {
+            job.name = slug(prompt)
+        }
+        job.backend = try object.value("backend")?.nonEmptyString()
+        job.style = try object.value("style")?.nonEmptyString()
+        job.size = try object.int("size", in: BadgeRequest.sizeRange)
+        job.seed = try object.value("seed")?.uint64()
+        job.variants = try object.int("variants", in: variantsRange) ?? 1
+        if let source = try object.value("source")?.nonEmptyString() {
+            job.source = source == "-" ? source : BadgeConfig.resolvePath(source, relativeTo: baseDirectory).path
+        }
+        if let options = object.value("options") { job.options = try options.stringMap() }
+        return job
+    }
+
+    /// Why `name` cannot name a file in the output directory, or nil when it can.
+    /// Only `[A-Za-z0-9._-]`, starting with a letter, a digit or `_`: no path
+    /// separators, no `..`, no hidden files, nothing a shell or a planted
+    /// symlink could turn into another place.
+    public static func nameProblem(_ name: String) -> (message: String, hint: String)? {
+        let hint = "use letters, digits, '.', '_' and '-' (at most \(maxNameLength)), starting with a letter, a digit or '_'"
+        if name.isEmpty { return ("the job name is empty", hint) }
+        if name.utf8.count > maxNameLength { return ("the job name is \(name.utf8.count) bytes long", hint) }
+        for (offset, byte) in name.utf8.enumerated() {
+            let safe = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "_") || (offset > 0 && (byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")))
+            if !safe {
+                let shown = byte == 0 ? "a NUL byte" : byte < 0x20 || byte >= 0x7F ? String(format: "byte 0x%02X", byte)
+                    : "'\(Character(Unicode.Scalar(byte)))'"
+                return ("the job name \(JSONWriter.quote(name)) has \(shown) at byte \(offset)", hint)
+            }
+        }
+        return nil
+    }
+
+    /// A file-safe name made from the prompt, for jobs that give none:
+    /// "Run a 5k!" becomes "run-a-5k".
+    public static func slug(_ prompt: String) -> String {
+        var out = ""
+        var pendingDash = false
+        for scalar in prompt.lowercased().unicodeScalars {
+            if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {
+                if pendingDash && !out.isEmpty { out.append("-") }
+                pendingDash = false
+                out.unicodeScalars.append(scalar)
+                if out.utf8.count >= 60 { break }
+            } else {
+                pendingDash = true
+            }
+        }
+        // A prompt with no Latin letters or digits (Chinese, emoji) still gets a stable name.
+        return out.isEmpty ? "badge-" + String(format: "%08x", UInt32(truncatingIfNeeded: BatchHash.fnv1a(prompt))) : out
+    }
+}

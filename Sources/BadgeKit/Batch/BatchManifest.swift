@@ -1,0 +1,190 @@
+import Foundation
+
+/// The jobs of a batch, read from a manifest file (JSON, JSON Lines or CSV) or
+/// from the config's `batch.jobs`. Reading is all or nothing: a manifest with
+/// one bad job runs none, and the error says where it is.
+public struct BatchManifest: Sendable {
+    public enum Format: String, Sendable, CaseIterable {
+        case json, jsonLines = "jsonl", csv
+    }
+
+    public var jobs: [BatchJob]
+    /// Where the jobs came from ("jobs.csv", "config.json batch.jobs").
+    public var source: String
+
+    public init(jobs: [BatchJob], source: String) {
+        self.jobs = jobs
+        self.source = source
+    }
+
+    public static let maxBytes = 64 << 20
+
+    /// Reads `url`; the format comes from the extension (.json, .jsonl/.ndjson,
+    /// .csv), or from the content when the extension says nothing.
+    public static func load(from url: URL) throws -> BatchManifest {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            throw BadgeError(.usage, "cannot read the batch manifest", path: url.path,
+                             cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
+                             hint: "give a .json, .jsonl or .csv file of jobs, or put them in the config's batch.jobs")
+        }
+        return try parse(data, file: url.path, format: format(for: url.pathExtension, data: data),
+                         baseDirectory: url.deletingLastPathComponent())
+    }
+
+    static func format(for pathExtension: String, data: Data) -> Format {
+        switch pathExtension.lowercased() {
+        case "json": return .json
+        case "jsonl", "ndjson": return .jsonLines
+        case "csv": return .csv
+        default: return sniff(data)
+        }
+    }
+
+    /// `[` is a JSON array; lines that each start with `{` are JSON Lines; a
+    /// single `{` document is JSON; anything else is CSV.
+    public static func sniff(_ data: Data) -> Format {
+        let lines = data.split(separator: UInt8(ascii: "\n")).map { $0.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+            .filter { !$0.isEmpty }
+        guard let first = lines.first?.first else { return .csv }
+        if first == UInt8(ascii: "[") { return .json }
+        if first == UInt8(ascii: "{") {
+            return lines.count > 1 && lines.allSatisfy({ $0.first == UInt8(ascii: "{") }) ? .jsonLines : .json
+        }
+        return .csv
+    }
+
+    public static func parse(_ data: Data, file: String?, format: Format, baseDirectory: URL) throws -> BatchManifest {
+        if data.count > maxBytes {
+            throw BadgeError(.config, "the manifest is \(data.count) bytes; at most \(maxBytes >> 20) MiB is read", path: file,
+                             hint: "split it, or run it in shards (--shard K/N)")
+        }
+        let jobs: [BatchJob]
+        switch format {
+        case .json: jobs = try parseJSON(data, file: file, baseDirectory: baseDirectory)
+        case .jsonLines: jobs = try parseJSONLines(data, file: file, baseDirectory: baseDirectory)
+        case .csv: jobs = try parseCSV(data, file: file, baseDirectory: baseDirectory)
+        }
+        return BatchManifest(jobs: jobs, source: file ?? "standard input")
+    }
+
+    /// `[{...}, ...]` or `{"jobs": [{...}, ...]}`.
+    static func parseJSON(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+        let root = ConfigValue(node: try JSONParser.parse(data, file: file), keyPath: "", file: file)
+        let list: ConfigValue
+        if case .object = root.node.value {
+            let object = try root.object()
+            try object.allowOnly(["jobs"])
+            list = try object.require("jobs", hint: "write the jobs as an array: {\"jobs\": [{\"prompt\": \"...\"}]}")
+        } else {
+            list = root
+        }
+        return try jobs(in: list, baseDirectory: baseDirectory)
+    }
+
+    /// The jobs of a JSON array (a manifest's, or the config's `batch.jobs`).
+    public static func jobs(in list: ConfigValue, baseDirectory: URL) throws -> [BatchJob] {
+        try list.array().map { try BatchJob.read(try $0.object(), baseDirectory: baseDirectory) }
+    }
+
+    /// One JSON object per line; blank lines are skipped. Errors name the line.
+    static func parseJSONLines(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+        var jobs: [BatchJob] = []
+        var lineNumber = 0
+        var lineOffset = 0
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            defer { lineOffset += line.count + 1 }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            let node: JSONNode
+            do {
+                node = try JSONParser.parse(Data(line), file: file)
+            } catch var error as BadgeError {
+                if let at = error.location {
+                    error.location = SourceLocation(line: lineNumber, column: at.column, offset: lineOffset + at.offset)
+                }
+                throw error
+            }
+            let shifted = shift(node, toLine: lineNumber, offset: lineOffset)
+            let value = ConfigValue(node: shifted, keyPath: "", file: file)
+            jobs.append(try BatchJob.read(try value.object(), baseDirectory: baseDirectory))
+        }
+        return jobs
+    }
+
+    /// Moves a node parsed from one line to where that line is in the file.
+    private static func shift(_ node: JSONNode, toLine line: Int, offset: Int) -> JSONNode {
+        let at = SourceLocation(line: line, column: node.location.column, offset: offset + node.location.offset)
+        switch node.value {
+        case let .object(members):
+            return JSONNode(.object(members.map {
+                JSONMember(key: $0.key,
+                           keyLocation: SourceLocation(line: line, column: $0.keyLocation.column, offset: offset + $0.keyLocation.offset),
+                           value: shift($0.value, toLine: line, offset: offset))
+            }), at: at)
+        case let .array(items):
+            return JSONNode(.array(items.map { shift($0, toLine: line, offset: offset) }), at: at)
+        default:
+            return JSONNode(node.value, at: at)
+        }
+    }
+
+    /// A header row naming the columns: the job fields, plus `option:KEY`
+    /// columns for backend options. Empty cells mean "not given".
+    static func parseCSV(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+        let table = try CSVTable.parse(data, file: file)
+        let known = BatchJob.fields.filter { $0 != "options" }
+        var seen: Set<String> = []
+        for cell in table.header {
+            let column = cell.text.trimmingCharacters(in: .whitespaces)
+            guard known.contains(column) || (column.hasPrefix("option:") && column.count > 7) else {
+                var hint = "known columns: \(known.joined(separator: ", ")), and option:KEY for a backend option"
+                if let near = ConfigObject.closest(to: column, in: known) { hint = "did you mean \"\(near)\"? " + hint }
+                throw BadgeError(.config, "unknown column \"\(column)\"", path: file, location: cell.location, hint: hint)
+            }
+            guard seen.insert(column).inserted else {
+                throw BadgeError(.config, "the column \"\(column)\" appears twice", path: file, location: cell.location)
+            }
+        }
+        guard seen.contains("prompt") else {
+            throw BadgeError(.config, "the header has no \"prompt\" column", path: file,
+                             location: table.header.first?.location, hint: "the first row names the columns, e.g. name,prompt,style")
+        }
+        let at = SourceLocation(line: 1, column: 1, offset: 0)
+        return try table.rows.map { row in
+            // Each row becomes the JSON object it stands for, so one reader checks every format alike.
+            var members: [JSONMember] = []
+            var options: [JSONMember] = []
+            for (index, cell) in row.enumerated() where !cell.text.isEmpty {
+                let column = table.header[index].text.trimmingCharacters(in: .whitespaces)
+                let value: JSONNode.Value
+                if ["size", "seed", "variants"].contains(column) {
+                    let digits = cell.text.trimmingCharacters(in: .whitespaces)
+                    guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
+                        throw BadgeError(.config, "\(column) must be a whole number, not \"\(cell.text)\"", path: file,
+                                         location: cell.location)
+                    }
+                    value = .number(Double(digits) ?? 0, literal: digits)
+                } else {
+                    value = .string(cell.text)
+                }
+                let member = JSONMember(key: column, keyLocation: cell.location, value: JSONNode(value, at: cell.location))
+                if column.hasPrefix("option:") {
+                    options.append(JSONMember(key: String(column.dropFirst(7)), keyLocation: cell.location, value: member.value))
+                } else {
+                    members.append(member)
+                }
+            }
+            if !options.isEmpty {
+                members.append(JSONMember(key: "options", keyLocation: row[0].location, value: JSONNode(.object(options), at: row[0].location)))
+            }
+            let object = ConfigObject(members: members, node: JSONNode(.object(members), at: row.first?.location ?? at),
+                                      keyPath: "", file: file)
+            return try BatchJob.read(object, baseDirectory: baseDirectory)
+        }
+    }
+}

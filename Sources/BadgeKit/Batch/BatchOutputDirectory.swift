@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The directory a batch writes into, held open by descriptor: every file is
+/// created relative to it (openat, renameat) with O_EXCL and O_NOFOLLOW, so
+/// nothing is written outside it, through a planted symlink, or over a file
+/// half-way: each output appears whole, by rename, or not at all.
+public final class BatchOutputDirectory: @unchecked Sendable {
+    public let url: URL
+    private let fd: Int32
+    static let temporarySuffix = ".tmp"
+
+    /// Opens `url`, creating it (and its parents) if needed.
+    public init(url: URL) throws {
+        self.url = url
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw BadgeError(.io, "cannot create the output directory", path: url.path, cause: Self.describe(error),
+                             hint: "choose a directory you can write to with --output DIR")
+        }
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw BadgeError(.io, "cannot open the output directory", path: url.path, cause: BadgeError.errnoDescription(errno),
+                             hint: "--output must name a directory")
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Only plain names that stay in this directory.
+    static func check(_ name: String) throws {
+        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.utf8.contains(0) else {
+            throw BadgeError(.usage, "\(JSONWriter.quote(name)) is not a plain file name")
+        }
+    }
+
+    /// Atomically writes `data` as `name`: a hidden temporary created with
+    /// O_EXCL|O_NOFOLLOW, written, fsynced, then renamed over `name` (rename
+    /// replaces a planted symlink itself, never what it points to).
+    public func write(_ data: Data, as name: String) throws {
+        try Self.check(name)
+        var random = SystemRandomNumberGenerator()
+        let temporary = ".\(name).\(Self.host).\(getpid()).\(String(format: "%08x", random.next() as UInt32))\(Self.temporarySuffix)"
+        let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: temporary, errno) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure == 0 && fsync(file) != 0 { failure = errno }
+        if close(file) != 0 && failure == 0 && errno != EINTR { failure = errno }
+        if failure == 0 && renameat(fd, temporary, fd, name) != 0 { failure = errno }
+        if failure != 0 {
+            unlinkat(fd, temporary, 0)
+            throw ioError("cannot write the badge", name: name, failure)
+        }
+    }
+
+    /// The bytes of `name` if it is a regular file (not a symlink, not a
+    /// directory) of at most `maxBytes`; nil otherwise.
+    public func read(_ name: String, maxBytes: Int = 256 << 20) -> Data? {
+        guard (try? Self.check(name)) != nil else { return nil }
+        let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= maxBytes else { return nil }
+        var data = Data(count: Int(info.st_size))
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.read(file, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    /// Flushes the directory's entries, so finished renames survive a crash.
+    public func sync() {
+        fsync(fd)
+    }
+
+    /// Removes temporaries of this host's runs that were killed (their pid is
+    /// gone). Temporaries carry the host name because shards on other machines
+    /// may share the directory: their pids mean nothing here, so they are left alone.
+    public func sweepStaleTemporaries() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
+            let parts = name.split(separator: ".")
+            guard parts.count >= 5, parts[parts.count - 4] == Self.host, let pid = Int32(parts[parts.count - 3]) else { continue }
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
+                unlinkat(fd, name, 0)
+            }
+        }
+    }
+
+    /// This machine's name, reduced to characters that are safe in a file name.
+    public static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let name = String(decoding: bytes, as: UTF8.self).unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-") ? Character(scalar) : "-"
+        }
+        return name.isEmpty ? "host" : String(name.prefix(64))
+    }()
+
+    private func ioError(_ message: String, name: String, _ code: Int32) -> BadgeError {
+        BadgeError(.io, message, path: url.appendingPathComponent(name).path, cause: BadgeError.errnoDescription(code),
+                   hint: code == ENOSPC || code == EFBIG || code == EDQUOT
+                       ? "free some space (or raise ulimit -f) and rerun: finished badges are kept"
+                       : "check that the output directory is writable")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

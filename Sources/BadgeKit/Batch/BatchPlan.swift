@@ -1,0 +1,148 @@
+import Foundation
+
+/// One image a batch makes: a job's variant, with everything resolved.
+public struct BatchItem: Sendable, Hashable {
+    /// "alice", or "alice-02" for the second of many variants: what `--commit` takes.
+    public var key: String
+    public var fileName: String { key + ".png" }
+    public var job: BatchJob
+    /// 1-based.
+    public var variant: Int
+    public var request: BadgeRequest
+    /// The backend instance that draws it.
+    public var backend: String
+    /// SHA-256 over everything that decides the image: a rerun whose output
+    /// carries the same hash has nothing to do.
+    public var requestHash: String
+}
+
+/// `--shard K/N`: this machine's share of the items, K from 0 to N-1. The share
+/// depends only on each item's key, so every machine computes it alone and
+/// the N shards together hold every item exactly once.
+public struct BatchShard: Sendable, Hashable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    public init(parsing text: String) throws {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else {
+            throw BadgeError(.usage, "cannot read the shard \"\(text)\"",
+                             hint: "write it as K/N with K from 0 to N-1, e.g. --shard 0/4 (in a Kubernetes Indexed Job, K is $JOB_COMPLETION_INDEX)")
+        }
+        guard n >= 1, n <= 100_000, k >= 0, k < n else {
+            throw BadgeError(.usage, "the shard \(text) does not exist", hint: "K runs from 0 to N-1, and N from 1 to 100000")
+        }
+        self.init(index: k, count: n)
+    }
+
+    public func contains(_ key: String) -> Bool {
+        count == 1 || Int(BatchHash.fnv1a(key) % UInt64(count)) == index
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+/// The items of a batch, checked before anything runs: every backend exists,
+/// no two items write the same file, and each has its request hash.
+public struct BatchPlan: Sendable {
+    /// What jobs leave out: command line first, then the config.
+    public struct Defaults: Sendable {
+        public var backend: String
+        public var style: String?
+        public var size: Int
+
+        public init(backend: String, style: String?, size: Int) {
+            self.backend = backend
+            self.style = style
+            self.size = size
+        }
+    }
+
+    /// Every item of the manifest, in manifest order.
+    public var allItems: [BatchItem]
+    /// This shard's items (all of them without a shard).
+    public var items: [BatchItem]
+    public var shard: BatchShard?
+
+    public static func make(
+        _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil
+    ) throws -> BatchPlan {
+        guard !manifest.jobs.isEmpty else {
+            throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
+                             hint: "add jobs with at least a prompt, e.g. {\"name\": \"alice\", \"prompt\": \"Run a marathon\"}")
+        }
+        var items: [BatchItem] = []
+        var owners: [String: BatchJob] = [:]
+        var sourceDigests: [String: String] = [:]
+        for job in manifest.jobs {
+            let backendName = job.backend ?? defaults.backend
+            guard let backend = config.backend(named: backendName) else {
+                let names = config.backends.map(\.name)
+                var hint = "configured backends: \(names.joined(separator: ", "))"
+                if let near = ConfigObject.closest(to: backendName, in: names) { hint = "did you mean \"\(near)\"? " + hint }
+                throw job.origin.error("job \"\(job.name)\": no backend is named \"\(backendName)\"", hint: hint)
+            }
+            if job.source == "-" {
+                throw job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",
+                                       hint: "give the picture's path as the job's source")
+            }
+            let digest = job.source.map { path in
+                sourceDigests[path] ?? {
+                    let digest = (try? Data(contentsOf: URL(fileURLWithPath: path))).map(BatchHash.sha256) ?? "unreadable"
+                    sourceDigests[path] = digest
+                    return digest
+                }()
+            }
+            let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
+            let width = String(job.variants).count
+            for variant in 1...job.variants {
+                let key = job.variants == 1 ? job.name : job.name + "-" + pad(variant, to: max(2, width))
+                if let other = owners[key] {
+                    throw job.origin.error(
+                        "job \"\(job.name)\" writes \(key).png, which job \"\(other.name)\" (\(other.origin)) writes too",
+                        hint: "give one of them another name")
+                }
+                owners[key] = job
+                let request = BadgeRequest(
+                    prompt: job.prompt, style: job.style ?? defaults.style, size: job.size ?? defaults.size,
+                    seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
+                items.append(BatchItem(
+                    key: key, job: job, variant: variant, request: request, backend: backendName,
+                    requestHash: requestHash(request, backend: backend, sourceDigest: digest)))
+            }
+        }
+        let mine = shard.map { shard in items.filter { shard.contains($0.key) } } ?? items
+        return BatchPlan(allItems: items, items: mine, shard: shard)
+    }
+
+    private static func pad(_ n: Int, to width: Int) -> String {
+        let digits = String(n)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// A canonical description of everything that decides the image, hashed.
+    /// The backend's configuration is part of it (a changed model or caption
+    /// setting redoes the job); the commitment date is not, since it is when
+    /// you commit, not what is drawn.
+    static func requestHash(_ request: BadgeRequest, backend: BackendConfig, sourceDigest: String?) -> String {
+        var fields: [(String, String)] = [
+            ("version", "1"),
+            ("prompt", request.prompt),
+            ("backend", backend.name),
+            ("backend-type", backend.type),
+            ("backend-config", JSONWriter.write(backend.options.node, indent: "")),
+            ("style", request.style ?? ""),
+            ("size", String(request.size)),
+            ("seed", String(request.seed)),
+            ("source", sourceDigest ?? ""),
+        ]
+        for key in request.options.keys.sorted() { fields.append(("option:" + key, request.options[key]!)) }
+        let canonical = fields.map { JSONWriter.quote($0.0) + ":" + JSONWriter.quote($0.1) }.joined(separator: "\n")
+        return BatchHash.sha256(canonical)
+    }
+}

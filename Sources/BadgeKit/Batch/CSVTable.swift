@@ -1,0 +1,114 @@
+import Foundation
+
+/// A strict RFC 4180 reader that keeps the line and column of every cell, so a
+/// bad value in row 312 is reported as `jobs.csv:312:14`. Quoted cells may hold
+/// commas, quotes ("") and line breaks; a stray quote or a row with the wrong
+/// number of cells is an error, never a silent guess.
+public struct CSVTable: Sendable {
+    public struct Cell: Sendable, Hashable {
+        public var text: String
+        public var location: SourceLocation
+    }
+
+    public var header: [Cell]
+    public var rows: [[Cell]]
+
+    public static func parse(_ data: Data, file: String?) throws -> CSVTable {
+        guard let text = String(data: data, encoding: .utf8) else {
+            let offset = firstInvalidUTF8(in: data)
+            throw BadgeError(.config, "the CSV file is not UTF-8 text (byte \(offset))", path: file,
+                             hint: "save it as UTF-8 (most spreadsheets offer 'CSV UTF-8')")
+        }
+        var records: [[Cell]] = []
+        var record: [Cell] = []
+        var cell = ""
+        var cellStart = SourceLocation(line: 1, column: 1, offset: 0)
+        var line = 1, column = 1, offset = 0
+        var inQuotes = false, wasQuoted = false, afterQuote = false
+        var scalars = Array(text.unicodeScalars)
+        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }  // Excel's byte-order mark
+        var i = 0
+
+        func endCell() {
+            record.append(Cell(text: cell, location: cellStart))
+            cell = ""
+            wasQuoted = false
+            afterQuote = false
+        }
+        func endRecord() {
+            endCell()
+            // A blank line (one empty, unquoted cell) is not a row.
+            if !(record.count == 1 && record[0].text.isEmpty) { records.append(record) }
+            record = []
+        }
+        func here() -> SourceLocation { SourceLocation(line: line, column: column, offset: offset) }
+        func fail(_ message: String, hint: String? = nil) -> BadgeError {
+            BadgeError(.config, message, path: file, location: here(), hint: hint)
+        }
+
+        while i < scalars.count {
+            let c = scalars[i]
+            if inQuotes {
+                if c == "\"" {
+                    if i + 1 < scalars.count && scalars[i + 1] == "\"" {
+                        cell.unicodeScalars.append("\"")
+                        i += 2; column += 2; offset += 2
+                        continue
+                    }
+                    inQuotes = false
+                    afterQuote = true
+                } else {
+                    cell.unicodeScalars.append(c)
+                    if c == "\n" { line += 1; column = 0 }
+                }
+            } else if c == "," {
+                endCell()
+                cellStart = SourceLocation(line: line, column: column + 1, offset: offset + 1)
+            } else if c == "\r" || c == "\n" {
+                if c == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n" { i += 1 }
+                endRecord()
+                line += 1; column = 0
+                cellStart = SourceLocation(line: line, column: 1, offset: offset + 1)
+            } else if afterQuote {
+                throw fail("unexpected text after a closing quote", hint: "inside quotes, write a quote as two quotes (\"\")")
+            } else if c == "\"" {
+                guard cell.isEmpty else {
+                    throw fail("a quote inside an unquoted cell", hint: "put the whole cell in quotes and double the quote (\"\")")
+                }
+                inQuotes = true
+                wasQuoted = true
+            } else {
+                cell.unicodeScalars.append(c)
+            }
+            i += 1; column += 1; offset += 1
+        }
+        if inQuotes {
+            throw BadgeError(.config, "a quoted cell is never closed", path: file, location: cellStart,
+                             hint: "add the closing quote")
+        }
+        if !cell.isEmpty || wasQuoted || !record.isEmpty { endRecord() }
+
+        guard let header = records.first else {
+            throw BadgeError(.config, "the CSV file is empty", path: file, hint: "the first row names the columns, e.g. name,prompt")
+        }
+        let rows = Array(records.dropFirst())
+        for row in rows where row.count != header.count {
+            throw BadgeError(.config, "this row has \(row.count) cells but the header has \(header.count)", path: file,
+                             location: row[0].location, hint: "quote cells that contain commas")
+        }
+        return CSVTable(header: header, rows: rows)
+    }
+
+    static func firstInvalidUTF8(in data: Data) -> Int {
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var consumed = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar): consumed += UTF8.width(scalar)
+            case .emptyInput: return data.count
+            case .error: return consumed
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import BadgeKit
+import Foundation
+import Testing
+
+struct BatchManifestTests {
+    static let base = URL(fileURLWithPath: "/data/batch", isDirectory: true)
+
+    private func parse(_ text: String, _ format: BatchManifest.Format, file: String = "jobs") throws -> [BatchJob] {
+        try BatchManifest.parse(Data(text.utf8), file: file, format: format, baseDirectory: Self.base).jobs
+    }
+
+    private func error(_ text: String, _ format: BatchManifest.Format) -> BadgeError? {
+        do {
+            _ = try parse(text, format)
+            return nil
+        } catch {
+            return error as? BadgeError
+        }
+    }
+
+    @Test func theThreeFormatsSayTheSameThing() throws {
+        let json = """
+            [{"name": "alice", "prompt": "Run a marathon, slowly", "style": "tile", "size": 256, "variants": 3,
+              "source": "photos/a.jpg", "options": {"caption": "off"}},
+             {"prompt": "Drink more water", "seed": 7}]
+            """
+        let wrapped = "{\"jobs\": \(json)}"
+        let lines = """
+            {"name": "alice", "prompt": "Run a marathon, slowly", "style": "tile", "size": 256, "variants": 3, "source": "photos/a.jpg", "options": {"caption": "off"}}
+
+            {"prompt": "Drink more water", "seed": 7}
+            """
+        let csv = """
+            name,prompt,style,size,variants,source,seed,option:caption\r
+            alice,"Run a marathon, slowly",tile,256,3,photos/a.jpg,,off\r
+            ,Drink more water,,,,,7,\r
+            """
+        let expected = try parse(json, .json)
+        #expect(expected.count == 2)
+        #expect(expected[0].name == "alice" && expected[0].prompt == "Run a marathon, slowly")
+        #expect(expected[0].style == "tile" && expected[0].size == 256 && expected[0].variants == 3)
+        #expect(expected[0].source == "/data/batch/photos/a.jpg")
+        #expect(expected[0].options == ["caption": "off"])
+        #expect(expected[1].name == "drink-more-water" && expected[1].seed == 7 && expected[1].variants == 1)
+        for (text, format) in [(wrapped, BatchManifest.Format.json), (lines, .jsonLines), (csv, .csv)] {
+            let jobs = try parse(text, format)
+            #expect(jobs.map(\.name) == expected.map(\.name), "\(format)")
+            #expect(jobs.map(\.prompt) == expected.map(\.prompt), "\(format)")
+            #expect(jobs.map(\.variants) == expected.map(\.variants), "\(format)")
+            #expect(jobs.map(\.source) == expected.map(\.source), "\(format)")
+            #expect(jobs.map(\.options) == expected.map(\.options), "\(format)")
+            #expect(jobs.map(\.seed) == expected.map(\.seed), "\(format)")
+        }
+        #expect(BatchManifest.sniff(Data(json.utf8)) == .json)
+        #expect(BatchManifest.sniff(Data(wrapped.utf8)) == .json)
+        #expect(BatchManifest.sniff(Data(lines.utf8)) == .jsonLines)
+        #expect(BatchManifest.sniff(Data(csv.utf8)) == .csv)
+    }
+
+    @Test func aCSVCellMayHoldQuotesAndLineBreaks() throws {
+        let jobs = try parse("name,prompt\nq,\"Say \"\"hello\"\"\nevery day\"\n", .csv)
+        #expect(jobs.count == 1)
+        #expect(jobs[0].prompt == "Say \"hello\"\nevery day")
+    }
+
+    @Test func errorsSayWhereAndWhat() throws {
+        let unknown = try #require(error("[{\"prompt\": \"a\", \"varients\": 2}]", .json))
+        #expect(unknown.location?.line == 1 && unknown.message.contains("varients"))
+        #expect(unknown.hint?.contains("did you mean \"variants\"") == true)
+
+        let line3 = try #require(error("{\"prompt\": \"a\"}\n{\"prompt\": \"b\"}\n{\"prompt\": \"c\",}\n", .jsonLines))
+        #expect(line3.location?.line == 3)
+
+        let noPrompt = try #require(error("{\"prompt\": \"a\"}\n\n{\"name\": \"b\"}\n", .jsonLines))
+        #expect(noPrompt.location?.line == 3 && noPrompt.message.contains("prompt"))
+
+        let cells = try #require(error("name,prompt\na,b\nc,d,e\n", .csv))
+        #expect(cells.location?.line == 3 && cells.message.contains("3 cells"))
+
+        let column = try #require(error("name,promt\na,b\n", .csv))
+        #expect(column.message.contains("promt") && column.hint?.contains("\"prompt\"") == true)
+
+        let size = try #require(error("name,prompt,size\na,b,big\n", .csv))
+        #expect(size.location?.line == 2 && size.location?.column == 5)
+
+        let range = try #require(error("[{\"prompt\": \"a\", \"variants\": 0}]", .json))
+        #expect(range.message.contains("out of range"))
+
+        let quote = try #require(error("name,prompt\na,\"unclosed\n", .csv))
+        #expect(quote.message.contains("never closed") && quote.location?.line == 2)
+    }
+
+    @Test func hostileNamesAreRefusedBeforeAnythingRuns() throws {
+        for name in ["../x", "/abs", "a/b", "x\u{0}y", ".hidden", "-rf", "", "é", "a b", String(repeating: "a", count: 101)] {
+            let text = "[{\"name\": \(JSONWriter.quote(name)), \"prompt\": \"x\"}]"
+            let refused = try #require(error(text, .json), "\(name.debugDescription) must be refused")
+            #expect(refused.code == .config && refused.location?.line == 1)
+        }
+        for name in ["alice", "Team_A.v2", "2027-goals", "_draft"] {
+            #expect(BatchJob.nameProblem(name) == nil, "\(name)")
+        }
+        #expect(BatchJob.slug("Run a 5k! 🏃") == "run-a-5k")
+        #expect(BatchJob.nameProblem(BatchJob.slug("学中文")) == nil)
+    }
+}
+
+struct BatchPlanTests {
+    static let config = BadgeConfig.builtIn
+    static let defaults = BatchPlan.Defaults(backend: "procedural", style: nil, size: 256)
+
+    static func manifest(_ count: Int, variants: Int = 1) -> BatchManifest {
+        BatchManifest(jobs: (0..<count).map { BatchJob(name: "job\($0)", prompt: "Promise number \($0)", variants: variants) },
+                      source: "test")
+    }
+
+    @Test func shardsTogetherCoverEveryItemExactlyOnce() throws {
+        let manifest = Self.manifest(150, variants: 2)
+        let all = try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults).items.map(\.key)
+        #expect(all.count == 300 && Set(all).count == 300)
+        for count in [1, 2, 3, 7, 16] {
+            var seen: [String: Int] = [:]
+            for index in 0..<count {
+                let plan = try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults,
+                                              shard: BatchShard(index: index, count: count))
+                #expect(plan.allItems.count == 300)
+                for item in plan.items { seen[item.key, default: 0] += 1 }
+                if count <= 3 { #expect(plan.items.count > 300 / count / 2, "shard \(index)/\(count) is far too small") }
+            }
+            #expect(Set(seen.keys) == Set(all), "N=\(count)")
+            #expect(seen.values.allSatisfy { $0 == 1 }, "N=\(count)")
+        }
+    }
+
+    @Test func shardsAreReadStrictly() throws {
+        #expect(try BatchShard(parsing: "2/8") == BatchShard(index: 2, count: 8))
+        for bad in ["8/8", "-1/4", "1", "1/0", "a/b", "1/2/3"] {
+            #expect(throws: BadgeError.self) { try BatchShard(parsing: bad) }
+        }
+    }
+
+    @Test func variantsGetTheirOwnSeedsAndNames() throws {
+        let plan = try BatchPlan.make(
+            BatchManifest(jobs: [BatchJob(name: "logo", prompt: "Learn the guitar", seed: 40, variants: 12)], source: "t"),
+            config: Self.config, defaults: Self.defaults)
+        #expect(plan.items.map(\.key) == (1...12).map { String(format: "logo-%02d", $0) })
+        #expect(plan.items.map(\.request.seed) == Array(40..<52))
+        #expect(Set(plan.items.map(\.requestHash)).count == 12)
+    }
+
+    @Test func theRequestHashFollowsWhatDecidesTheImage() throws {
+        func hash(_ job: BatchJob, style: String? = nil) throws -> String {
+            try BatchPlan.make(BatchManifest(jobs: [job], source: "t"), config: Self.config,
+                               defaults: .init(backend: "procedural", style: style, size: 256)).items[0].requestHash
+        }
+        let job = BatchJob(name: "a", prompt: "Read more", seed: 1)
+        let same = try hash(job)
+        #expect(try hash(job) == same)
+        var other = job
+        other.prompt = "Read less"
+        #expect(try hash(other) != same)
+        other = job
+        other.options = ["caption": "off"]
+        #expect(try hash(other) != same)
+        #expect(try hash(job, style: "tile") != same)
+        // A job without a seed gets one from its name, so a rerun asks for the same picture.
+        let unseeded = BatchJob(name: "b", prompt: "Read more")
+        #expect(try hash(unseeded) == hash(unseeded))
+    }
+
+    @Test func twoJobsCannotWriteOneFile() throws {
+        let manifest = BatchManifest(jobs: [
+            BatchJob(name: "team", prompt: "x", variants: 2),
+            BatchJob(name: "team-02", prompt: "y"),
+        ], source: "t")
+        #expect(throws: BadgeError.self) { try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults) }
+    }
+
+    @Test func anUnknownBackendIsNamedWithASuggestion() throws {
+        let manifest = BatchManifest(jobs: [BatchJob(name: "a", prompt: "x", backend: "procedurall")], source: "t")
+        do {
+            _ = try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults)
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.message.contains("procedurall") && error.hint?.contains("did you mean \"procedural\"") == true)
+        }
+    }
+}
