@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeCLITests",
-            dependencies: ["BadgeCLI", "BadgeKit", "ProceduralBackend", "Canvas"]
+            dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"]
         ),
     ],
     swiftLanguageModes: [.v6]

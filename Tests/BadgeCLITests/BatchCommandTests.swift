@@ -1,0 +1,181 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `badge batch` end to end: the built binary, the fake image server, real files.
+@Suite(.serialized)
+struct BatchCommandTests {
+    static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
+    static let picture = CommandTests.pngsuite.appendingPathComponent("basn6a08.png")
+
+    private func manifest(_ s: Sandbox) throws -> [String: Any] {
+        let data = try Data(contentsOf: s.root.appendingPathComponent("out/manifest.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private func statuses(_ manifest: [String: Any]) -> [String: String] {
+        let results = (manifest["results"] as? [[String: Any]]) ?? []
+        return Dictionary(uniqueKeysWithValues: results.map { ($0["key"] as! String, $0["status"] as! String) })
+    }
+
+    @Test func aMixedBatchRunsEveryBackendAndReportsItsFailures() throws {
+        let server = try FixtureServer(script: Self.imageServer)
+        defer { server.stop() }
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("config.json")
+        try Data("""
+            {"backends": {
+              "remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:\(server.port)/ok/v1",
+                         "apiKeyEnv": "BADGE_TEST_KEY", "retries": 0, "concurrency": 2},
+              "broken": {"type": "http", "api": "openai", "url": "http://127.0.0.1:\(server.port)/500/v1",
+                         "apiKeyEnv": "BADGE_TEST_KEY", "retries": 0}
+            }}
+            """.utf8).write(to: config)
+        try Data("""
+            name,prompt,backend,source,variants,size
+            dumbbells,A pair of dumbbells,procedural,,2,128
+            remote-a,A lighthouse at dawn,remote,,,
+            remote-b,A quiet forest,remote,,,
+            failing,Anything at all,broken,,,
+            photo,My own picture,import,\(Self.picture.path),,128
+            missing,A picture that is not there,import,does-not-exist.jpg,,128
+            """.utf8).write(to: s.root.appendingPathComponent("jobs.csv"))
+        let env = ["BADGE_TEST_KEY": "sk-batch-test-key-123456"]
+        let arguments = ["batch", "--config", config.path, s.root.appendingPathComponent("jobs.csv").path,
+                         "--output", s.root.appendingPathComponent("out").path]
+        let first = try s.run(arguments, extraEnvironment: env)
+        #expect(first.status == 1, "a failed job makes the exit code 1: \(first.stderr)")
+        #expect(first.stdout.contains("Made 5 badges") && first.stdout.contains("2 failed"), "\(first.stdout)")
+        #expect(first.stdout.contains("failing: ") && first.stdout.contains("500"), "the summary says why: \(first.stdout)")
+        #expect(first.stdout.contains("missing: ") && first.stdout.contains("does-not-exist.jpg"), "\(first.stdout)")
+        #expect(!first.stdout.contains("sk-batch-test-key") && !first.stderr.contains("sk-batch-test-key"))
+
+        let report = try manifest(s)
+        #expect(statuses(report) == [
+            "dumbbells-01": "ok", "dumbbells-02": "ok", "remote-a": "ok", "remote-b": "ok",
+            "failing": "failed", "photo": "ok", "missing": "failed",
+        ])
+        let files = try FileManager.default.contentsOfDirectory(atPath: s.root.appendingPathComponent("out").path).sorted()
+        #expect(files == ["dumbbells-01.png", "dumbbells-02.png", "manifest.json", "photo.png", "remote-a.png", "remote-b.png"])
+        for (key, backend) in [("dumbbells-01", "procedural"), ("remote-a", "remote"), ("photo", "import")] {
+            let url = s.root.appendingPathComponent("out/\(key).png")
+            let metadata = try #require(try BadgeMetadata.read(from: url), "\(key) carries the badge's metadata")
+            #expect(metadata.backend == backend)
+            let entry = try #require((report["results"] as? [[String: Any]])?.first { $0["key"] as? String == key })
+            #expect(entry["sha256"] as? String == BatchHash.sha256(try Data(contentsOf: url)))
+            #expect(entry["requestHash"] as? String == metadata.extra["batch-request"])
+        }
+        #expect(s.badge == nil, "a batch never touches the store unless asked to commit")
+
+        // The rerun redoes only what failed.
+        let second = try s.run(arguments, extraEnvironment: env)
+        #expect(second.status == 1)
+        #expect(second.stdout.contains("Made 0 badges") && second.stdout.contains("5 already up to date"), "\(second.stdout)")
+    }
+
+    @Test func anInterruptedRunResumesWhereItStopped() throws {
+        let s = try Sandbox()
+        let jobs = (0..<40).map { "{\"name\": \"b\($0)\", \"prompt\": \"Promise \($0)\", \"size\": 512}" }
+        let list = s.root.appendingPathComponent("jobs.jsonl")
+        try Data(jobs.joined(separator: "\n").utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let arguments = ["batch", list.path, "--output", out.path, "--concurrency", "1"]
+        let child = try s.start(arguments)
+        let stdout = Pipe()
+        child.standardOutput = stdout
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        func finished() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".png") }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while finished().count < 3 && Date() < deadline { usleep(2_000) }
+        #expect(child.isRunning, "the batch finished before it could be interrupted")
+        kill(child.processIdentifier, SIGINT)
+        child.waitUntilExit()
+        let output = String(decoding: PipeReading.readAll(stdout.fileHandleForReading), as: UTF8.self)
+        #expect(child.terminationStatus == 1, "\(output)")
+        let done = finished()
+        #expect(done.count >= 3 && done.count < 40, "\(done.count) finished")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "no partial file: \(leftovers)")
+        for name in done {
+            let data = try Data(contentsOf: out.appendingPathComponent(name))
+            #expect((try? PNG.chunks(in: data))?.last?.type == "IEND", "\(name) is complete")
+        }
+        let interrupted = statuses(try manifest(s))
+        #expect(interrupted.values.filter { $0 == "ok" }.count == done.count)
+        #expect(interrupted.values.contains("cancelled"))
+
+        let rerun = try s.run(arguments + ["--concurrency", "2"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stdout.contains("\(done.count) already up to date"), "\(rerun.stdout)")
+        #expect(rerun.stdout.contains("Made \(40 - done.count) badges"), "\(rerun.stdout)")
+        #expect(finished().count == 40)
+    }
+
+    @Test func shardsSplitOneManifestAcrossMachines() throws {
+        let s = try Sandbox()
+        let jobs = (0..<12).map { "{\"name\": \"s\($0)\", \"prompt\": \"Promise \($0)\", \"size\": 64}" }
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(("[" + jobs.joined(separator: ",\n") + "]").utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        var made: [String] = []
+        for k in 0..<3 {
+            let result = try s.run(["batch", list.path, "--output", out.path, "--shard", "\(k)/3", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            #expect(report["shard"] as? String == "\(k)/3")
+            made += ((report["results"] as? [[String: Any]]) ?? []).map { $0["key"] as! String }
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest-\(k)-of-3.json").path))
+        }
+        #expect(made.sorted() == (0..<12).map { "s\($0)" }.sorted(), "every job exactly once: \(made.sorted())")
+    }
+
+    @Test func hostileNamesCreateNothingAnywhere() throws {
+        let s = try Sandbox()
+        let out = s.root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let outside = s.root.appendingPathComponent("precious.png")
+        try Data("keep me".utf8).write(to: outside)
+        try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("ok.png").path, withDestinationPath: outside.path)
+        func listing() throws -> [String] { try FileManager.default.subpathsOfDirectory(atPath: s.root.path).sorted() }
+        for name in ["../x", "/abs/x", "a\\u0000b", ".hidden", "sub/../../x"] {
+            let list = s.root.appendingPathComponent("evil.json")
+            try Data("[{\"name\": \"ok\", \"prompt\": \"x\", \"size\": 64}, {\"name\": \"\(name)\", \"prompt\": \"y\"}]".utf8).write(to: list)
+            let before = try listing()
+            let result = try s.run(["batch", list.path, "--output", out.path])
+            #expect(result.status == 1, "\(name)")
+            #expect(result.stderr.contains("evil.json:1:") && result.stderr.contains("job name"), "\(name): \(result.stderr)")
+            #expect(try listing() == before, "\(name) created something")
+        }
+        // A planted symlink is replaced by the badge, and what it pointed to is untouched.
+        let list = s.root.appendingPathComponent("good.json")
+        try Data("[{\"name\": \"ok\", \"prompt\": \"x\", \"size\": 64}]".utf8).write(to: list)
+        #expect(try s.run(["batch", list.path, "--output", out.path]).status == 0)
+        #expect(try String(contentsOf: outside, encoding: .utf8) == "keep me")
+        #expect((try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("ok.png").path))[.type] as? FileAttributeType == .typeRegular)
+    }
+
+    @Test func commitMakesOneResultTheCurrentBadge() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "64", "the old promise"]).status == 0)
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data("{\"jobs\": [{\"name\": \"logo\", \"prompt\": \"Learn the guitar\", \"size\": 64, \"variants\": 3}]}".utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out").path
+        let typo = try s.run(["batch", list.path, "--output", out, "--commit", "logo"])
+        #expect(typo.status == 64 && typo.stderr.contains("logo-01"), "a job with variants needs one named: \(typo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out), "a usage error runs nothing")
+        let result = try s.run(["batch", list.path, "--output", out, "--commit", "logo-02", "--date", "2027-01-01"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let current = try #require(try s.storeObject.current())
+        #expect(current.metadata.prompt == "Learn the guitar" && current.metadata.commitmentDateString.hasPrefix("2027-01-01"))
+        let variant = try #require(try BadgeMetadata.read(from: URL(fileURLWithPath: out + "/logo-02.png")))
+        #expect(current.metadata.seed == variant.seed && current.metadata.id != variant.id)
+        #expect(try s.storeObject.history().map(\.metadata.prompt) == ["the old promise"])
+    }
+}
