@@ -14,6 +14,9 @@ import sys
 import tempfile
 import threading
 import time
+import base64
+import struct
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BADGE = os.environ.get("BADGE_BIN", os.path.join(ROOT, ".build/release/badge"))
@@ -39,6 +42,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def do_POST(self):
+        """An OpenAI-style image endpoint that takes 250 ms, for batch runs."""
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(0.25)
+        body = json.dumps({"created": 0, "data": [{"b64_json": SMALL_PNG_B64}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def small_png(side=64):
+    raw = b"".join(b"\x00" + bytes((40, 120, 200)) * side for _ in range(side))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+SMALL_PNG_B64 = base64.b64encode(small_png()).decode()
 
 
 def serve():
@@ -72,6 +99,43 @@ def bench_http(rows):
     overlap = statistics.median(ours("/slow", 64, 8)["totalMs"] for _ in range(3))
     rows.append(("64 requests, 250 ms latency, 8 at once (<= 2.3 s)", overlap, overlap, "floor 8 x 250 ms", 2000.0, 2000.0))
     server.shutdown()
+
+def timed_ms(argv, env=None):
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return (time.perf_counter() - start) * 1000
+
+
+def bench_batch(rows, work, env):
+    """`badge batch`: 500 procedural badges on every core against one core, and
+    64 remote jobs against a server that takes 250 ms each, 8 at once."""
+    jobs = os.path.join(work, "batch.jsonl")
+    with open(jobs, "w") as f:
+        for i in range(500):
+            f.write(json.dumps({"name": f"p{i}", "prompt": f"Promise number {i}", "size": 512}) + "\n")
+    one_core = timed_ms(["taskset", "-c", "0", BADGE, "batch", jobs, "--output", os.path.join(work, "b1")], env=env)
+    all_cores = timed_ms([BADGE, "batch", jobs, "--output", os.path.join(work, "b2")], env=env)
+    rows.append((f"batch: 500 x 512 px on {os.cpu_count()} cores (>= 1.8x)", all_cores, all_cores, "1 core (taskset)",
+                 one_core, one_core))
+
+    server = serve()
+    config = os.path.join(work, "remote.json")
+    with open(config, "w") as f:
+        json.dump({"backends": {"remote": {
+            "type": "http", "api": "openai", "url": f"http://127.0.0.1:{server.server_address[1]}/slow/v1",
+            "apiKeyEnv": "BENCH_KEY", "retries": 0}}}, f)
+    remote_jobs = os.path.join(work, "remote.jsonl")
+    with open(remote_jobs, "w") as f:
+        for i in range(64):
+            f.write(json.dumps({"name": f"r{i}", "prompt": f"Promise number {i}", "backend": "remote"}) + "\n")
+    remote_env = dict(env, BENCH_KEY="bench-key")
+    times = [timed_ms([BADGE, "batch", "--config", config, remote_jobs, "--concurrency", "8", "--force",
+                       "--output", os.path.join(work, "b3")], env=remote_env) for _ in range(3)]
+    remote = statistics.median(times)
+    rows.append(("batch: 64 remote jobs, 250 ms, 8 at once (<= 2.3 s)", remote, min(times), "floor 8 x 250 ms", 2000.0, 2000.0))
+    server.shutdown()
+
+
 RUNS = int(os.environ.get("BENCH_RUNS", "21"))
 
 
@@ -118,6 +182,7 @@ def main():
     rows.append(("`badge --help` start-up (target <= 30 ms)", help_ms, help_min, "/bin/true", true_ms, true_min))
 
     bench_http(rows)
+    bench_batch(rows, work, env)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")

@@ -278,6 +278,8 @@ public struct BadgeConfig: Sendable {
         let backendMembers = backends.map { backend -> JSONMember in
             var options = backend.options.members.map { m in JSONMember(key: m.key, keyLocation: at, value: Self.masked(m.key, m.value, variables)) }
             if options.isEmpty { options = [member("type", str(backend.type))] }
+            if let fallback = backend.fallback { options.append(member("fallback", str(fallback))) }
+            if let concurrency = backend.concurrency { options.append(member("concurrency", num(concurrency))) }
             return member(backend.name, node(.object(options)))
         }
         let root = node(.object([
@@ -291,6 +293,12 @@ public struct BadgeConfig: Sendable {
                 member("maxPixels", num(intake.maxPixels)),
             ]))),
             member("backends", node(.object(backendMembers))),
+            member("batch", node(.object([
+                member("output", str(batch.output?.path ?? "./\(BatchSettings.defaultOutput) (beside where badge batch runs)")),
+                member("concurrency", num(batch.concurrency ?? BatchSettings.defaultConcurrency)),
+                member("failFast", node(.bool(batch.failFast))),
+                member("jobs", num(batch.jobs?.jobs.count ?? 0)),
+            ]))),
         ]))
         return JSONWriter.write(root)
     }
