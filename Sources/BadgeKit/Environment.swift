@@ -107,19 +107,25 @@ public protocol ImageDecoding: Sendable {
 }
 
 /// Runs blocking work (C calls, large file I/O, waits on processes) on threads
-/// of its own, so Swift's cooperative pool never stalls on it.
+/// of its own, so Swift's cooperative pool never stalls on it. A thread per
+/// call rather than Dispatch's global pool: on Linux that pool has about one
+/// thread per core, and work that blocks in it (a read on a pipe, a long
+/// draw) starves everything else queued there for seconds.
 public enum BlockingExecutor {
-    private static let queue = DispatchQueue(
-        label: "badge.blocking", qos: .userInitiated, attributes: .concurrent)
-
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
-        let value: T = try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
+        let value = try await runToCompletion(work)
         try Task.checkCancellation()
         return value
+    }
+
+    /// Like `run`, but a cancellation that arrives while the work runs does
+    /// not hide its result: what it did (a file written), it reports.
+    public static func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.name = "badge.blocking"
+            thread.start()
+        }
     }
 }

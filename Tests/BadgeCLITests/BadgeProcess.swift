@@ -84,10 +84,16 @@ final class Sandbox: @unchecked Sendable {
             try input.fileHandleForWriting.close()
         }
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        // Threads of their own: blocking reads would starve Dispatch's small global pool.
         let group = DispatchGroup()
         let outData = Collected(), errData = Collected()
-        DispatchQueue.global().async(group: group) { outData.data = PipeReading.readAll(out.fileHandleForReading) }
-        DispatchQueue.global().async(group: group) { errData.data = PipeReading.readAll(err.fileHandleForReading) }
+        for (pipe, sink) in [(out, outData), (err, errData)] {
+            group.enter()
+            Thread {
+                sink.data = PipeReading.readAll(pipe.fileHandleForReading)
+                group.leave()
+            }.start()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning {

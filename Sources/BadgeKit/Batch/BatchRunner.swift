@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// What became of one item.
@@ -189,18 +188,14 @@ public struct BatchRunner: Sendable {
         return BatchResult(item: item, status: .upToDate, metadata: metadata, sha256: BatchHash.sha256(data), bytes: data.count)
     }
 
-    /// Runs blocking work (file I/O, hashing) off Swift's cooperative threads.
-    /// Unlike `BlockingExecutor.run` it does not turn a late cancellation into
-    /// an error: what it did, it reports.
+    /// Blocking work (file I/O, hashing) off Swift's cooperative threads.
     static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
-        }
+        try await BlockingExecutor.runToCompletion(work)
     }
 
     static func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: work()) }
+            Thread { continuation.resume(returning: work()) }.start()
         }
     }
 }
