@@ -27,6 +27,13 @@ let package = Package(
             providers: [.apt(["libgd-dev"])]
         ),
 
+        // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale.
+        .systemLibrary(
+            name: "CJPEG",
+            path: "Sources/CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
         .systemLibrary(
             name: "CZlib",
             path: "Sources/CZlib",
@@ -58,7 +65,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CJPEG", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

@@ -3,7 +3,7 @@
 # that is already there. Safe to run again; quiet when all is present.
 set -euo pipefail
 
-packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
+packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
 [ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
 # The tests' fake servers are Python scripts.
 command -v python3 >/dev/null || packages+=(python3 python3-pip)

@@ -73,7 +73,8 @@ public struct ImportGenerator: BadgeGenerator {
         }
         let fit = self.fit, background = self.background
         let png = try await BlockingExecutor.run { () throws -> Data in
-            let image = try GDImage.decode(data, limits: limits, source: origin)
+            let image = try GDImage.decode(data, limits: limits, source: origin,
+                                           fitting: .init(side: request.size, cover: fit == .cover))
             return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
         }
         let file = try workspace.write(png, to: "badge.png")

@@ -111,18 +111,25 @@ public final class GDImage {
     /// The intake checks format and dimensions against `limits` first, so gd
     /// never allocates for a decode bomb; any warning gd raises while decoding
     /// (a truncated JPEG or GIF still "decodes") refuses the image.
+    ///
+    /// `fitting` says what the image is for, so a JPEG can be decoded at a
+    /// fraction of its size when that still covers it (shrink-on-load).
     public static func decode(
         _ data: Data, accepting accepted: Set<ImageFormat> = Set(ImageFormat.allCases), limits: ImageLimits = .default,
-        source: String? = nil
+        source: String? = nil, fitting: Fitting? = nil
     ) throws -> GDImage {
         let header = try ImageIntake(limits: limits).inspect(data, accepting: accepted, source: source)
         let prepared = header.format == .png ? try PNGForGD.prepare(data, source: source) : data
-        let decoded = try gdDecode(prepared, format: header.format, source: source)
-        if header.format == .jpeg {
-            let orientation = ImageIntake.jpegOrientation(data)
-            if orientation != 1 { return try decoded.oriented(orientation) }
+        let orientation = header.format == .jpeg ? ImageIntake.jpegOrientation(data) : 1
+        if header.format == .jpeg, let fitting {
+            let denominator = fitting.jpegDenominator(width: header.width, height: header.height)
+            if denominator > 1,
+               let scaled = try decodeScaledJPEG(data, denominator: denominator, orientation: orientation, source: source) {
+                return scaled
+            }
         }
-        return decoded
+        let decoded = try gdDecode(prepared, format: header.format, source: source)
+        return orientation != 1 ? try decoded.oriented(orientation) : decoded
     }
 
     /// gd's own decoder for bytes the intake has passed; refuses the image
@@ -160,29 +167,34 @@ public final class GDImage {
 
     /// This image as EXIF orientation `orientation` (1–8) says it should be shown.
     public func oriented(_ orientation: Int) throws -> GDImage {
+        guard (2...8).contains(orientation) else { return self }
         let w = width, h = height
         let swaps = orientation >= 5
         let out = try GDImage(width: swaps ? h : w, height: swaps ? w : h)
-        // For each shown pixel (x, y), the stored pixel it comes from.
-        let source: (Int, Int) -> (Int, Int)
-        switch orientation {
-        case 2: source = { x, y in (w - 1 - x, y) }
-        case 3: source = { x, y in (w - 1 - x, h - 1 - y) }
-        case 4: source = { x, y in (x, h - 1 - y) }
-        case 5: source = { x, y in (y, x) }
-        case 6: source = { x, y in (y, h - 1 - x) }
-        case 7: source = { x, y in (w - 1 - y, h - 1 - x) }
-        case 8: source = { x, y in (w - 1 - y, x) }
-        default: return self
-        }
         for y in 0..<out.height {
             let row = badge_gd_row(out.pointer, Int32(y))!
             for x in 0..<out.width {
-                let (sx, sy) = source(x, y)
+                let (sx, sy) = Self.storedPixel(shownAt: x, y, orientation: orientation, width: w, height: h)
                 row[x] = badge_gd_row(pointer, Int32(sy))![sx]
             }
         }
         return out
+    }
+
+    /// For the pixel shown at (x, y), the stored pixel it comes from, in an
+    /// image stored `width`×`height` with EXIF orientation `orientation`.
+    @inline(__always)
+    static func storedPixel(shownAt x: Int, _ y: Int, orientation: Int, width w: Int, height h: Int) -> (Int, Int) {
+        switch orientation {
+        case 2: return (w - 1 - x, y)
+        case 3: return (w - 1 - x, h - 1 - y)
+        case 4: return (x, h - 1 - y)
+        case 5: return (y, x)
+        case 6: return (y, h - 1 - x)
+        case 7: return (w - 1 - y, h - 1 - x)
+        case 8: return (w - 1 - y, x)
+        default: return (x, y)
+        }
     }
 
     // MARK: - Resampling

@@ -48,6 +48,37 @@ struct FormatTests {
         #expect(centre.r > 200 && centre.g > 150 && centre.b < 120, "\(format): \(centre)")
     }
 
+    /// libjpeg-turbo decodes at 1/2, 1/4 or 1/8 when that still covers the badge.
+    @Test func bigJPEGsAreDecodedOnlyAsLargeAsTheBadgeNeeds() throws {
+        let canvas = try Canvas(width: 1600, height: 1200, background: RGBA(30, 90, 200))
+        canvas.fill(.circle(center: Point(800, 600), radius: 400), with: .solid(RGBA(250, 200, 40)))
+        let data = try GDImage(canvas).jpegData(quality: 90)
+        #expect(try GDImage.decode(data).width == 1600)
+        // cover measures the short side (1200), contain the long one (1600).
+        let cases: [(side: Int, cover: Bool, width: Int)] = [
+            (1024, true, 1600), (512, true, 800), (300, true, 400), (150, true, 200), (64, true, 200),
+            (1024, false, 1600), (512, false, 800), (400, false, 400), (200, false, 200),
+        ]
+        for c in cases {
+            let image = try GDImage.decode(data, fitting: .init(side: c.side, cover: c.cover))
+            #expect(image.width == c.width && image.height == c.width * 3 / 4, "\(c): \(image.width)×\(image.height)")
+        }
+        // The badge made from the scaled decode looks like the one made from the full decode.
+        let full = try GDImage.decode(data).squared(side: 300, contain: false, background: .white)
+        let scaled = try GDImage.decode(data, fitting: .init(side: 300, cover: true)).squared(side: 300, contain: false, background: .white)
+        var difference = 0
+        for y in stride(from: 0, to: 300, by: 3) {
+            for x in stride(from: 0, to: 300, by: 3) {
+                let a = full.pixel(x, y), b = scaled.pixel(x, y)
+                difference += abs(Int(a.r) - Int(b.r)) + abs(Int(a.g) - Int(b.g)) + abs(Int(a.b) - Int(b.b))
+            }
+        }
+        #expect(Double(difference) / (100 * 100 * 3) < 3, "mean difference per channel")
+        // A damaged file is refused on this path too.
+        let cut = data.prefix(data.count * 2 / 3)
+        #expect(throws: BadgeError.self) { try GDImage.decode(Data(cut), fitting: .init(side: 300, cover: true)) }
+    }
+
     @Test(arguments: [ImageFormat.jpeg, .gif])
     func truncatedFilesAreRefused(format: ImageFormat) async throws {
         let data = try Self.encoded(format)
@@ -124,9 +155,9 @@ struct OrientationTests {
     /// Where the marker must be stored is written out by hand, from what each
     /// orientation means (6: the stored picture is turned 90° clockwise to be
     /// shown, so its bottom-left corner becomes the top-left), not computed.
-    static func storedJPEG(orientation: Int) throws -> Data {
+    static func storedJPEG(orientation: Int, scale k: Int = 1) throws -> Data {
         let swaps = orientation >= 5
-        let (sw, sh) = swaps ? (24, 48) : (48, 24)  // stored size; shown is always 48×24
+        let (sw, sh) = swaps ? (24 * k, 48 * k) : (48 * k, 24 * k)  // stored size; shown is always 48k×24k
         let corner: (Bool, Bool)  // (right, bottom) of the stored picture
         switch orientation {
         case 2: corner = (true, false)
@@ -139,7 +170,8 @@ struct OrientationTests {
         default: corner = (false, false)
         }
         let stored = try Canvas(width: sw, height: sh, background: RGBA(20, 40, 200))
-        stored.fill(.roundedRect(x: corner.0 ? Double(sw - 12) : 0, y: corner.1 ? Double(sh - 12) : 0, width: 12, height: 12, radius: 0),
+        let m = Double(12 * k)
+        stored.fill(.roundedRect(x: corner.0 ? Double(sw) - m : 0, y: corner.1 ? Double(sh) - m : 0, width: m, height: m, radius: 0),
                     with: .solid(RGBA(230, 20, 20)))
         var jpeg = [UInt8](try GDImage(stored).jpegData(quality: 95))
         // APP1 Exif, big-endian TIFF, one IFD0 entry: Orientation (0x0112), SHORT, 1.
@@ -157,6 +189,17 @@ struct OrientationTests {
         let image = try GDImage.decode(data)
         #expect(image.width == 48 && image.height == 24, "orientation \(orientation): \(image.width)×\(image.height)")
         let corner = image.pixel(3, 3), opposite = image.pixel(44, 20)
+        #expect(corner.r > 180 && corner.b < 100, "orientation \(orientation): top-left is \(corner)")
+        #expect(opposite.b > 150 && opposite.r < 100, "orientation \(orientation): bottom-right is \(opposite)")
+    }
+
+    /// Shrink-on-load turns the picture while it copies the scaled pixels: the same result.
+    @Test(arguments: 1...8)
+    func theMarkerEndsUpTopLeftWhenDecodedAtAQuarter(orientation: Int) throws {
+        let data = try Self.storedJPEG(orientation: orientation, scale: 8)
+        let image = try GDImage.decode(data, fitting: .init(side: 48, cover: true))
+        #expect(image.width == 96 && image.height == 48, "orientation \(orientation): \(image.width)×\(image.height)")
+        let corner = image.pixel(6, 6), opposite = image.pixel(90, 42)
         #expect(corner.r > 180 && corner.b < 100, "orientation \(orientation): top-left is \(corner)")
         #expect(opposite.b > 150 && opposite.r < 100, "orientation \(orientation): bottom-right is \(opposite)")
     }
