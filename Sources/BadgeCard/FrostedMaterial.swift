@@ -9,6 +9,8 @@ import Foundation
 enum FrostedMaterial {
     static let paper = RGBA(246, 246, 248)
     static let smallSide = 32.0
+    /// WCAG luminance: against the ink (0.011) a contrast of 9:1 or more.
+    static let minimumLuminance = 0.5
 
     static func render(_ front: GDImage) throws -> Canvas {
         let w = front.width, h = front.height
@@ -18,9 +20,15 @@ enum FrostedMaterial {
         flat.composite(try Canvas(try front.resized(width: sw, height: sh)))
         let blurred = try Canvas(try GDImage(flat).blurred(radius: 3))
         let canvas = try enlarge(blurred, width: w, height: h)
+        // Washed at least 45% toward the paper, and more where the badge is
+        // dark, so the dark ink on top always reads.
+        let paperLuminance = paper.luminance
         canvas.withMutablePixels { px in
             for i in stride(from: 0, to: px.count, by: 4) {
-                let c = RGBA(px[i], px[i + 1], px[i + 2]).mixed(with: paper, 0.45)
+                let colour = RGBA(px[i], px[i + 1], px[i + 2])
+                let l = colour.luminance
+                let wash = max(0.45, (minimumLuminance - l) / max(paperLuminance - l, 0.01))
+                let c = colour.mixed(with: paper, min(1, wash))
                 px[i] = c.r
                 px[i + 1] = c.g
                 px[i + 2] = c.b
