@@ -77,8 +77,11 @@ struct CardFlipCommand: AsyncParsableCommand {
         if let size, !(16...2048).contains(size) { throw ValidationError("--size must be from 16 to 2048 pixels, not \(size)") }
         guard (0...60).contains(hold) else { throw ValidationError("--hold must be from 0 to 60 seconds") }
         if let background, RGBA(hex: background) == nil { throw ValidationError("--background takes a colour as #RRGGBB, not '\(background)'") }
-        guard FlipAnimation.Format(pathExtension: (output as NSString).pathExtension) != nil else {
+        guard let format = FlipAnimation.Format(pathExtension: (output as NSString).pathExtension) else {
             throw ValidationError("--output must end in .png (an animated PNG) or .gif, not '\(output)'")
+        }
+        if format == .gif, !FlipAnimation.gifFrameRates.contains(frameRate) {
+            throw ValidationError("a GIF cannot play \(frameRate) frames a second; use --fps \(FlipAnimation.gifFrameRates.upperBound) or less, or write a .png")
         }
     }
 

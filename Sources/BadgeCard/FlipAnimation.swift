@@ -90,7 +90,7 @@ public struct FlipAnimation: Sendable {
         switch format {
         case .apng:
             let pngs = try Self.parallel(frames.count) { k in
-                try PNGEncoder.encode(try render(frames[k], front: front, back: back), level: 6, keepAlpha: true)
+                try PNGEncoder.encode(try render(frames[k], front: front, back: back), level: 2, keepAlpha: true)
             }
             let step = APNGEncoder.Delay(1, UInt16(frameRate))
             let delays = frames.map { $0.duration > 1 / Double(frameRate) + 1e-9 ? APNGEncoder.Delay(seconds: $0.duration) : step }
