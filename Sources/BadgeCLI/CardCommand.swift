@@ -29,11 +29,11 @@ struct CardBackCommand: AsyncParsableCommand {
         let context = try global.makeContext()
         let badge = try source.load(context)
         let target = OutputFile.url(output, context)
-        let size = try await BlockingExecutor.run {
+        let (png, size) = try await BlockingExecutor.run {
             let face = try badge.backFace().render(front: try badge.decode())
-            try OutputFile.write(try PNGEncoder.encode(face, level: 6), to: target)
-            return face.width
+            return (try PNGEncoder.encode(face, level: 6), face.width)
         }
+        try await OutputFile.write(png, to: target)
         Terminal.out("Wrote the back of the card (\(size)×\(size), \(BackFace.label) \(badge.longDate)): \(target.path)")
     }
 }
@@ -93,14 +93,14 @@ struct CardFlipCommand: AsyncParsableCommand {
         let configured = FlipAnimation(timeline: FlipTimeline(direction: direction), frameRate: frameRate, size: size ?? 0,
                                       hold: hold, background: background.flatMap { RGBA(hex: $0) })
         let explicitSize = size
-        let (frames, duration) = try await BlockingExecutor.run {
+        let (file, frames, duration) = try await BlockingExecutor.run {
             let image = try badge.decode()
             var animation = configured
             animation.size = explicitSize ?? min(512, max(16, image.width))
             let faces = try animation.faces(badge: image, back: try badge.backFace())
-            try OutputFile.write(try animation.encode(format, front: faces.front, back: faces.back), to: target)
-            return (animation.frames.count, animation.timeline.duration)
+            return (try animation.encode(format, front: faces.front, back: faces.back), animation.frames.count, animation.timeline.duration)
         }
+        try await OutputFile.write(file, to: target)
         let kind = format == .gif ? "GIF" : "animated PNG"
         Terminal.out("Wrote the flip (\(kind), \(frames) frames at \(frameRate) fps, the turn takes \(String(format: "%.2f", duration)) s): \(target.path)")
     }
@@ -130,6 +130,10 @@ struct CardHTMLCommand: AsyncParsableCommand {
         let badge = try source.load(context)
         let folder = OutputFile.url(directory, context)
         let target = folder.appendingPathComponent(CardPage.fileName)
+        let html = try await BlockingExecutor.run {
+            let back = try PNGEncoder.encode(try badge.backFace().render(front: try badge.decode()), level: 6)
+            return CardPage(front: badge.png, back: back, promise: badge.metadata.prompt, date: badge.longDate).html
+        }
         try await BlockingExecutor.run {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -137,10 +141,8 @@ struct CardHTMLCommand: AsyncParsableCommand {
                 throw BadgeError(.io, "cannot create the directory", path: folder.path, cause: (error as NSError).localizedDescription,
                                  hint: "choose a directory you can write to")
             }
-            let back = try PNGEncoder.encode(try badge.backFace().render(front: try badge.decode()), level: 6)
-            let page = CardPage(front: badge.png, back: back, promise: badge.metadata.prompt, date: badge.longDate)
-            try OutputFile.write(Data(page.html.utf8), to: target)
         }
+        try await OutputFile.write(Data(html.utf8), to: target)
         Terminal.out("Wrote the card page: \(target.path)\nOpen it in a browser; drag the badge sideways, tap it, or press Space to turn it over.")
     }
 }

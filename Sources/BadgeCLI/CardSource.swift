@@ -65,19 +65,3 @@ struct CardBadge: Sendable {
         BackFace(date: longDate, font: try Font.caption())
     }
 }
-
-/// Writes a command's output file whole or not at all.
-enum OutputFile {
-    static func write(_ data: Data, to url: URL) throws {
-        do {
-            try AtomicFileWriter().write(data, to: url)
-        } catch {
-            throw BadgeError(.io, "cannot write the file", path: url.path, cause: error.description,
-                             hint: "check that the directory exists and is writable")
-        }
-    }
-
-    static func url(_ path: String, _ context: CommandContext) -> URL {
-        URL(fileURLWithPath: path, relativeTo: context.environment.workingDirectory).standardizedFileURL
-    }
-}
