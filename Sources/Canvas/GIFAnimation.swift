@@ -24,11 +24,16 @@ public enum GIFAnimation {
         var size: Int32 = 0
         try append(gdImageGifAnimBeginPtr(head, &size, 0, Int32(loops)), size, "header")
         gdImageDestroy(head)
+        // With the previous frame at hand gd stores only the rectangle that
+        // changed, with unchanged pixels transparent: a much smaller file.
+        var previous: gdImagePtr?
+        defer { if let previous { gdImageDestroy(previous) } }
         for (frame, delay) in zip(frames, delays) {
             let image = try palette(frame)
-            defer { gdImageDestroy(image) }
-            try append(gdImageGifAnimAddPtr(image, &size, 1, 0, 0, Int32(max(2, delay)), Int32(gdDisposalNone), nil),
-                       size, "frame")
+            let added = gdImageGifAnimAddPtr(image, &size, 1, 0, 0, Int32(max(2, delay)), Int32(gdDisposalNone), previous)
+            if let previous { gdImageDestroy(previous) }
+            previous = image
+            try append(added, size, "frame")
         }
         try append(gdImageGifAnimEndPtr(&size), size, "trailer")
         return output
