@@ -84,6 +84,12 @@ struct PerspectiveTests {
         let direct = try Canvas(width: 96, height: 96)
         animation.warp.render(faces.back, degrees: 0, into: direct)
         #expect(last.pixels == direct.pixels)
+        // A frame of the turn near 45° (turning left: the right edge comes near) is in perspective.
+        let slanted = try #require(frames.first { abs(abs($0.angle) - 45) < 20 }, "no frame near 45°")
+        let canvas = try animation.render(slanted, front: faces.front, back: faces.back)
+        let (l, r) = extent(canvas)
+        #expect(height(canvas, column: r - 1) > height(canvas, column: l + 1) + 4,
+                "at \(slanted.angle)° the near (right) edge is taller: \(height(canvas, column: r - 1)) vs \(height(canvas, column: l + 1))")
         // Every frame past 90° is drawn from the back.
         for frame in frames where abs(frame.angle) > 95 {
             let canvas = try animation.render(frame, front: faces.front, back: faces.back)
