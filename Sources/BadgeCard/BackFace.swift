@@ -50,12 +50,15 @@ public struct BackFace: Sendable {
         if Double(widest) > Double(width) - 2 * padding {
             pixelSize *= (Double(width) - 2 * padding) / Double(widest)
         }
+        // .headline's line is 22 points for 17-point type.
         let lineHeight = pixelSize * 22 / 17
         let symbolSize = 40 * point
         let spacing = 12 * point
         let stack = symbolSize + spacing + lineHeight * Double(lines.count)
         let top = (Double(height) - stack) / 2
-        // Baselines sit where a text line of `lineHeight` puts them (ascent ≈ 0.78 em + half the leading).
+        // Baselines sit where a text line of `lineHeight` puts them: DejaVu
+        // Sans rises 0.93 em above its baseline in a 1.17 em line, and the
+        // rest of the line height is shared above and below.
         let ascent = pixelSize * 0.93 + (lineHeight - pixelSize * 1.17) / 2
         var boxes: [(x: Int, y: Int, width: Int, height: Int)] = []
         for (index, line) in lines.enumerated() {
