@@ -18,7 +18,8 @@ demo: build
 	@echo
 	$(BADGE) show
 
-test: deps
+test:
+	@scripts/install-deps.sh --with-tests
 	@python3 -c "import openapi_schema_validator" 2>/dev/null || python3 -m pip install -q openapi-schema-validator \
 	  || python3 -m pip install -q --break-system-packages openapi-schema-validator
 	$(SWIFT) build --build-tests

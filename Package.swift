@@ -69,6 +69,13 @@ let package = Package(
             path: "Sources/Canvas"
         ),
 
+        // The card: the back face, the flip animation, the HTML page.
+        .target(
+            name: "BadgeCard",
+            dependencies: ["BadgeKit", "Canvas"],
+            path: "Sources/BadgeCard"
+        ),
+
         // HTTPTransport on libcurl.
         .target(
             name: "CurlTransport",
@@ -97,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "BadgeCLI",
             dependencies: [
-                "BadgeKit", "Canvas", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend",
+                "BadgeKit", "Canvas", "BadgeCard", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -119,6 +126,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
+        .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(

@@ -4,7 +4,14 @@
 set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
-[ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
+for flag in "$@"; do
+  case "$flag" in
+    --with-bench) packages+=(python3-pil curl time) ;;
+    # The card page is tested in a real browser; only the tests need it.
+    --with-tests) packages+=(chromium) ;;
+    *) echo "badge: unknown flag $flag (use --with-bench or --with-tests)" >&2; exit 64 ;;
+  esac
+done
 # The tests' fake servers are Python scripts.
 command -v python3 >/dev/null || packages+=(python3 python3-pip)
 

@@ -19,7 +19,7 @@ struct Badge: AsyncParsableCommand {
         version: BadgeMetadata.generatorVersion.replacingOccurrences(of: "badge ", with: ""),
         subcommands: [
             GenerateCommand.self, ImportCommand.self, ShowCommand.self, HistoryCommand.self,
-            RestoreCommand.self, BatchCommand.self, BackendsCommand.self, ConfigCommand.self, VerifyCommand.self,
+            RestoreCommand.self, BatchCommand.self, CardCommand.self, BackendsCommand.self, ConfigCommand.self, VerifyCommand.self,
         ]
     )
 

@@ -23,6 +23,12 @@ public final class Canvas {
         if background != .clear { fill(.roundedRect(x: 0, y: 0, width: Double(width), height: Double(height), radius: 0), with: .solid(background)) }
     }
 
+    /// The RGBA bytes, for renderers that compute every pixel themselves
+    /// (the card's perspective warp) rather than filling shapes.
+    public func withMutablePixels<R>(_ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try pixels.withUnsafeMutableBufferPointer { try body($0) }
+    }
+
     public func pixel(_ x: Int, _ y: Int) -> RGBA {
         let i = (y * width + x) * 4
         return RGBA(pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])

@@ -225,6 +225,15 @@ public final class GDImage {
     }
 }
 
+extension GDImage {
+    /// This image resampled to `width`×`height` (aspect ratio not kept).
+    public func resized(width newWidth: Int, height newHeight: Int) throws -> GDImage {
+        let target = try GDImage(width: newWidth, height: newHeight)
+        gdImageCopyResampled(target.pointer, pointer, 0, 0, 0, 0, Int32(newWidth), Int32(newHeight), Int32(width), Int32(height))
+        return target
+    }
+}
+
 /// Full decoding for the pipeline's check of untrusted images.
 public struct GDImageDecoder: ImageDecoding {
     public init() {}

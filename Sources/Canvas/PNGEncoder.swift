@@ -14,9 +14,11 @@ import Foundation
 /// bands depend only on the image size, never on the number of cores, so the
 /// bytes are the same on every machine.
 public enum PNGEncoder {
-    public static func encode(_ canvas: Canvas, level: Int = 2) throws -> Data {
+    /// `keepAlpha` writes RGBA even when every pixel is opaque: the frames of
+    /// an animated PNG must all share the first frame's colour type.
+    public static func encode(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false) throws -> Data {
         let level = max(0, min(9, level))
-        let opaque = canvas.pixels.withUnsafeBufferPointer { px in
+        let opaque = !keepAlpha && canvas.pixels.withUnsafeBufferPointer { px in
             stride(from: 3, to: px.count, by: 4).allSatisfy { px[$0] == 255 }
         }
         let layout = RowLayout(width: canvas.width, channels: opaque ? 3 : 4)

@@ -1,0 +1,148 @@
+import ArgumentParser
+import BadgeCard
+import BadgeKit
+import Canvas
+import Foundation
+
+struct CardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "card",
+        abstract: "The badge as the app's card: its back face, the flip, a page to turn it with your finger.",
+        subcommands: [CardBackCommand.self, CardFlipCommand.self, CardHTMLCommand.self]
+    )
+}
+
+struct CardBackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "back",
+        abstract: "Draw the back of the card: frosted glass, sparkles, and the commitment date.",
+        discussion: "The back is the same size as the badge. With no --badge, the current badge is used."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var source: CardSource
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
+    var output = "badge-back.png"
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let badge = try source.load(context)
+        let target = OutputFile.url(output, context)
+        let (png, size) = try await BlockingExecutor.run {
+            let face = try badge.backFace().render(front: try badge.decode())
+            return (try PNGEncoder.encode(face, level: 6), face.width)
+        }
+        try await OutputFile.write(png, to: target)
+        Terminal.out("Wrote the back of the card (\(size)×\(size), \(BackFace.label) \(badge.longDate)): \(target.path)")
+    }
+}
+
+struct CardFlipCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flip",
+        abstract: "Animate the card turning over, with the app's snap and wiggle.",
+        discussion: """
+            The file's extension picks the format: .png writes an animated PNG in true \
+            colour (transparent around the card), .gif a GIF (on a white background \
+            unless --background says otherwise).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var source: CardSource
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The animation to write: .png (animated PNG) or .gif.", valueName: "file"))
+    var output: String
+
+    @Option(name: .customLong("fps"), help: ArgumentHelp("Frames a second, \(FlipAnimation.frameRates.lowerBound)–\(FlipAnimation.frameRates.upperBound) (a GIF: at most \(FlipAnimation.gifFrameRates.upperBound)).", valueName: "n"))
+    var frameRate = 30
+
+    @Option(help: ArgumentHelp("Side of the frames in pixels, 16–2048 (default: the badge's size, at most 512).", valueName: "px"))
+    var size: Int?
+
+    @Option(help: ArgumentHelp("Which way the card turns: left or right.", valueName: "way"))
+    var direction: FlipTimeline.Direction = .left
+
+    @Option(help: ArgumentHelp("Seconds the card rests on each face before the animation loops.", valueName: "s"))
+    var hold = 1.0
+
+    @Option(help: ArgumentHelp("Colour behind the card, #RRGGBB (default: transparent; white for a GIF).", valueName: "colour"))
+    var background: String?
+
+    func validate() throws {
+        guard FlipAnimation.frameRates.contains(frameRate) else {
+            throw ValidationError("--fps must be from \(FlipAnimation.frameRates.lowerBound) to \(FlipAnimation.frameRates.upperBound), not \(frameRate)")
+        }
+        if let size, !(16...2048).contains(size) { throw ValidationError("--size must be from 16 to 2048 pixels, not \(size)") }
+        guard (0...60).contains(hold) else { throw ValidationError("--hold must be from 0 to 60 seconds") }
+        if let background, RGBA(hex: background) == nil { throw ValidationError("--background takes a colour as #RRGGBB, not '\(background)'") }
+        guard let format = FlipAnimation.Format(pathExtension: (output as NSString).pathExtension) else {
+            throw ValidationError("--output must end in .png (an animated PNG) or .gif, not '\(output)'")
+        }
+        if format == .gif, !FlipAnimation.gifFrameRates.contains(frameRate) {
+            throw ValidationError("a GIF cannot play \(frameRate) frames a second; use --fps \(FlipAnimation.gifFrameRates.upperBound) or less, or write a .png")
+        }
+    }
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let badge = try source.load(context)
+        let target = OutputFile.url(output, context)
+        let format = FlipAnimation.Format(pathExtension: target.pathExtension) ?? .apng
+        let configured = FlipAnimation(timeline: FlipTimeline(direction: direction), frameRate: frameRate, size: size ?? 0,
+                                      hold: hold, background: background.flatMap { RGBA(hex: $0) })
+        let explicitSize = size
+        let (file, frames, duration) = try await BlockingExecutor.run {
+            let image = try badge.decode()
+            var animation = configured
+            animation.size = explicitSize ?? min(512, max(16, image.width))
+            let faces = try animation.faces(badge: image, back: try badge.backFace())
+            return (try animation.encode(format, front: faces.front, back: faces.back), animation.frames.count, animation.timeline.duration)
+        }
+        try await OutputFile.write(file, to: target)
+        let kind = format == .gif ? "GIF" : "animated PNG"
+        Terminal.out("Wrote the flip (\(kind), \(frames) frames at \(frameRate) fps, the turn takes \(String(format: "%.2f", duration)) s): \(target.path)")
+    }
+}
+
+extension FlipTimeline.Direction: ExpressibleByArgument {}
+
+struct CardHTMLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "html",
+        abstract: "Write a page that shows the badge as a card you turn with your finger.",
+        discussion: """
+            Writes DIR/index.html: one self-contained file (the images, style and script \
+            inline; no network). Drag the card sideways to turn it, tap it or press Space \
+            or an arrow key to flip it. Works offline, on a phone, from any static host.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var source: CardSource
+
+    @Argument(help: ArgumentHelp("The directory to write index.html into (created if missing).", valueName: "dir"))
+    var directory: String
+
+    func run() async throws {
+        let context = try global.makeContext()
+        let badge = try source.load(context)
+        let folder = OutputFile.url(directory, context)
+        let target = folder.appendingPathComponent(CardPage.fileName)
+        let html = try await BlockingExecutor.run {
+            let back = try PNGEncoder.encode(try badge.backFace().render(front: try badge.decode()), level: 6)
+            return CardPage(front: badge.png, back: back, promise: badge.metadata.prompt, date: badge.longDate).html
+        }
+        try await BlockingExecutor.run {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw BadgeError(.io, "cannot create the directory", path: folder.path, cause: (error as NSError).localizedDescription,
+                                 hint: "choose a directory you can write to")
+            }
+        }
+        try await OutputFile.write(Data(html.utf8), to: target)
+        Terminal.out("Wrote the card page: \(target.path)\nOpen it in a browser; drag the badge sideways, tap it, or press Space to turn it over.")
+    }
+}

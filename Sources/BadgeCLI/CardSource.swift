@@ -1,0 +1,67 @@
+import ArgumentParser
+import BadgeCard
+import BadgeKit
+import Canvas
+import Foundation
+
+/// Which badge a `badge card` command shows: the current one, or a file.
+struct CardSource: ParsableArguments {
+    @Option(name: .customLong("badge"), help: ArgumentHelp("A badge file to use instead of the current badge.", valueName: "file"))
+    var file: String?
+
+    /// The badge's bytes, where they came from, and its metadata. A PNG
+    /// without a commitment date is refused here: a card has nothing to show
+    /// on its back without one.
+    func load(_ context: CommandContext) throws -> CardBadge {
+        guard let file else {
+            guard let badge = try context.store.current() else {
+                throw BadgeError(.notFound, "there is no badge yet", path: context.store.badgeURL.path,
+                                 hint: "make one with: badge generate \"A pair of dumbbells\", or pass --badge FILE")
+            }
+            let data = try read(badge.url)
+            return CardBadge(png: data, path: badge.url.path, metadata: badge.metadata, limits: context.config.intake)
+        }
+        let url = URL(fileURLWithPath: file, relativeTo: context.environment.workingDirectory).standardizedFileURL
+        let data = try read(url)
+        let entries: [(keyword: String, text: String)]
+        do {
+            entries = try PNG.chunks(in: data, verifyCRC: false, stopAtIDAT: true).compactMap(PNG.textEntry)
+        } catch var error as BadgeError {
+            error.path = url.path
+            error.hint = error.hint ?? "a card is made from a Promise Badge PNG (badge generate --output, or the store's badge.png)"
+            throw error
+        }
+        guard let metadata = BadgeMetadata(entries: entries) else {
+            throw BadgeError(.invalidImage, "this PNG has no commitment date (no badge:commitment-date metadata)", path: url.path,
+                             hint: "use a badge made by badge generate or badge import, or make one from this picture: badge import \(file) \"your promise\"")
+        }
+        return CardBadge(png: data, path: url.path, metadata: metadata, limits: context.config.intake)
+    }
+
+    private func read(_ url: URL) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: (error as NSError).localizedDescription,
+                             hint: "check the path")
+        }
+    }
+}
+
+/// A badge read for the card.
+struct CardBadge: Sendable {
+    var png: Data
+    var path: String
+    var metadata: BadgeMetadata
+    var limits: ImageLimits
+
+    var longDate: String { metadata.longCommitmentDate(locale: UserLocale.current) }
+
+    func decode() throws -> GDImage {
+        try GDImage.decodePNG(png, limits: limits, source: path)
+    }
+
+    func backFace() throws -> BackFace {
+        BackFace(date: longDate, font: try Font.caption())
+    }
+}

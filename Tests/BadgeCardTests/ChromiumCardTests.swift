@@ -1,0 +1,160 @@
+import BadgeCard
+import BadgeKit
+import Canvas
+import Foundation
+import Testing
+
+/// The card page in a real browser: headless Chromium, driven through the
+/// DevTools protocol by Fixtures/drive_card.py with mouse, touch and keys.
+/// Chromium is a test dependency (`make test` installs it); without it this
+/// test fails rather than pass unseen.
+struct ChromiumCardTests {
+    static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/drive_card.py")
+
+    static var chromium: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Mean luminance of each cell of a `cells`×`cells` grid over a region.
+    static func grid(cells: Int, width: Int, height: Int, _ pixel: (Int, Int) -> RGBA) -> [Double] {
+        var out: [Double] = []
+        for cy in 0..<cells {
+            for cx in 0..<cells {
+                var sum = 0.0, n = 0.0
+                for y in (cy * height / cells)..<((cy + 1) * height / cells) {
+                    for x in (cx * width / cells)..<((cx + 1) * width / cells) {
+                        let p = pixel(x, y)
+                        sum += (0.2126 * Double(p.r) + 0.7152 * Double(p.g) + 0.0722 * Double(p.b)) / 255
+                        n += 1
+                    }
+                }
+                out.append(sum / max(n, 1))
+            }
+        }
+        return out
+    }
+
+    static func distance(_ a: [Double], _ b: [Double]) -> Double {
+        zip(a, b).map { abs($0 - $1) }.reduce(0, +) / Double(a.count)
+    }
+
+    struct Step {
+        var state: String
+        var face: String
+        var angle: Double
+        var animating: Bool
+        var transform: String
+        var rect: (x: Int, y: Int, width: Int, height: Int)
+        var screenshot: String?
+
+        init(_ object: Any?) throws {
+            let o = try #require(object as? [String: Any], "no such step")
+            state = o["state"] as? String ?? ""
+            face = o["face"] as? String ?? ""
+            angle = (o["angle"] as? NSNumber)?.doubleValue ?? .nan
+            animating = o["animating"] as? Bool ?? true
+            transform = o["transform"] as? String ?? ""
+            let r = o["rect"] as? [String: Any] ?? [:]
+            rect = ((r["x"] as? NSNumber)?.intValue ?? 0, (r["y"] as? NSNumber)?.intValue ?? 0,
+                    (r["width"] as? NSNumber)?.intValue ?? 0, (r["height"] as? NSNumber)?.intValue ?? 0)
+            screenshot = o["screenshot"] as? String
+        }
+    }
+
+    @Test func theCardTurnsWithTheFingerAndTheKeysInChromium() throws {
+        guard let chromium = Self.chromium else {
+            Issue.record("chromium is not installed, so the card page cannot be tested: run 'make test' (it installs it) or 'apt-get install chromium'")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-card-page-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        let frontImage = try Faces.front(side: 256)
+        let frontCanvas = try Canvas(frontImage)
+        let backCanvas = try Faces.back().render(front: frontImage)
+        let page = CardPage(front: try PNGEncoder.encode(frontCanvas), back: try PNGEncoder.encode(backCanvas),
+                            promise: "Drink <more> water", date: "November 22, 2026")
+        let html = dir.appendingPathComponent(CardPage.fileName)
+        try Data(page.html.utf8).write(to: html)
+
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [python, Self.driver.path, html.path, dir.appendingPathComponent("shots").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = URL(fileURLWithPath: chromium).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "the browser driver failed: \(errors)")
+        let steps = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "not JSON: \(String(decoding: output, as: UTF8.self))")
+
+        // The state the page reports after each step.
+        let initial = try Step(steps["initial"])
+        #expect(initial.state == "front" && initial.face == "front" && initial.angle == 0)
+
+        let shortHeld = try Step(steps["short-drag-held"])
+        #expect(abs(shortHeld.angle - 36) < 1, "a drag of 20% of the width turns it 36°: \(shortHeld.angle)")
+        #expect(shortHeld.transform.contains("perspective(") && shortHeld.transform.contains("rotateY(36"))
+        let short = try Step(steps["short-drag"])
+        #expect(short.state == "front" && short.face == "front" && short.angle == 0, "below 35% it springs back")
+
+        let longHeld = try Step(steps["long-drag-held"])
+        #expect(abs(longHeld.angle - 108) < 1 && longHeld.face == "back", "past 90° the back shows while held")
+        let long = try Step(steps["long-drag"])
+        #expect(long.state == "back" && long.face == "back" && long.angle == 180)
+
+        // After the release: on past the back to ~10°, back to ~6° short, home.
+        let angles = try #require(steps["long-drag-angles"] as? [Double])
+        let peak = try #require(angles.max())
+        let peakIndex = try #require(angles.firstIndex(of: peak))
+        let trough = try #require(angles[peakIndex...].min())
+        #expect(peak >= 189 && peak < 200, "overshoot \(peak)")
+        #expect(trough <= 175 && trough > 160, "pull back \(trough)")
+        #expect(angles.last == 180)
+
+        let space = try Step(steps["space"])
+        #expect(space.state == "front" && space.face == "front", "Space flips it")
+        let arrow = try Step(steps["arrow-left"])
+        #expect(arrow.state == "back" && arrow.face == "back", "an arrow key flips it")
+        let tap = try Step(steps["tap"])
+        #expect(tap.state == "front", "a press that moves less than 6 px is a tap, and a tap flips it")
+        let phone = try Step(steps["phone-swipe"])
+        #expect(phone.state == "back" && phone.face == "back", "a finger swipe on a phone turns it")
+        let reduced = try Step(steps["reduced-motion"])
+        #expect(reduced.state == "back" && !reduced.animating && reduced.angle == 180,
+                "with reduced motion the card changes face at once")
+
+        // What the screenshots show where the card is: the front's picture or
+        // the back's (the right way round, not mirrored).
+        let cells = 12
+        func shown(_ step: Step) throws -> [Double] {
+            let path = try #require(step.screenshot)
+            let shot = try GDImage.decode(try Data(contentsOf: URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))))
+            // Inset by a few pixels: the rounded corners show the page behind.
+            let r = step.rect, inset = r.width / 16
+            return Self.grid(cells: cells, width: r.width - 2 * inset, height: r.height - 2 * inset) {
+                shot.pixel(r.x + inset + $0, r.y + inset + $1)
+            }
+        }
+        let insetFront = Self.grid(cells: cells, width: 224, height: 224) { frontCanvas.pixel(16 + $0, 16 + $1) }
+        let insetBack = Self.grid(cells: cells, width: 224, height: 224) { backCanvas.pixel(16 + $0, 16 + $1) }
+        let insetMirror = Self.grid(cells: cells, width: 224, height: 224) { backCanvas.pixel(239 - $0, 16 + $1) }
+        for (name, expectBack) in [("initial", false), ("short-drag", false), ("long-drag", true), ("space", false), ("phone-swipe", true)] {
+            let grid = try shown(try Step(steps[name]))
+            let toFront = Self.distance(grid, insetFront), toBack = Self.distance(grid, insetBack)
+            if expectBack {
+                #expect(toBack < 0.06 && toBack < toFront / 3, "\(name): the back should show (back \(toBack), front \(toFront))")
+                #expect(toBack < Self.distance(grid, insetMirror), "\(name): the back is mirrored")
+            } else {
+                #expect(toFront < 0.06 && toFront < toBack / 3, "\(name): the front should show (front \(toFront), back \(toBack))")
+            }
+        }
+    }
+}
