@@ -83,20 +83,18 @@ public struct RemoteGenerator: BadgeGenerator {
 
         let header: ImageIntake.Header
         switch ImageIntake.sniff(bytes) {
-        case .accepted(.png):
-            header = try ImageIntake(limits: .default).inspect(bytes, accepting: [.png], source: where_)
-        case let .accepted(format):
-            throw BadgeError(.unsupportedFormat, "the server sent a \(format.rawValue.uppercased()) image; remote badges are PNG for now",
-                             backend: name, path: where_, hint: "set \"outputFormat\": \"png\" for this backend, or leave it unset")
+        case .accepted:
+            // JPEG and WebP answers are fine: the pipeline converts them to the PNG badge.
+            header = try ImageIntake(limits: .default).inspect(bytes, accepting: Set(ImageFormat.allCases), source: where_)
         case .refused, .unknown:
             let start = bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
             throw BadgeError(.invalidImage, "the server's image is not an image (\(bytes.count) bytes starting \(start))",
                              backend: name, path: where_)
         }
         try Task.checkCancellation()
-        let file = try workspace.write(bytes, to: "remote.png", backend: name)
+        let file = try workspace.write(bytes, to: "remote.\(header.format.rawValue)", backend: name)
         return GeneratedImage(
-            file: file, format: .png, width: header.width, height: header.height,
+            file: file, format: header.format, width: header.width, height: header.height,
             model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
             revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue])
     }

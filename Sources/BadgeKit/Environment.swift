@@ -104,6 +104,12 @@ public protocol HTTPTransport: Sendable {
 /// decoder warnings. Implemented over libgd by `Canvas`.
 public protocol ImageDecoding: Sendable {
     func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws
+
+    /// Decodes (checking the image as `validate` does) and re-encodes it as
+    /// a `side`×`side` PNG, cropping the centre of an image that is not
+    /// square: what a backend that returned a JPEG, a WebP or the wrong size
+    /// hands to the store.
+    func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits) async throws -> Data
 }
 
 /// Runs blocking work (C calls, large file I/O, waits on processes) on threads

@@ -130,7 +130,7 @@ public struct Pipeline: Sendable {
             throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,
                              path: image.file.path)
         }
-        let data: Data
+        var data: Data
         do {
             data = try Data(contentsOf: image.file)
         } catch {
@@ -138,29 +138,48 @@ public struct Pipeline: Sendable {
                              path: image.file.path)
         }
         let intake = ImageIntake(limits: limits)
-        let header: ImageIntake.Header
+        var header: ImageIntake.Header
         do {
-            header = try intake.inspect(data, accepting: [.png])
+            header = try intake.inspect(data, accepting: Set(ImageFormat.allCases))
         } catch let error as BadgeError {
             throw error.attributed(to: backend.name)
         }
         log.debug("intake passed", metadata: [
             "format": "\(header.format.rawValue)", "width": "\(header.width)", "height": "\(header.height)", "bytes": "\(data.count)",
         ])
-        if let decoder = environment.decoder, !image.isDrawnInProcess {
+        let fits = header.format == .png && header.width == request.size && header.height == request.size
+        if !image.isDrawnInProcess || !fits {
+            guard let decoder = environment.decoder else {
+                if fits || header.format == .png { return (data, metadata(for: request, image, backend, header, commitment)) }
+                throw BadgeError(.unsupportedFormat, "the backend made a \(header.format.rawValue.uppercased()) image and nothing here can convert it",
+                                 backend: backend.name, hint: "make the backend write PNG")
+            }
             do {
-                try await decoder.validate(data, format: header.format, limits: limits)
+                if fits {
+                    try await decoder.validate(data, format: header.format, limits: limits)
+                } else {
+                    // A JPEG, a WebP, or a picture of another size becomes the PNG badge the user asked for.
+                    data = try await decoder.normalized(data, format: header.format, side: request.size, limits: limits)
+                    header = try intake.inspect(data)
+                    log.debug("converted", metadata: ["to": "png \(header.width)×\(header.height)", "bytes": "\(data.count)"])
+                }
             } catch let error as BadgeError {
                 throw error.attributed(to: backend.name)
             }
         }
+        return (data, metadata(for: request, image, backend, header, commitment))
+    }
+
+    private func metadata(
+        for request: BadgeRequest, _ image: GeneratedImage, _ backend: BackendInstance, _ header: ImageIntake.Header,
+        _ commitment: Commitment
+    ) -> BadgeMetadata {
         let now = environment.now()
-        let metadata = BadgeMetadata(
+        return BadgeMetadata(
             commitmentDate: commitment.date ?? now, timeZone: commitment.timeZone.identifier, createdAt: now,
             prompt: request.prompt, backend: backend.name, backendType: backend.type, style: request.style,
             size: header.width, seed: image.seed ?? request.seed, model: image.model, revisedPrompt: image.revisedPrompt,
             extra: image.extra)
-        return (data, metadata)
     }
 
     // MARK: - Workspaces

@@ -27,7 +27,7 @@ public struct FakeGenerator: BadgeGenerator {
         case let .writes(data):
             let file = workspace.file("fake.png")
             try data.write(to: file)
-            let header = try ImageIntake().inspect(data)
+            let header = try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases))
             return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake")
         case let .fails(error):
             throw error

@@ -241,4 +241,13 @@ public struct GDImageDecoder: ImageDecoding {
     public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws {
         try await BlockingExecutor.run { _ = try GDImage.decode(data, accepting: [format], limits: limits) }
     }
+
+    public func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits) async throws -> Data {
+        try await BlockingExecutor.run {
+            let image = try GDImage.decode(data, accepting: [format], limits: limits, fitting: .init(side: side, cover: true))
+            let square = image.width == side && image.height == side
+                ? image : try image.squared(side: side, contain: false, background: .white)
+            return try square.pngData(compression: 3)
+        }
+    }
 }

@@ -68,10 +68,23 @@ final class Sandbox: @unchecked Sendable {
         return process
     }
 
-    /// Runs to completion (or kills it after `timeout` and says so).
+    /// Runs to completion (or kills it after `timeout` and says so). The wait
+    /// happens on a thread of its own: a test blocking one of Swift's few
+    /// cooperative threads would stall the async tests running beside it.
     @discardableResult
     func run(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = [],
-             stdin: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+             stdin: Data? = nil, timeout: TimeInterval = 60) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result {
+                    try self.runBlocking(arguments, extraEnvironment: extraEnvironment, prefix: prefix, stdin: stdin, timeout: timeout)
+                })
+            }.start()
+        }
+    }
+
+    func runBlocking(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = [],
+                     stdin: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
         let process = try start(arguments, extraEnvironment: extraEnvironment, prefix: prefix)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

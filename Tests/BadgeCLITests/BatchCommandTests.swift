@@ -22,7 +22,7 @@ struct BatchCommandTests {
         return Dictionary(uniqueKeysWithValues: results.map { ($0["key"] as! String, $0["status"] as! String) })
     }
 
-    @Test func aMixedBatchRunsEveryBackendAndReportsItsFailures() throws {
+    @Test func aMixedBatchRunsEveryBackendAndReportsItsFailures() async throws {
         let server = try FixtureServer(script: Self.imageServer)
         defer { server.stop() }
         let s = try Sandbox()
@@ -47,7 +47,7 @@ struct BatchCommandTests {
         let env = ["BADGE_TEST_KEY": "sk-batch-test-key-123456"]
         let arguments = ["batch", "--config", config.path, s.root.appendingPathComponent("jobs.csv").path,
                          "--output", s.root.appendingPathComponent("out").path]
-        let first = try s.run(arguments, extraEnvironment: env)
+        let first = try await s.run(arguments, extraEnvironment: env)
         #expect(first.status == 1, "a failed job makes the exit code 1: \(first.stderr)")
         #expect(first.stdout.contains("Made 5 badges") && first.stdout.contains("2 failed"), "\(first.stdout)")
         #expect(first.stdout.contains("failing: ") && first.stdout.contains("500"), "the summary says why: \(first.stdout)")
@@ -72,12 +72,12 @@ struct BatchCommandTests {
         #expect(s.badge == nil, "a batch never touches the store unless asked to commit")
 
         // The rerun redoes only what failed.
-        let second = try s.run(arguments, extraEnvironment: env)
+        let second = try await s.run(arguments, extraEnvironment: env)
         #expect(second.status == 1)
         #expect(second.stdout.contains("Made 0 badges") && second.stdout.contains("5 already up to date"), "\(second.stdout)")
     }
 
-    @Test func anInterruptedRunResumesWhereItStopped() throws {
+    @Test func anInterruptedRunResumesWhereItStopped() async throws {
         let s = try Sandbox()
         let jobs = (0..<40).map { "{\"name\": \"b\($0)\", \"prompt\": \"Promise \($0)\", \"size\": 512}" }
         let list = s.root.appendingPathComponent("jobs.jsonl")
@@ -111,14 +111,14 @@ struct BatchCommandTests {
         #expect(interrupted.values.filter { $0 == "ok" }.count == done.count)
         #expect(interrupted.values.contains("cancelled"))
 
-        let rerun = try s.run(arguments + ["--concurrency", "2"])
+        let rerun = try await s.run(arguments + ["--concurrency", "2"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stdout.contains("\(done.count) already up to date"), "\(rerun.stdout)")
         #expect(rerun.stdout.contains("Made \(40 - done.count) badges"), "\(rerun.stdout)")
         #expect(finished().count == 40)
     }
 
-    @Test func shardsSplitOneManifestAcrossMachines() throws {
+    @Test func shardsSplitOneManifestAcrossMachines() async throws {
         let s = try Sandbox()
         let jobs = (0..<12).map { "{\"name\": \"s\($0)\", \"prompt\": \"Promise \($0)\", \"size\": 64}" }
         let list = s.root.appendingPathComponent("jobs.json")
@@ -126,7 +126,7 @@ struct BatchCommandTests {
         let out = s.root.appendingPathComponent("out")
         var made: [String] = []
         for k in 0..<3 {
-            let result = try s.run(["batch", list.path, "--output", out.path, "--shard", "\(k)/3", "--json"])
+            let result = try await s.run(["batch", list.path, "--output", out.path, "--shard", "\(k)/3", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             #expect(report["shard"] as? String == "\(k)/3")
@@ -136,7 +136,7 @@ struct BatchCommandTests {
         #expect(made.sorted() == (0..<12).map { "s\($0)" }.sorted(), "every job exactly once: \(made.sorted())")
     }
 
-    @Test func hostileNamesCreateNothingAnywhere() throws {
+    @Test func hostileNamesCreateNothingAnywhere() async throws {
         let s = try Sandbox()
         let out = s.root.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -148,7 +148,7 @@ struct BatchCommandTests {
             let list = s.root.appendingPathComponent("evil.json")
             try Data("[{\"name\": \"ok\", \"prompt\": \"x\", \"size\": 64}, {\"name\": \"\(name)\", \"prompt\": \"y\"}]".utf8).write(to: list)
             let before = try listing()
-            let result = try s.run(["batch", list.path, "--output", out.path])
+            let result = try await s.run(["batch", list.path, "--output", out.path])
             #expect(result.status == 1, "\(name)")
             #expect(result.stderr.contains("evil.json:1:") && result.stderr.contains("job name"), "\(name): \(result.stderr)")
             #expect(try listing() == before, "\(name) created something")
@@ -156,21 +156,21 @@ struct BatchCommandTests {
         // A planted symlink is replaced by the badge, and what it pointed to is untouched.
         let list = s.root.appendingPathComponent("good.json")
         try Data("[{\"name\": \"ok\", \"prompt\": \"x\", \"size\": 64}]".utf8).write(to: list)
-        #expect(try s.run(["batch", list.path, "--output", out.path]).status == 0)
+        #expect(try await s.run(["batch", list.path, "--output", out.path]).status == 0)
         #expect(try String(contentsOf: outside, encoding: .utf8) == "keep me")
         #expect((try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("ok.png").path))[.type] as? FileAttributeType == .typeRegular)
     }
 
-    @Test func commitMakesOneResultTheCurrentBadge() throws {
+    @Test func commitMakesOneResultTheCurrentBadge() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--size", "64", "the old promise"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "64", "the old promise"]).status == 0)
         let list = s.root.appendingPathComponent("jobs.json")
         try Data("{\"jobs\": [{\"name\": \"logo\", \"prompt\": \"Learn the guitar\", \"size\": 64, \"variants\": 3}]}".utf8).write(to: list)
         let out = s.root.appendingPathComponent("out").path
-        let typo = try s.run(["batch", list.path, "--output", out, "--commit", "logo"])
+        let typo = try await s.run(["batch", list.path, "--output", out, "--commit", "logo"])
         #expect(typo.status == 64 && typo.stderr.contains("logo-01"), "a job with variants needs one named: \(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out), "a usage error runs nothing")
-        let result = try s.run(["batch", list.path, "--output", out, "--commit", "logo-02", "--date", "2027-01-01"])
+        let result = try await s.run(["batch", list.path, "--output", out, "--commit", "logo-02", "--date", "2027-01-01"])
         #expect(result.status == 0, "\(result.stderr)")
         let current = try #require(try s.storeObject.current())
         #expect(current.metadata.prompt == "Learn the guitar" && current.metadata.commitmentDateString.hasPrefix("2027-01-01"))

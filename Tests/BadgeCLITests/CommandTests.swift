@@ -10,9 +10,9 @@ struct CommandTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
-    @Test func generateCommitsABadgeWithItsDateInside() throws {
+    @Test func generateCommitsABadgeWithItsDateInside() async throws {
         let s = try Sandbox()
-        let result = try s.run(["generate", "A pair of dumbbells", "--size", "128", "--seed", "1"])
+        let result = try await s.run(["generate", "A pair of dumbbells", "--size", "128", "--seed", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Committed your Promise Badge."))
         let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
@@ -23,9 +23,9 @@ struct CommandTests {
         #expect(metadata.model == "art-engine 1")
     }
 
-    @Test func generateJSONIsForScripts() throws {
+    @Test func generateJSONIsForScripts() async throws {
         let s = try Sandbox()
-        let result = try s.run(["generate", "--json", "--size", "64", "--seed", "9", "--date", "2027-01-01", "Read 20 books"])
+        let result = try await s.run(["generate", "--json", "--size", "64", "--seed", "9", "--date", "2027-01-01", "Read 20 books"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try json(result.stdout)
         #expect(object["prompt"] as? String == "Read 20 books")
@@ -35,122 +35,122 @@ struct CommandTests {
         #expect((object["path"] as? String)?.hasSuffix("/store/badge.png") == true)
     }
 
-    @Test func outputWritesAPreviewAndLeavesTheStoreAlone() throws {
+    @Test func outputWritesAPreviewAndLeavesTheStoreAlone() async throws {
         let s = try Sandbox()
         let preview = s.root.appendingPathComponent("preview.png")
-        let result = try s.run(["generate", "--output", preview.path, "--size", "64", "Drink more water"])
+        let result = try await s.run(["generate", "--output", preview.path, "--size", "64", "Drink more water"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try BadgeMetadata.read(from: preview)?.prompt == "Drink more water")
         #expect(s.badge == nil)
         #expect(result.stdout.contains("the current badge is unchanged"))
     }
 
-    @Test func showPrintsTheLongDate() throws {
+    @Test func showPrintsTheLongDate() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--date", "2027-01-01", "--size", "64", "Run a 5k"]).status == 0)
-        let shown = try s.run(["show"])
+        #expect(try await s.run(["generate", "--date", "2027-01-01", "--size", "64", "Run a 5k"]).status == 0)
+        let shown = try await s.run(["show"])
         #expect(shown.status == 0)
         #expect(shown.stdout.contains("January 1, 2027"), "\(shown.stdout)")
         #expect(shown.stdout.contains("Run a 5k"))
-        let parsed = try json(try s.run(["show", "--json"]).stdout)
+        let parsed = try json(try await s.run(["show", "--json"]).stdout)
         #expect(parsed["timeZone"] != nil && parsed["id"] != nil)
     }
 
-    @Test func showWithNoBadgeSaysHowToMakeOne() throws {
+    @Test func showWithNoBadgeSaysHowToMakeOne() async throws {
         let s = try Sandbox()
-        let result = try s.run(["show"])
+        let result = try await s.run(["show"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("there is no badge yet"))
         #expect(result.stderr.contains("badge generate"))
     }
 
-    @Test func historyAndRestoreBringBackTheOldBadgeAsItWas() throws {
+    @Test func historyAndRestoreBringBackTheOldBadgeAsItWas() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--date", "2027-01-01", "--size", "64", "--seed", "1", "first promise"]).status == 0)
+        #expect(try await s.run(["generate", "--date", "2027-01-01", "--size", "64", "--seed", "1", "first promise"]).status == 0)
         let first = try #require(s.badge)
         let firstID = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))).id
-        #expect(try s.run(["generate", "--size", "64", "--seed", "2", "second promise"]).status == 0)
-        #expect(try s.run(["generate", "--size", "64", "--seed", "3", "third promise"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "2", "second promise"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "3", "third promise"]).status == 0)
 
-        let history = try s.run(["history"])
+        let history = try await s.run(["history"])
         let lines = history.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines.first?.contains("second promise") == true, "newest first: \(history.stdout)")
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try s.run(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try await s.run(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
         #expect(entries.map { $0["prompt"] as? String } == ["second promise", "first promise"])
 
-        let restored = try s.run(["restore", String(firstID.prefix(6))])
+        let restored = try await s.run(["restore", String(firstID.prefix(6))])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(s.badge == first, "the restored badge is byte-identical")
-        #expect(try s.run(["show"]).stdout.contains("January 1, 2027"))
-        #expect(try s.run(["history"]).stdout.contains("third promise"))
+        #expect(try await s.run(["show"]).stdout.contains("January 1, 2027"))
+        #expect(try await s.run(["history"]).stdout.contains("third promise"))
 
-        let unknown = try s.run(["restore", "ffffffff"])
+        let unknown = try await s.run(["restore", "ffffffff"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no badge in the history has the id"))
     }
 
-    @Test func backendsSayWhatCanRun() throws {
+    @Test func backendsSayWhatCanRun() async throws {
         let s = try Sandbox()
-        let text = try s.run(["backends"])
+        let text = try await s.run(["backends"])
         #expect(text.status == 0)
         #expect(text.stdout.contains("procedural") && text.stdout.contains("import"))
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(try s.run(["backends", "--json"]).stdout.utf8)) as? [[String: Any]])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(try await s.run(["backends", "--json"]).stdout.utf8)) as? [[String: Any]])
         #expect(rows.contains { $0["name"] as? String == "procedural" && $0["available"] as? Bool == true })
         // A remote instance whose key is missing says so, without touching the network.
         let config = s.root.appendingPathComponent("c.json")
         try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://api.openai.com/v1", "apiKeyEnv": "BADGE_E2E_MISSING_KEY"}}}"#.utf8).write(to: config)
-        let missing = try s.run(["backends", "--config", config.path])
+        let missing = try await s.run(["backends", "--config", config.path])
         #expect(missing.stdout.contains("the environment variable BADGE_E2E_MISSING_KEY is not set"), "\(missing.stdout)")
     }
 
-    @Test func configValidateNamesFileLineAndColumn() throws {
+    @Test func configValidateNamesFileLineAndColumn() async throws {
         let s = try Sandbox()
         let good = s.root.appendingPathComponent("good.json")
         try Data(#"{"backends": {"tiles": {"type": "procedural", "caption": false}}, "defaults": {"backend": "tiles"}}"#.utf8).write(to: good)
-        let ok = try s.run(["config", "validate", good.path])
+        let ok = try await s.run(["config", "validate", good.path])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("valid") && ok.stdout.contains("tiles (procedural)"))
 
         let bad = s.root.appendingPathComponent("bad.json")
         try Data("{\n  \"historyLimit\": 5,\n}\n".utf8).write(to: bad)
-        let refused = try s.run(["config", "validate", bad.path])
+        let refused = try await s.run(["config", "validate", bad.path])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("\(bad.path):3:1: trailing comma"), "\(refused.stderr)")
     }
 
-    @Test func theExampleConfigurationIsValid() throws {
+    @Test func theExampleConfigurationIsValid() async throws {
         let s = try Sandbox()
         let example = Sandbox.repository.appendingPathComponent("config.example.json")
-        let result = try s.run(["config", "validate", example.path])
+        let result = try await s.run(["config", "validate", example.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)"))
     }
 
-    @Test func configShowNeverPrintsASecret() throws {
+    @Test func configShowNeverPrintsASecret() async throws {
         let s = try Sandbox()
         let config = s.root.appendingPathComponent("c.json")
         try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://api.openai.com/v1", "apiKeyEnv": "BADGE_E2E_KEY"}}}"#.utf8).write(to: config)
-        let shown = try s.run(["config", "show", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
+        let shown = try await s.run(["config", "show", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains("BADGE_E2E_KEY (set)"))
         #expect(!shown.stdout.contains("sk-e2e-very-secret"))
-        let verbose = try s.run(["generate", "--verbose", "--size", "64", "--config", config.path, "x"],
+        let verbose = try await s.run(["generate", "--verbose", "--size", "64", "--config", config.path, "x"],
                                 extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
         #expect(!verbose.stderr.contains("sk-e2e-very-secret") && !verbose.stdout.contains("sk-e2e-very-secret"))
     }
 
-    @Test func importMakesABadgeFromAPicture() throws {
+    @Test func importMakesABadgeFromAPicture() async throws {
         let s = try Sandbox()
         let picture = Self.pngsuite.appendingPathComponent("basn6a08.png")
-        let result = try s.run(["import", picture.path, "My picture", "--size", "64"])
+        let result = try await s.run(["import", picture.path, "My picture", "--size", "64"])
         #expect(result.status == 0, "\(result.stderr)")
         let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
         #expect(metadata.backend == "import" && metadata.prompt == "My picture")
-        let piped = try s.run(["import", "-", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
+        let piped = try await s.run(["import", "-", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
                               stdin: try Data(contentsOf: picture))
         #expect(piped.status == 0, "\(piped.stderr)")
-        let notAPicture = try s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
+        let notAPicture = try await s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
         #expect(notAPicture.status == 1)
         #expect(notAPicture.stderr.contains("README.md"))
     }
@@ -163,18 +163,18 @@ struct CommandTests {
         (["generate", "--date", "2027-02-30", "x"], "not a date on the calendar"),
         (["generate", "--style", "watercolour", "x"], "choose one of: medal, tile"),
     ])
-    func usageErrorsExit64(arguments: [String], message: String) throws {
+    func usageErrorsExit64(arguments: [String], message: String) async throws {
         let s = try Sandbox()
-        let result = try s.run(arguments)
+        let result = try await s.run(arguments)
         #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(s.badge == nil)
     }
 
-    @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() throws {
+    @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--size", "128", "--seed", "4", "--style", "tile", "Read more books"]).status == 0)
-        let verified = try s.run(["verify"])
+        #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "--style", "tile", "Read more books"]).status == 0)
+        let verified = try await s.run(["verify"])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.hasPrefix("verified: every pixel matches"))
         // The same pixels under another prompt's metadata: the provenance no longer holds.
@@ -183,18 +183,18 @@ struct CommandTests {
         chunks[index] = PNG.iTXt(keyword: "badge:prompt", text: "Read more bookz")
         let tampered = s.root.appendingPathComponent("tampered.png")
         try PNG.assemble(chunks).write(to: tampered)
-        let refused = try s.run(["verify", tampered.path, "--json"])
+        let refused = try await s.run(["verify", tampered.path, "--json"])
         #expect(refused.status == 1)
         #expect(try json(refused.stdout)["matches"] as? Bool == false)
     }
 
-    @Test func helpVersionAndCompletions() throws {
+    @Test func helpVersionAndCompletions() async throws {
         let s = try Sandbox()
-        let help = try s.run(["--help"])
+        let help = try await s.run(["--help"])
         #expect(help.status == 0 && help.stdout.contains("generate") && help.stdout.contains("restore"))
-        let version = try s.run(["--version"])
+        let version = try await s.run(["--version"])
         #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
-        let completion = try s.run(["--generate-completion-script", "bash"])
+        let completion = try await s.run(["--generate-completion-script", "bash"])
         #expect(completion.status == 0 && completion.stdout.contains("_badge"))
     }
 }

@@ -58,7 +58,7 @@ struct KillLoopTests {
     @Test func killingWritersAtRandomMomentsNeverBreaksTheBadge() async throws {
         let sandbox = try Sandbox()
         let expected = Expected()
-        let first = try sandbox.run(Self.arguments(0))
+        let first = try await sandbox.run(Self.arguments(0))
         #expect(first.status == 0, "\(first.stderr)")
 
         // Learn how long a run lives, so kills land across all of it.
@@ -66,7 +66,7 @@ struct KillLoopTests {
         var lifetimes: [Duration] = []
         for k in 1...3 {
             let started = clock.now
-            #expect(try sandbox.run(Self.arguments(k)).status == 0)
+            #expect(try await sandbox.run(Self.arguments(k)).status == 0)
             lifetimes.append(clock.now - started)
         }
         let lifetime = lifetimes.sorted()[1]
@@ -97,7 +97,7 @@ struct KillLoopTests {
 
             if i % 50 == 0 {
                 // Now and then a run that is not killed: it must leave nothing behind.
-                let clean = try sandbox.run(Self.arguments(i + 1_000_000))
+                let clean = try await sandbox.run(Self.arguments(i + 1_000_000))
                 #expect(clean.status == 0, "\(clean.stderr)")
                 #expect(sandbox.storeObject.temporaryFiles().isEmpty, "a finished run left temporaries")
                 killed.removeAll()
@@ -115,7 +115,7 @@ struct KillLoopTests {
         #expect(before > 0, "no kill landed before a commit; the window is wrong")
 
         // One clean run sweeps whatever the last kill left.
-        let final = try sandbox.run(Self.arguments(100_000))
+        let final = try await sandbox.run(Self.arguments(100_000))
         #expect(final.status == 0, "\(final.stderr)")
         #expect(sandbox.storeObject.temporaryFiles().isEmpty)
         #expect(sandbox.leftoverWorkspaces.isEmpty, "workspaces left: \(sandbox.leftoverWorkspaces)")

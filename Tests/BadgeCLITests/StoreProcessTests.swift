@@ -12,12 +12,12 @@ import Glibc
 /// and Ctrl-C in the middle of a generation.
 @Suite(.serialized)
 struct StoreProcessTests {
-    @Test func aFileSizeLimitFailsTheWriteAndKeepsTheOldBadge() throws {
+    @Test func aFileSizeLimitFailsTheWriteAndKeepsTheOldBadge() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--size", "256", "--seed", "1", "the old promise"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "256", "--seed", "1", "the old promise"]).status == 0)
         let before = try #require(s.badge)
         // 64 blocks of 512 bytes: far smaller than a 1024 px badge.
-        let result = try s.run(["generate", "--size", "1024", "the new promise"], prefix: ["prlimit", "--fsize=32768"])
+        let result = try await s.run(["generate", "--size", "1024", "the new promise"], prefix: ["prlimit", "--fsize=32768"])
         #expect(!result.signalled, "killed by SIGXFSZ instead of failing cleanly")
         #expect(result.status == 1, "\(result.stderr)")
         // The limit stops the first large write, the image in the private workspace.
@@ -28,10 +28,10 @@ struct StoreProcessTests {
         #expect(s.storeObject.temporaryFiles().isEmpty)
     }
 
-    @Test func aStoreThatIsAFileIsRefusedClearly() throws {
+    @Test func aStoreThatIsAFileIsRefusedClearly() async throws {
         let s = try Sandbox()
         try Data("not a directory".utf8).write(to: s.store)
-        let result = try s.run(["generate", "--size", "64", "x"])
+        let result = try await s.run(["generate", "--size", "64", "x"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("not a directory"), "\(result.stderr)")
         #expect(result.stderr.contains(s.store.path))
@@ -40,7 +40,7 @@ struct StoreProcessTests {
 
     @Test func concurrentWritersNeverMixABadgeAndReadersNeverSeeAHalfOne() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--size", "96", "--seed", "0", "writer 0"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "96", "--seed", "0", "writer 0"]).status == 0)
         // A thread of its own: the test's blocking waits must not starve the reader.
         let reader = Reader(url: s.store.appendingPathComponent("badge.png"))
         let thread = Thread { reader.loop() }
@@ -73,7 +73,7 @@ struct StoreProcessTests {
 
     @Test func ctrlCCancelsCleanly() async throws {
         let s = try Sandbox()
-        #expect(try s.run(["generate", "--size", "128", "--seed", "1", "the old promise"]).status == 0)
+        #expect(try await s.run(["generate", "--size", "128", "--seed", "1", "the old promise"]).status == 0)
         let before = try #require(s.badge)
         let child = try s.start(["generate", "--size", "4096", "--seed", "2", "a slow big badge"])
         let err = Pipe()

@@ -61,7 +61,36 @@ struct ChromiumCardTests {
         }
     }
 
-    @Test func theCardTurnsWithTheFingerAndTheKeysInChromium() throws {
+    /// Reads both pipes and waits for the process on threads of their own, so
+    /// the browser's seconds never hold one of Swift's cooperative threads.
+    static func finish(_ process: Process, out: Pipe, err: Pipe) async -> (Data, String) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let errors = ErrorText()
+                let reader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
+                reader.start()
+                let output = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (output, errors.wait()))
+            }.start()
+        }
+    }
+
+    /// Standard error, handed from its reader thread once it is complete.
+    final class ErrorText: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var text = ""
+        func set(_ data: Data) {
+            text = String(decoding: data, as: UTF8.self)
+            done.signal()
+        }
+        func wait() -> String {
+            done.wait()
+            return text
+        }
+    }
+
+    @Test func theCardTurnsWithTheFingerAndTheKeysInChromium() async throws {
         guard let chromium = Self.chromium else {
             Issue.record("chromium is not installed, so the card page cannot be tested: run 'make test' (it installs it) or 'apt-get install chromium'")
             return
@@ -89,9 +118,7 @@ struct ChromiumCardTests {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (output, errors) = await Self.finish(process, out: out, err: err)
         try #require(process.terminationStatus == 0, "the browser driver failed: \(errors)")
         let steps = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "not JSON: \(String(decoding: output, as: UTF8.self))")
 

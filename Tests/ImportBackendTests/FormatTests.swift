@@ -79,6 +79,30 @@ struct FormatTests {
         #expect(throws: BadgeError.self) { try GDImage.decode(Data(cut), fitting: .init(side: 300, cover: true)) }
     }
 
+    /// Whatever a backend hands over (a JPEG from a model, a picture of another
+    /// size) passes the same intake and becomes the PNG badge of the size asked for.
+    @Test(arguments: [ImageFormat.jpeg, .webp, .gif, .png])
+    func anyBackendsImageBecomesThePNGBadgeAskedFor(format: ImageFormat) async throws {
+        let environment = BadgeEnvironment(variables: [:], decoder: GDImageDecoder())
+        let backend = BackendInstance(name: "model", type: "fake", generator: FakeGenerator(.writes(try Self.encoded(format))))
+        let (png, metadata) = try await Pipeline(environment: environment).render(
+            BadgeRequest(prompt: "p", size: 96, seed: 1), backend: backend, commitment: .init(timeZone: .gmt))
+        #expect(try ImageIntake().inspect(png) == ImageIntake.Header(format: .png, width: 96, height: 96))
+        #expect(metadata.size == 96)
+        let centre = try GDImage.decode(png).pixel(48, 48)
+        #expect(centre.r > 200 && centre.g > 150 && centre.b < 120, "\(format): the yellow disc is still in the middle: \(centre)")
+
+        let cut = FakeGenerator(.writes(Data(try Self.encoded(format).prefix(300))))
+        do {
+            _ = try await Pipeline(environment: environment).render(
+                BadgeRequest(prompt: "p", size: 96, seed: 1), backend: BackendInstance(name: "model", type: "fake", generator: cut),
+                commitment: .init(timeZone: .gmt))
+            Issue.record("a truncated \(format) from a backend must be refused")
+        } catch let error as BadgeError {
+            #expect(error.backend == "model" && [.invalidImage].contains(error.code), "\(error)")
+        }
+    }
+
     @Test(arguments: [ImageFormat.jpeg, .gif])
     func truncatedFilesAreRefused(format: ImageFormat) async throws {
         let data = try Self.encoded(format)
