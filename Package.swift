@@ -133,9 +133,14 @@ let package = Package(
             dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(
+            name: "ExecBackendTests",
+            dependencies: ["ExecBackend", "BadgeKit", "BadgeKitTesting"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "BadgeCLITests",
             dependencies: ["BadgeCLI", "BadgeKit", "ProceduralBackend", "Canvas"]

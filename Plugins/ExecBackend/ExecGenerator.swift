@@ -89,7 +89,7 @@ public struct ExecGenerator: BadgeGenerator {
         do {
             finished = try await process.run(request: ExecProtocol.generateRequest(request, options: merged, output: output))
         } catch let flood as PluginProcess.OutputFlood {
-            throw failure("it printed more than \(flood.limit / 1024) KiB on standard output and was stopped",
+            throw failure("printed more than \(flood.limit / 1024) KiB on standard output and was stopped",
                           hint: "standard output carries one result line only; write logs to standard error")
         } catch let error as SubprocessError {
             throw BadgeError(.backendUnavailable, "cannot start the plugin", backend: name, path: executable, cause: "\(error)",
@@ -111,29 +111,29 @@ public struct ExecGenerator: BadgeGenerator {
         let status = finished.status
         let said = PluginProcess.lastWords(finished.standardError)
         if case let .signaled(signal) = status {
-            throw failure("it was killed by signal \(signal) (\(Self.signalName(signal)))", cause: said,
+            throw failure("was killed by signal \(signal) (\(Self.signalName(signal)))", cause: said,
                           hint: signal == SIGKILL ? "the system may have run out of memory" : nil)
         }
         guard let line = Self.resultLine(finished.standardOutput) else {
             if !status.isSuccess {
-                throw failure("it \(Self.describe(status)) without printing a result line", cause: said, hint: Self.exitHint(status))
+                throw failure("\(Self.describe(status)) without printing a result line", cause: said, hint: Self.exitHint(status))
             }
-            throw failure("it exited without printing a result line on standard output", cause: said,
+            throw failure("exited without printing a result line on standard output", cause: said,
                           hint: "print one JSON line, {\"ok\": true} or {\"ok\": false, \"error\": \"...\"} (docs/PLUGINS.md)")
         }
         let outcome: ExecProtocol.Outcome
         do {
             outcome = try ExecProtocol.generateOutcome(line)
         } catch {
-            throw failure("it broke the exec protocol: \(error.message)", cause: "its last line was: \(line.prefix(200))",
+            throw failure("broke the exec protocol: \(error.message)", cause: "its last line was: \(line.prefix(200))",
                           hint: "the last line on standard output must be the JSON result (docs/PLUGINS.md)")
         }
         switch outcome {
         case let .failure(message, hint):
-            throw failure("it failed: \(message)", hint: hint)
+            throw failure("failed: \(message)", hint: hint)
         case let .success(metadata):
             guard status.isSuccess else {
-                throw failure("it reported success but \(Self.describe(status))", cause: said, hint: Self.exitHint(status))
+                throw failure("reported success but \(Self.describe(status))", cause: said, hint: Self.exitHint(status))
             }
             return metadata
         }
