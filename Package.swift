@@ -141,6 +141,8 @@ let package = Package(
             dependencies: ["ExecBackend", "BadgeKit", "BadgeKitTesting"],
             exclude: ["Fixtures"]
         ),
+        // Follows docs/EXTENDING.md to the letter: a compiled backend and the shared conformance suite.
+        .testTarget(name: "SampleBackendTests", dependencies: ["BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeCLITests",
             dependencies: ["BadgeCLI", "BadgeKit", "ProceduralBackend", "Canvas"]
