@@ -19,6 +19,7 @@ demo: build
 	$(BADGE) show
 
 test: deps
+	@scripts/install-deps.sh --with-tests
 	@python3 -c "import openapi_schema_validator" 2>/dev/null || python3 -m pip install -q openapi-schema-validator \
 	  || python3 -m pip install -q --break-system-packages openapi-schema-validator
 	$(SWIFT) build --build-tests

@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
 [ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
+# The tests run the example exec plugins: Pillow and ImageMagick.
+[ "${1:-}" = "--with-tests" ] && packages+=(python3-pil imagemagick)
 # The tests' fake servers are Python scripts.
 command -v python3 >/dev/null || packages+=(python3 python3-pip)
 
