@@ -113,9 +113,8 @@ let package = Package(
             name: "BadgeCommandPlugin",
             capability: .command(
                 intent: .custom(verb: "badge", description: "Make a Promise Badge with the badge tool"),
-                permissions: [.writeToPackageDirectory(reason: "badge writes the badge image (--output) and its store into the package")]
+                permissions: [.writeToPackageDirectory(reason: "badge writes the badge image (--output) into the package")]
             ),
-            dependencies: ["BadgeCLI"],
             path: "Plugins/BadgeCommandPlugin"
         ),
 
