@@ -55,8 +55,13 @@ public struct ExecGenerator: BadgeGenerator {
             finished = try await process.run(request: ExecProtocol.availabilityRequest())
         } catch let error as BadgeError {
             return .unavailable(reason: "its availability check failed: \(error.message)", hint: error.cause ?? error.hint)
-        } catch {
+        } catch let flood as PluginProcess.OutputFlood {
+            return .unavailable(reason: "its availability check printed more than \(flood.limit / 1024) KiB and was stopped", hint: nil)
+        } catch is CancellationError {
             return .unavailable(reason: "its availability check was cancelled", hint: nil)
+        } catch {
+            return .unavailable(reason: "it cannot be started: \(error)",
+                                hint: "check that it is executable and, for a script, that its first line is a #! line")
         }
         let hint = "run it by hand: echo '{\"protocol\":1,\"kind\":\"availability\"}' | \(commandLine)"
         guard let line = Self.resultLine(finished.standardOutput) else {

@@ -110,3 +110,15 @@ struct ExecBackendTests {
         #expect(try await h.childDies())
     }
 }
+
+extension ExecBackendTests {
+    @Test func aScriptWithoutAShebangCannotBeStartedAndSaysWhy() async throws {
+        let h = try ExecHarness()
+        guard case let .unavailable(reason, hint) = try await h.backend("noshebang.sh").generator.availability() else {
+            Issue.record("a program that cannot be started must be unavailable")
+            return
+        }
+        #expect(reason.hasPrefix("it cannot be started: "), "\(reason)")
+        #expect(hint?.contains("#!") == true)
+    }
+}
