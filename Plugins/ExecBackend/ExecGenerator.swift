@@ -103,7 +103,7 @@ public struct ExecGenerator: BadgeGenerator {
         try Task.checkCancellation()
 
         let metadata = try interpret(finished)
-        let image = try await PluginImage.read(output, in: workspace, limits: limits, backend: name)
+        let image = try await PluginImage.read(output, limits: limits, backend: name)
         removeStrays(in: workspace, keeping: output)
         return GeneratedImage(
             file: output, format: image.format, width: image.width, height: image.height,

@@ -8,7 +8,7 @@ import Foundation
 /// badge gave it, only a regular file (never through a symbolic link), no
 /// larger than the intake's limit, and a PNG by its bytes.
 enum PluginImage {
-    static func read(_ output: URL, in workspace: Workspace, limits: ImageLimits, backend: String) async throws -> ImageIntake.Header {
+    static func read(_ output: URL, limits: ImageLimits, backend: String) async throws -> ImageIntake.Header {
         let data = try await BlockingExecutor.run { try readRegularFile(output, limit: limits.maxFileBytes, backend: backend) }
         do {
             return try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: output.lastPathComponent)
