@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "SampleBackendTests", dependencies: ["BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeCLITests",
-            dependencies: ["BadgeCLI", "BadgeKit", "ProceduralBackend", "Canvas"]
+            dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Canvas
 import Foundation
 import Testing
@@ -71,13 +72,46 @@ struct ExecPluginTests {
         #expect(s.badge == before)
         #expect(s.leftoverWorkspaces.isEmpty)
         let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        var gone = false
-        for _ in 0..<250 where !gone {
+        #expect(Self.dies(pid), "the plugin's child is still running")
+    }
+
+    @Test func ctrlCStopsARunningPluginAndItsChildren() throws {
+        let s = try Sandbox()
+        #expect(try s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
+        let before = try #require(s.badge)
+        let pidFile = s.root.appendingPathComponent("child.pid")
+        let config = s.root.appendingPathComponent("hang.json")
+        try Data("""
+            {"backends": {"slow": {"type": "exec", "command": ["\(Self.fixtures.path)/hang.sh"], "timeoutSeconds": 600,
+                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
+            """.utf8).write(to: config)
+        let child = try s.start(["generate", "--config", config.path, "--backend", "slow", "Never finishes"])
+        let err = Pipe()
+        child.standardError = err
+        child.standardOutput = FileHandle.nullDevice
+        try child.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: pidFile.path) && child.isRunning && Date() < deadline { usleep(10_000) }
+        #expect(child.isRunning, "badge ended before the plugin started")
+        kill(child.processIdentifier, SIGINT)
+        child.waitUntilExit()
+        let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
+        #expect(child.terminationReason == .exit && child.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("cancelled"), "\(stderr)")
+        #expect(s.badge == before)
+        #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")
+        let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(Self.dies(pid), "the plugin's child is still running")
+    }
+
+    /// Whether `pid` (a `sleep` the plugin started) is gone within 5 s: SIGKILL lands a moment after kill(2).
+    static func dies(_ pid: pid_t) -> Bool {
+        for _ in 0..<250 {
             let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            gone = !state.contains("(sleep)") || state.contains(") Z ")
-            if !gone { usleep(20_000) }
+            if !state.contains("(sleep)") || state.contains(") Z ") { return true }
+            usleep(20_000)
         }
-        #expect(gone, "the plugin's child is still running")
+        return false
     }
 
     @Test func aConfigMistakeIsPointedAt() throws {

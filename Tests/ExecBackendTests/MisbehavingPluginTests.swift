@@ -106,4 +106,23 @@ struct MisbehavingPluginTests {
         #expect(try Data(contentsOf: h.store.badgeURL) == before)
         #expect(try await h.childDies(), "the plugin's child outlived the cancellation")
     }
+
+    @Test func cancellingDuringTheAvailabilityCheckIsACancellation() async throws {
+        let h = try ExecHarness()
+        let before = try h.seedStore()
+        let backend = try h.backend("hang.sh", timeout: 600, env: ["HANG_AVAILABILITY": "1"])
+        let run = Task { try await h.run(backend) }
+        while !FileManager.default.fileExists(atPath: h.childPIDFile.path) { try await Task.sleep(for: .milliseconds(20)) }
+        run.cancel()
+        do {
+            _ = try await run.value
+            Issue.record("a cancelled run must not succeed")
+        } catch let error as BadgeError {
+            #expect(error.code == .cancelled, "\(error)")
+        } catch {
+            #expect(error is CancellationError, "\(error)")
+        }
+        #expect(try Data(contentsOf: h.store.badgeURL) == before)
+        #expect(try await h.childDies(), "the plugin's child outlived the cancellation")
+    }
 }
