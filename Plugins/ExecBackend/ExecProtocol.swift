@@ -163,7 +163,8 @@ enum ExecProtocol {
     private static func encode(_ members: [(String, JSONNode.Value)]) -> Data {
         let node = JSONNode(.object(members.map { member($0.0, $0.1) }), at: origin)
         // With no indent the writer's only newlines are between tokens (strings escape theirs).
-        let text = JSONWriter.write(node, indent: "").replacingOccurrences(of: "\n", with: "")
+        let text = JSONWriter.write(node, indent: "").replacingOccurrences(of: ",\n", with: ", ")
+            .replacingOccurrences(of: "\n", with: "")
         return Data((text + "\n").utf8)
     }
 }

@@ -122,3 +122,14 @@ extension ExecBackendTests {
         #expect(hint?.contains("#!") == true)
     }
 }
+
+extension ExecBackendTests {
+    @Test func aChattyPluginCannotFloodTheLog() async throws {
+        let h = try ExecHarness()
+        _ = try await h.run(try h.backend("chatty.sh"))
+        let lines = h.log.all.filter { $0.hasPrefix("info: plugin: step ") }
+        #expect(lines.count == 1000)
+        #expect(lines.first == "info: plugin: step 0 of 5000")
+        #expect(h.log.all.contains("info: plugin: 4000 more lines on standard error not logged"))
+    }
+}
