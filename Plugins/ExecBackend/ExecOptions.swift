@@ -47,6 +47,7 @@ struct ExecOptions: Sendable {
                         "\"\(key)\" is not a valid environment variable name", hint: "use letters, digits and '_', not starting with a digit")
                 }
                 let value = environment[key]!
+                if value.contains("\0") { throw try object.require(key).error("must not contain a NUL character") }
                 if let problem = EnvironmentTemplate.problem(in: value) {
                     throw try object.require(key).error(problem, hint: "write ${NAME} to pass badge's own variable NAME")
                 }

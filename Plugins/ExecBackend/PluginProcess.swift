@@ -36,9 +36,10 @@ struct PluginProcess: Sendable {
         var standardError: [String]
     }
 
-    /// Runs the program with `request` on its standard input. Throws BadgeError
-    /// (`.timeout`, `.generationFailed` for a flood or a failed launch) or
-    /// CancellationError; in every case the process group is gone when it returns.
+    /// Runs the program with `request` on its standard input. Throws
+    /// BadgeError(.timeout), OutputFlood, the SubprocessError of a failed
+    /// launch, or CancellationError; whatever happens, the process group has
+    /// been sent SIGKILL when it returns.
     func run(request: Data) async throws -> Finished {
         let input = try RequestFile(request, backend: backend)
         var platform = PlatformOptions()
@@ -49,7 +50,9 @@ struct PluginProcess: Sendable {
         platform.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: grace)]
         let configuration = Configuration(
             executable: .path(FilePath(executable)), arguments: Arguments(arguments),
-            environment: .custom(Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(rawValue: $0.key)!, $0.value) })),
+            environment: .custom(Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in
+                Environment.Key(rawValue: key).map { ($0, value) }  // names are checked when the config is read
+            })),
             workingDirectory: FilePath(workingDirectory.path), platformOptions: platform)
 
         let errors = StandardErrorLog(backend: backend, logger: logger)
