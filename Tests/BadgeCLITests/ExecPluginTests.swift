@@ -114,6 +114,19 @@ struct ExecPluginTests {
         return false
     }
 
+    @Test func aFailingPluginHandsOverToItsFallback() throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("fallback.json")
+        try Data("""
+            {"backends": {"crashy": {"type": "exec", "command": ["\(Self.fixtures.path)/crash.sh"], "fallback": "procedural"}}}
+            """.utf8).write(to: config)
+        let result = try s.run(["generate", "--config", config.path, "--backend", "crashy", "--size", "64", "Keep going"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.backend == "procedural")
+        #expect(metadata.extra["fallback-from"] == "crashy: the plugin crash.sh was killed by signal 11 (SIGSEGV)")
+    }
+
     @Test func aConfigMistakeIsPointedAt() throws {
         let s = try Sandbox()
         let config = s.root.appendingPathComponent("bad.json")
