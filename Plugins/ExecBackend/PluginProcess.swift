@@ -135,9 +135,12 @@ struct PluginProcess: Sendable {
     }
 }
 
-/// The plugin's process group, known once it is spawned. Killed again after
-/// the run: a child that ignored SIGTERM, or that its parent left behind when
-/// it exited, must not outlive the backend.
+/// The plugin's process group, known once it is spawned, and killed again
+/// after every run. swift-subprocess (1.0.2) cannot do this part: its teardown
+/// stops as soon as the group *leader* has exited (it watches the leader's
+/// pid, not the group), so a child that ignored SIGTERM, or one its parent
+/// simply left behind, would outlive the backend. Nor does it offer Linux's
+/// PR_SET_PDEATHSIG, so a plugin outlives a badge killed with SIGKILL.
 final class ProcessGroupID: Sendable {
     private let value = Mutex<pid_t?>(nil)
 
