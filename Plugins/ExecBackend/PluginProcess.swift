@@ -71,7 +71,12 @@ struct PluginProcess: Sendable {
                 return Finished(status: result.terminationStatus, standardOutput: result.closureResult, standardError: errors.tail)
             }
             tasks.addTask {
+                // The limit counts from the spawn, not from whenever this task first ran.
+                while !group.isKnown { try await Task.sleep(for: .milliseconds(5)) }
                 try await Task.sleep(for: timeout)
+                // On a busy machine the timer and the program's exit can be noticed together:
+                // a program that had already exited is not timed out, its run is about to end.
+                for _ in 0..<100 where group.leaderHasExited { try await Task.sleep(for: .milliseconds(100)) }
                 return nil
             }
             let first = try await tasks.next()!
@@ -145,6 +150,18 @@ final class ProcessGroupID: Sendable {
     private let value = Mutex<pid_t?>(nil)
 
     func set(_ pid: pid_t) { value.withLock { $0 = pid } }
+
+    var isKnown: Bool { value.withLock { $0 != nil } }
+
+    /// Whether the program itself (the group's leader) has exited, reaped or not.
+    var leaderHasExited: Bool {
+        guard let pid = value.withLock({ $0 }) else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return true }
+        let state = stat[close...].dropFirst(2).first
+        return state == "Z" || state == "X"
+    }
 
     func killLeftovers() {
         guard let pgid = value.withLock({ $0 }), pgid > 1 else { return }

@@ -38,8 +38,9 @@ final class ExecHarness: @unchecked Sendable {
         BadgeEnvironment(variables: variables, logger: Logger(label: "test") { _ in self.log.handler() }, workingDirectory: root)
     }
 
-    /// Writes a config with one exec backend named after `script` and builds it.
-    func backend(_ script: String, timeout: Double = 20, env: [String: String] = [:], extra: String = "") throws -> BackendInstance {
+    /// Writes a config with one exec backend named after `script` and builds it. The time
+    /// limit is long unless a test is about it: on a loaded machine a test can wait long for a thread.
+    func backend(_ script: String, timeout: Double = 600, env: [String: String] = [:], extra: String = "") throws -> BackendInstance {
         var environment = ["PNG_SOURCE": pngSource.path, "CHILD_PID_FILE": childPIDFile.path]
         environment.merge(env) { $1 }
         let envJSON = environment.keys.sorted().map { "\(JSONWriter.quote($0)): \(JSONWriter.quote(environment[$0]!))" }.joined(separator: ", ")
