@@ -25,6 +25,7 @@ public struct ExecGenerator: BadgeGenerator {
     let variables: [String: String]
     let logger: Logger
     let limits: ImageLimits
+    let memo = AvailabilityMemo()
 
     public static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
         registry.register(type, summary: "runs a program that speaks the exec protocol (docs/PLUGINS.md), in any language") { config, environment in
@@ -38,6 +39,13 @@ public struct ExecGenerator: BadgeGenerator {
     // MARK: - Availability
 
     public func availability() async -> Availability {
+        if memo.isFresh { return .available }
+        let answer = await askAvailability()
+        memo.remember(answer)
+        return answer
+    }
+
+    private func askAvailability() async -> Availability {
         let executable: String
         let environment: [String: String]
         do {

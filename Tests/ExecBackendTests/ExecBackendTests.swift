@@ -133,3 +133,18 @@ extension ExecBackendTests {
         #expect(h.log.all.contains("info: plugin: 4000 more lines on standard error not logged"))
     }
 }
+
+extension ExecBackendTests {
+    @Test func anAvailableAnswerIsReusedForABatchButUnavailableIsAskedAgain() async throws {
+        let h = try ExecHarness()
+        let asked = h.root.appendingPathComponent("asked.log")
+        let backend = try h.backend("good.sh", env: ["ASKED_LOG": asked.path])
+        for _ in 0..<3 { _ = try await h.run(backend) }
+        // Three badges, one availability check, three generations.
+        let log = try String(contentsOf: asked, encoding: .utf8).split(separator: "\n")
+        #expect(log == ["availability", "generate", "generate", "generate"])
+
+        let unavailable = try h.backend("unavailable.sh")
+        for _ in 0..<2 { #expect(await unavailable.generator.availability() != .available) }
+    }
+}

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Behaves: keeps a copy of its request and environment (when asked), logs, writes the PNG it is given, and a stray file.
+[ -n "${ASKED_LOG:-}" ] && echo "$BADGE_KIND" >> "$ASKED_LOG"
 if [ "${BADGE_KIND:-}" = availability ]; then echo '{"protocol": 1, "available": true}'; exit 0; fi
 request=$(cat)
 [ -n "${REQUEST_COPY:-}" ] && printf "%s" "$request" > "$REQUEST_COPY"
