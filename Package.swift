@@ -12,11 +12,16 @@ let package = Package(
         .library(name: "BadgeKitTesting", targets: ["BadgeKitTesting"]),
         .library(name: "Canvas", targets: ["Canvas"]),
         .library(name: "CurlTransport", targets: ["CurlTransport"]),
+        .plugin(name: "BadgeCommandPlugin", targets: ["BadgeCommandPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The exec backend runs plugin programs: process groups, teardown, async pipes.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // FilePath and FileDescriptor, which swift-subprocess's API speaks (already in its graph).
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // C libraries, each behind a shim of typed static inline wrappers.
@@ -100,15 +105,35 @@ let package = Package(
             dependencies: ["BadgeKit", .product(name: "Logging", package: "swift-log")],
             path: "Plugins/RemoteBackend"
         ),
+        .target(
+            name: "ExecBackend",
+            dependencies: [
+                "BadgeKit",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Plugins/ExecBackend"
+        ),
 
         .executableTarget(
             name: "BadgeCLI",
             dependencies: [
-                "BadgeKit", "Canvas", "BadgeCard", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend",
+                "BadgeKit", "Canvas", "BadgeCard", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/BadgeCLI"
+        ),
+
+        // `swift package badge ...`: runs the badge tool, so other packages can stamp badges in their builds.
+        .plugin(
+            name: "BadgeCommandPlugin",
+            capability: .command(
+                intent: .custom(verb: "badge", description: "Make a Promise Badge with the badge tool"),
+                permissions: [.writeToPackageDirectory(reason: "badge writes the badge image (--output) into the package")]
+            ),
+            path: "Plugins/BadgeCommandPlugin"
         ),
 
         // Measurements for scripts/bench.py (make bench); not a product.
@@ -125,10 +150,17 @@ let package = Package(
             dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(
+            name: "ExecBackendTests",
+            dependencies: ["ExecBackend", "BadgeKit", "BadgeKitTesting"],
+            exclude: ["Fixtures"]
+        ),
+        // Follows docs/EXTENDING.md to the letter: a compiled backend and the shared conformance suite.
+        .testTarget(name: "SampleBackendTests", dependencies: ["BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeCLITests",
             dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"]

@@ -7,8 +7,9 @@ packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev fonts-dejavu-core f
 for flag in "$@"; do
   case "$flag" in
     --with-bench) packages+=(python3-pil curl time) ;;
-    # The card page is tested in a real browser; only the tests need it.
-    --with-tests) packages+=(chromium) ;;
+    # The card page is tested in a real browser, and the example exec
+    # plugins draw with Pillow and ImageMagick: only the tests need them.
+    --with-tests) packages+=(chromium python3-pil imagemagick) ;;
     *) echo "badge: unknown flag $flag (use --with-bench or --with-tests)" >&2; exit 64 ;;
   esac
 done

@@ -1,6 +1,7 @@
 import BadgeKit
 import Canvas
 import CurlTransport
+import ExecBackend
 import ImportBackend
 import ProceduralBackend
 import RemoteBackend
@@ -13,6 +14,7 @@ enum Backends {
         ProceduralGenerator.register(in: &registry)
         ImportGenerator.register(in: &registry, limits: limits)
         RemoteGenerator.register(in: &registry)
+        ExecGenerator.register(in: &registry, limits: limits)
         return registry
     }
 

@@ -107,6 +107,9 @@ public struct Pipeline: Sendable {
         let log = environment.logger
         try request.validate()
         let availability = await backend.generator.availability()
+        // A check that takes a while (an exec plugin asked over a pipe) may be where Ctrl-C lands:
+        // that is a cancellation, not an unavailable backend.
+        try Task.checkCancellation()
         if case let .unavailable(reason, hint) = availability {
             throw BadgeError(.backendUnavailable, reason, backend: backend.name, hint: hint)
         }

@@ -125,6 +125,7 @@ struct CommandTests {
         let result = try await s.run(["config", "validate", example.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)"))
+        #expect(result.stdout.contains("pillow (exec)") && result.stdout.contains("my-model (exec)"))
     }
 
     @Test func configShowNeverPrintsASecret() async throws {

@@ -1,0 +1,105 @@
+import BadgeKit
+import Foundation
+
+/// An exec backend's configuration, read strictly from its config object.
+///
+/// Relative paths are resolved against the directory of the configuration file
+/// (the working directory when there is none), so a plugin can live beside the
+/// config that names it: `command[0]` when it contains a `/`, and
+/// `workingDirectory`. The program runs in `workingDirectory`, by default that
+/// same directory, so its other relative arguments resolve there too.
+struct ExecOptions: Sendable {
+    static let keys = ["type", "command", "env", "workingDirectory", "timeoutSeconds", "options"]
+    static let defaultTimeout = 60.0
+    static let timeoutRange = 0.1...3600.0
+
+    /// The program as written (`command[0]`), resolved when it names a path.
+    var program: String
+    var arguments: [String]
+    /// Values as written; `${NAME}` is filled in from badge's environment when the plugin runs.
+    var environment: [String: String]
+    var workingDirectory: URL
+    var timeout: Duration
+    /// Options every request carries, under the request's own `--option key=value`s.
+    var options: [String: String]
+
+    init(_ config: ConfigObject, base: URL) throws {
+        try config.allowOnly(Self.keys)
+        let commandValue = try config.require(
+            "command", hint: "the program and its arguments, e.g. [\"/usr/bin/python3\", \"my_backend.py\"]")
+        let command = try commandValue.stringArray(nonEmpty: true)
+        guard !command[0].trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw try commandValue.array()[0].error("the program name must not be empty")
+        }
+        for (index, value) in try commandValue.array().enumerated() where command[index].contains("\0") {
+            throw value.error("must not contain a NUL character")
+        }
+        program = command[0].contains("/") ? BadgeConfig.resolvePath(command[0], relativeTo: base).path : command[0]
+        arguments = Array(command.dropFirst())
+
+        environment = [:]
+        if let env = config.value("env") {
+            environment = try env.stringMap()
+            let object = try env.object()
+            for key in object.keys {
+                guard key.wholeMatch(of: /[A-Za-z_][A-Za-z0-9_]*/) != nil else {
+                    throw try object.require(key).error(
+                        "\"\(key)\" is not a valid environment variable name", hint: "use letters, digits and '_', not starting with a digit")
+                }
+                let value = environment[key]!
+                if value.contains("\0") { throw try object.require(key).error("must not contain a NUL character") }
+                if let problem = EnvironmentTemplate.problem(in: value) {
+                    throw try object.require(key).error(problem, hint: "write ${NAME} to pass badge's own variable NAME")
+                }
+            }
+        }
+
+        workingDirectory = base
+        if let directory = config.value("workingDirectory") {
+            workingDirectory = BadgeConfig.resolvePath(try directory.nonEmptyString(), relativeTo: base)
+        }
+
+        var seconds = Self.defaultTimeout
+        if let value = config.value("timeoutSeconds") {
+            seconds = try value.double()
+            guard Self.timeoutRange.contains(seconds) else {
+                throw value.error("\(seconds) is out of range",
+                                  hint: "use a number of seconds from \(Self.timeoutRange.lowerBound) to \(Int(Self.timeoutRange.upperBound))")
+            }
+        }
+        timeout = .milliseconds(Int((seconds * 1000).rounded()))
+
+        options = try config.value("options")?.stringMap() ?? [:]
+    }
+}
+
+/// `${NAME}` in a configured environment value: badge's own variable NAME. The
+/// only syntax there is; everything else is taken literally.
+enum EnvironmentTemplate {
+    // A computed property: Regex is not Sendable, so it cannot be a shared constant.
+    static var reference: Regex<(Substring, Substring)> { /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/ }
+
+    /// Why `value` is malformed (a `${` that is not a whole reference), or nil.
+    static func problem(in value: String) -> String? {
+        let stripped = value.replacing(reference, with: "")
+        return stripped.contains("${") ? "\"\(value)\" has a ${ that is not a ${NAME} reference" : nil
+    }
+
+    /// The names `value` refers to.
+    static func references(in value: String) -> [String] {
+        value.matches(of: reference).map { String($0.output.1) }
+    }
+
+    /// `value` with every reference filled in; nil when one names an unset variable.
+    static func expand(_ value: String, from variables: [String: String]) -> String? {
+        var missing = false
+        let expanded = value.replacing(reference) { match -> String in
+            guard let found = variables[String(match.output.1)] else {
+                missing = true
+                return ""
+            }
+            return found
+        }
+        return missing ? nil : expanded
+    }
+}

@@ -1,0 +1,139 @@
+import BadgeKit
+import BadgeKitTesting
+import Canvas
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The exec backend as a user meets it: the example plugins, configured as
+/// config.example.json shows, run by the built binary.
+struct ExecPluginTests {
+    static let example = Sandbox.repository.appendingPathComponent("config.example.json")
+    static let fixtures = Sandbox.repository.appendingPathComponent("Tests/ExecBackendTests/Fixtures")
+
+    @Test(arguments: [("pillow", "Pillow"), ("magick", "ImageMagick")])
+    func theExamplePluginsDrawARealBadge(backend: String, engine: String) async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--config", Self.example.path, "--backend", backend, "--size", "256", "--seed", "42",
+                                "Run a marathon before I turn forty"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.backend == backend && metadata.backendType == "exec")
+        #expect(metadata.model?.contains(engine) == true, "\(metadata.model ?? "no model")")
+        #expect(metadata.seed == 42 && metadata.prompt == "Run a marathon before I turn forty")
+
+        // A drawing, not a blank: a light face on a dark ground, white ink, many colours.
+        let image = try GDImage.decodePNG(try #require(s.badge))
+        #expect(image.width == 256 && image.height == 256)
+        let corner = image.pixel(4, 4), face = image.pixel(70, 128)
+        #expect(Int(face.r) + Int(face.g) + Int(face.b) > Int(corner.r) + Int(corner.g) + Int(corner.b) + 150, "face \(face), corner \(corner)")
+        var colours = Set<RGBA>()
+        for y in stride(from: 0, to: 256, by: 8) { for x in stride(from: 0, to: 256, by: 8) { colours.insert(image.pixel(x, y)) } }
+        #expect(colours.count > 100, "only \(colours.count) colours")
+        #expect(colours.contains { $0.r > 245 && $0.g > 245 && $0.b > 245 }, "no white ink")
+    }
+
+    @Test func backendsAsksEachPluginAndShowsItsAnswer() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("plugins.json")
+        try Data("""
+            {"backends": {
+              "pillow": {"type": "exec", "command": ["/usr/bin/python3", "\(Sandbox.repository.path)/Plugins/Examples/python-pillow/badge_pillow.py"]},
+              "gpu": {"type": "exec", "command": ["\(Self.fixtures.path)/unavailable.sh"]},
+              "gone": {"type": "exec", "command": ["./not-here.sh"]}
+            }}
+            """.utf8).write(to: config)
+        let result = try await s.run(["backends", "--config", config.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines.contains("pillow exec available"), "\(result.stdout)")
+        #expect(lines.contains("gpu exec unavailable: no GPU found"), "\(result.stdout)")
+        #expect(lines.contains("hint: plug one in"), "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("gone exec") && $0.contains("\(s.root.path)/not-here.sh\" was not found") }, "\(result.stdout)")
+    }
+
+    @Test func aHangingPluginIsStoppedAndTheBadgeStays() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
+        let before = try #require(s.badge)
+        let pidFile = s.root.appendingPathComponent("child.pid")
+        let config = s.root.appendingPathComponent("hang.json")
+        try Data("""
+            {"backends": {"slow": {"type": "exec", "command": ["\(Self.fixtures.path)/hang.sh"], "timeoutSeconds": 1,
+                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
+            """.utf8).write(to: config)
+        let result = try await s.run(["generate", "--config", config.path, "--backend", "slow", "Never finishes"], timeout: 30)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("backend 'slow': the plugin did not finish within its time limit of 1 s; it was stopped"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("thinking very hard"))
+        #expect(s.badge == before)
+        #expect(s.leftoverWorkspaces.isEmpty)
+        let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(Self.dies(pid), "the plugin's child is still running")
+    }
+
+    @Test func ctrlCStopsARunningPluginAndItsChildren() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
+        let before = try #require(s.badge)
+        let pidFile = s.root.appendingPathComponent("child.pid")
+        let config = s.root.appendingPathComponent("hang.json")
+        try Data("""
+            {"backends": {"slow": {"type": "exec", "command": ["\(Self.fixtures.path)/hang.sh"], "timeoutSeconds": 600,
+                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
+            """.utf8).write(to: config)
+        let child = try s.start(["generate", "--config", config.path, "--backend", "slow", "Never finishes"])
+        let err = Pipe()
+        child.standardError = err
+        child.standardOutput = FileHandle.nullDevice
+        try child.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: pidFile.path) && child.isRunning && Date() < deadline { usleep(10_000) }
+        #expect(child.isRunning, "badge ended before the plugin started")
+        kill(child.processIdentifier, SIGINT)
+        child.waitUntilExit()
+        let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
+        #expect(child.terminationReason == .exit && child.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("cancelled"), "\(stderr)")
+        #expect(s.badge == before)
+        #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")
+        let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(Self.dies(pid), "the plugin's child is still running")
+    }
+
+    /// Whether `pid` (a `sleep` the plugin started) is gone within 5 s: SIGKILL lands a moment after kill(2).
+    static func dies(_ pid: pid_t) -> Bool {
+        for _ in 0..<250 {
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if !state.contains("(sleep)") || state.contains(") Z ") { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    @Test func aFailingPluginHandsOverToItsFallback() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("fallback.json")
+        try Data("""
+            {"backends": {"crashy": {"type": "exec", "command": ["\(Self.fixtures.path)/crash.sh"], "fallback": "procedural"}}}
+            """.utf8).write(to: config)
+        let result = try await s.run(["generate", "--config", config.path, "--backend", "crashy", "--size", "64", "Keep going"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.backend == "procedural")
+        #expect(metadata.extra["fallback-from"] == "crashy: the plugin crash.sh was killed by signal 11 (SIGSEGV)")
+    }
+
+    @Test func aConfigMistakeIsPointedAt() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("bad.json")
+        try Data("{\n  \"backends\": {\n    \"mine\": {\"type\": \"exec\", \"command\": [\"x\"],\n      \"timeoutSeconds\": -1}\n  }\n}\n".utf8)
+            .write(to: config)
+        let result = try await s.run(["config", "validate", config.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(config.path):4:25: backends.mine.timeoutSeconds: -1.0 is out of range"), "\(result.stderr)")
+    }
+}
