@@ -18,19 +18,21 @@ public struct ImportGenerator: BadgeGenerator {
     }
 
     public var fit: Fit
-    public var background: RGBA
+    /// What shows behind the picture (letterbox bars, transparent pixels);
+    /// nil: transparency kept for `cover`, white for `contain`.
+    public var backdrop: GDImage.Backdrop?
     public var limits: ImageLimits
     public var workingDirectory: URL
     /// Reads standard input for the source "-" (a seam for tests).
     public var readStandardInput: @Sendable (Int) throws -> Data
 
     public init(
-        fit: Fit = .cover, background: RGBA = .white, limits: ImageLimits = .default,
+        fit: Fit = .cover, background: RGBA? = nil, backdrop: GDImage.Backdrop? = nil, limits: ImageLimits = .default,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         readStandardInput: @escaping @Sendable (Int) throws -> Data = ImportGenerator.readStandardInput
     ) {
         self.fit = fit
-        self.background = background
+        self.backdrop = backdrop ?? background.map { .color($0) }
         self.limits = limits
         self.workingDirectory = workingDirectory
         self.readStandardInput = readStandardInput
@@ -40,16 +42,22 @@ public struct ImportGenerator: BadgeGenerator {
         registry.register(type, summary: "imports a picture you already have (PNG, JPEG, GIF, WebP)") { config, environment in
             let options = config.options
             try options.allowOnly(["type", "fit", "background"])
-            var background = RGBA.white
+            var backdrop: GDImage.Backdrop?
             if let value = options.value("background") {
-                guard let color = RGBA(hex: try value.string()) else {
-                    throw value.error("expected a colour as \"#RRGGBB\"", hint: "e.g. \"#FFFFFF\"")
+                switch try value.string() {
+                case "transparent": backdrop = .transparent
+                case "blur": backdrop = .blurred
+                case let text:
+                    guard let color = RGBA(hex: text) else {
+                        throw value.error("expected a colour as \"#RRGGBB\", \"blur\" or \"transparent\"",
+                                          hint: "e.g. \"#FFFFFF\"; \"blur\" letterboxes on a blurred copy of the picture")
+                    }
+                    backdrop = .color(color)
                 }
-                background = color
             }
             return ImportGenerator(
                 fit: Fit(rawValue: try options.value("fit")?.oneOf(Fit.allCases.map(\.rawValue)) ?? "cover")!,
-                background: background, limits: limits, workingDirectory: environment.workingDirectory)
+                backdrop: backdrop, limits: limits, workingDirectory: environment.workingDirectory)
         }
     }
 
@@ -71,11 +79,12 @@ public struct ImportGenerator: BadgeGenerator {
             origin = url.path
             data = try await BlockingExecutor.run { try Self.read(url, limit: limits.maxFileBytes) }
         }
-        let fit = self.fit, background = self.background
+        let fit = self.fit
+        let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
         let png = try await BlockingExecutor.run { () throws -> Data in
             let image = try GDImage.decode(data, limits: limits, source: origin,
                                            fitting: .init(side: request.size, cover: fit == .cover))
-            return try image.squared(side: request.size, contain: fit == .contain, background: background).pngData()
+            return try image.squared(side: request.size, contain: fit == .contain, backdrop: backdrop).pngData()
         }
         let file = try workspace.write(png, to: "badge.png")
         var extra = Self.provenance(of: data)
@@ -89,6 +98,13 @@ public struct ImportGenerator: BadgeGenerator {
     /// `workflow`), or an earlier badge. Only these text chunks are read; EXIF
     /// and anything else personal are never carried over.
     static func provenance(of data: Data) -> [String: String] {
+        if ImageIntake.sniff(data) == .accepted(.jpeg) {
+            // AUTOMATIC1111 writes its parameters into a JPEG's EXIF UserComment. Anything
+            // else there (a camera owner's note) is personal and stays behind.
+            guard let comment = ExifUserComment.read(fromJPEG: data), ExifUserComment.looksLikeGeneratorParameters(comment)
+            else { return [:] }
+            return ["source-parameters": String(comment.prefix(2000))]
+        }
         guard ImageIntake.sniff(data) == .accepted(.png), let chunks = try? PNG.chunks(in: data, verifyCRC: false) else { return [:] }
         let entries = chunks.filter { $0.type == "tEXt" || $0.type == "iTXt" }.compactMap(PNG.textEntry)
         var found: [String: String] = [:]

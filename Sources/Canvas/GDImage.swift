@@ -199,18 +199,56 @@ public final class GDImage {
 
     // MARK: - Resampling
 
+    /// What shows behind the picture: in the letterbox bars of `contain`, and
+    /// through transparent pixels.
+    public enum Backdrop: Sendable, Hashable {
+        /// Kept transparent (the PNG keeps its alpha).
+        case transparent
+        case color(RGBA)
+        /// The picture itself, filling the square, strongly blurred and a little dimmed.
+        case blurred
+    }
+
     /// A `side`×`side` square of this image: `cover` crops the centre, `contain`
-    /// letterboxes it on `background`.
+    /// letterboxes it on `background` (cover keeps transparency).
     public func squared(side: Int, contain: Bool, background: RGBA) throws -> GDImage {
-        let target = try GDImage(width: side, height: side)
-        let w = Double(width), h = Double(height), s = Double(side)
-        if contain {
-            let bg = Self.gdColor(background.r, background.g, background.b, background.a)
+        try squared(side: side, contain: contain, backdrop: contain ? .color(background) : .transparent)
+    }
+
+    /// A `side`×`side` square of this image over `backdrop`: `cover` crops the
+    /// centre, `contain` shows all of it.
+    public func squared(side: Int, contain: Bool, backdrop: Backdrop) throws -> GDImage {
+        let target: GDImage
+        switch backdrop {
+        case .transparent:
+            target = try GDImage(width: side, height: side)
+        case let .color(color):
+            target = try GDImage(width: side, height: side)
+            let fill = Self.gdColor(color.r, color.g, color.b, color.a)
             for y in 0..<Int32(side) {
                 let row = badge_gd_row(target.pointer, y)!
-                for x in 0..<side { row[x] = bg }
+                for x in 0..<side { row[x] = fill }
             }
-            gdImageAlphaBlending(target.pointer, 1)
+        case .blurred:
+            // Blurred small and scaled up: the same softness for a fraction of the work.
+            let small = max(16, side / 4)
+            let filled = try squared(side: small, contain: false, backdrop: .color(.white))
+            let blurred = try filled.blurred(radius: max(2, small / 12))
+            // Bilinear scaling: gd's resampled copy enlarges in visible steps.
+            gdImageSetInterpolationMethod(blurred.pointer, GD_BILINEAR_FIXED)
+            guard let scaled = gdImageScale(blurred.pointer, UInt32(side), UInt32(side)) else {
+                throw BadgeError(.generationFailed, "libgd could not scale an image to \(side)×\(side)", hint: "is memory short?")
+            }
+            let soft = GDImage(taking: scaled)
+            let dim = Int32(102) << 24  // black at 80 % transparency
+            gdImageAlphaBlending(soft.pointer, 1)
+            gdImageFilledRectangle(soft.pointer, 0, 0, Int32(side - 1), Int32(side - 1), dim)
+            target = soft
+        }
+        let w = Double(width), h = Double(height), s = Double(side)
+        // Over a backdrop, transparent pixels are composited; on a transparent one, copied as they are.
+        gdImageAlphaBlending(target.pointer, backdrop == .transparent ? 0 : 1)
+        if contain {
             let scale = min(s / w, s / h)
             let dw = max(1, Int((w * scale).rounded())), dh = max(1, Int((h * scale).rounded()))
             gdImageCopyResampled(target.pointer, pointer, Int32((side - dw) / 2), Int32((side - dh) / 2), 0, 0,

@@ -252,4 +252,84 @@ struct ProvenanceImportTests {
         #expect(!out.contains { $0.type == "eXIf" })
         #expect(!String(decoding: png, as: UTF8.self).contains("GPS"))
     }
+
+    /// A JPEG with an EXIF block as cameras and AUTOMATIC1111 write it: IFD0
+    /// pointing to an Exif IFD (UserComment) and a GPS IFD (latitude "N").
+    static func jpeg(userComment prefix: String, _ text: [UInt8]) throws -> Data {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+        let comment = Array(prefix.utf8) + [UInt8](repeating: 0, count: 8 - prefix.utf8.count) + text
+        var tiff: [UInt8] = Array("MM".utf8) + u16(42) + u32(8)
+        tiff += u16(2) + u16(0x8769) + u16(4) + u32(1) + u32(38) + u16(0x8825) + u16(4) + u32(1) + u32(56) + u32(0)
+        tiff += u16(1) + u16(0x9286) + u16(7) + u32(comment.count) + u32(74) + u32(0)
+        tiff += u16(1) + u16(0x0001) + u16(2) + u32(2) + Array("N".utf8) + [0, 0, 0] + u32(0)
+        tiff += comment
+        var jpeg = [UInt8](try GDImage(try Canvas(width: 64, height: 48, background: RGBA(200, 90, 30))).jpegData())
+        let payload = Array("Exif\0\0".utf8) + tiff
+        jpeg.insert(contentsOf: [0xFF, 0xE1] + u16(payload.count + 2) + payload, at: 2)
+        return Data(jpeg)
+    }
+
+    private func imported(_ data: Data) async throws -> (GeneratedImage, Data) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("badge-exif-\(UUID().uuidString).jpg")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (image, png, _) = try await GeneratorConformance.generateOnce(ImportGenerator(), BadgeRequest(prompt: "p", size: 64, source: file.path))
+        return (image, png)
+    }
+
+    @Test func automatic1111ParametersInAJPEGAreKept() async throws {
+        let parameters = "a lighthouse at dawn, golden hour\nNegative prompt: blurry\nSteps: 25, Sampler: DPM++ 2M, CFG scale: 7, Seed: 42, Size: 512x512"
+        let utf16BE = parameters.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let (image, png) = try await imported(try Self.jpeg(userComment: "UNICODE", utf16BE))
+        #expect(image.extra["source-parameters"] == parameters)
+        let text = try PNG.chunks(in: png).compactMap(PNG.textEntry).map(\.text).joined()
+        #expect(!text.contains("N\u{0}") && !png.contains(Data("Exif".utf8)), "nothing else of the EXIF comes along")
+    }
+
+    @Test func aCamerasPersonalCommentStaysBehind() async throws {
+        let (image, png) = try await imported(try Self.jpeg(userComment: "ASCII", Array("Dinner with Anna at home".utf8)))
+        #expect(image.extra["source-parameters"] == nil)
+        #expect(!String(decoding: png, as: UTF8.self).contains("Anna"))
+    }
+}
+
+/// What shows behind a picture: letterbox bars and transparent pixels.
+struct BackdropTests {
+    /// 80×40, a green bar on the left half and transparency on the right half.
+    static func halfTransparent() throws -> GDImage {
+        let canvas = try Canvas(width: 80, height: 40, background: .clear)
+        canvas.fill(.roundedRect(x: 0, y: 0, width: 40, height: 40, radius: 0), with: .solid(RGBA(20, 160, 60)))
+        return try GDImage(canvas)
+    }
+
+    @Test func coverKeepsTransparencyUnlessABackgroundIsGiven() throws {
+        let image = try Self.halfTransparent()
+        let kept = try image.squared(side: 40, contain: false, backdrop: .transparent)
+        #expect(kept.pixel(35, 20).a < 10, "transparent stays transparent: \(kept.pixel(35, 20))")
+        let red = try image.squared(side: 40, contain: false, backdrop: .color(RGBA(230, 20, 20)))
+        let p = red.pixel(35, 20)
+        #expect(p.a == 255 && p.r > 200 && p.g < 60, "composited on the background: \(p)")
+        let q = red.pixel(5, 20)
+        #expect(q.g > 140 && q.r < 60, "the picture itself is untouched: \(q)")
+    }
+
+    @Test func containLetterboxesOnABlurredCopy() throws {
+        // Yellow on the left, blue on the right.
+        let canvas = try Canvas(width: 120, height: 60, background: RGBA(30, 90, 200))
+        canvas.fill(.roundedRect(x: 0, y: 0, width: 60, height: 60, radius: 0), with: .solid(RGBA(250, 200, 40)))
+        let image = try GDImage(canvas)
+        let square = try image.squared(side: 120, contain: true, backdrop: .blurred)
+        // The bars above and below carry the picture's colours where they are, softened; not white.
+        for y in [4, 115] {
+            let left = square.pixel(10, y), right = square.pixel(110, y)
+            #expect(left.a == 255 && right.a == 255)
+            #expect(left.r > left.b + 40, "yellow-ish on the left: \(left)")
+            #expect(right.b > right.r + 40, "blue-ish on the right: \(right)")
+            #expect(left.r < 240 && right.b < 200, "dimmed, so the picture stands out: \(left) \(right)")
+        }
+        // The picture itself sits sharp in the middle band.
+        let yellow = square.pixel(30, 60), blue = square.pixel(90, 60)
+        #expect(yellow.r > 240 && yellow.g > 190 && blue.b > 190 && blue.r < 40, "\(yellow) \(blue)")
+    }
 }
