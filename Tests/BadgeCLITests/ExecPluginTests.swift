@@ -35,6 +35,15 @@ struct ExecPluginTests {
         #expect(colours.contains { $0.r > 245 && $0.g > 245 && $0.b > 245 }, "no white ink")
     }
 
+    /// Batch runs give jobs seeds anywhere up to 2^64-1, beyond shell arithmetic.
+    @Test(arguments: ["pillow", "magick"])
+    func theExamplePluginsTakeTheLargestSeed(backend: String) async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--config", Self.example.path, "--backend", backend, "--size", "64",
+                                      "--seed", "\(UInt64.max)", "--output", s.root.appendingPathComponent("x.png").path, "Swim"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
     @Test func backendsAsksEachPluginAndShowsItsAnswer() async throws {
         let s = try Sandbox()
         let config = s.root.appendingPathComponent("plugins.json")

@@ -32,8 +32,9 @@ fi
 [ -n "$convert" ] || fail "ImageMagick (convert) is not installed" "apt-get install imagemagick"
 
 size=$BADGE_SIZE
-seed=$BADGE_SEED
-hue=$(( seed % 360 ))
+# Seeds run to 2^64-1, past what shell arithmetic holds: the last 9 digits are plenty for a hue.
+seed=$(printf '%s' "${BADGE_SEED:-0}" | tail -c 9 | sed 's/^0*//')
+hue=$(( ${seed:-0} % 360 ))
 center=$(( size / 2 ))
 radius=$(( size * 42 / 100 ))
 rim=$(( size / 55 + 1 ))
