@@ -4,7 +4,13 @@
 set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
-[ "${1:-}" = "--with-bench" ] && packages+=(python3-pil curl time)
+# Flags add package sets; several may be given.
+for flag in "$@"; do
+  case "$flag" in
+    --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick) ;;
+    *) echo "install-deps: unknown option $flag" >&2; exit 64 ;;
+  esac
+done
 # The tests' fake servers are Python scripts.
 command -v python3 >/dev/null || packages+=(python3 python3-pip)
 
