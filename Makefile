@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BADGE := .build/release/badge
 
-.PHONY: deps build demo test bench man gallery clean
+.PHONY: deps build demo test bench fuzz man gallery clean
 
 deps:
 	@scripts/install-deps.sh
@@ -29,6 +29,12 @@ bench: build
 	@scripts/install-deps.sh --with-bench
 	$(SWIFT) build -c release --product BadgeBench
 	@/usr/bin/python3 scripts/bench.py
+
+# libFuzzer + ASan over the image header reader, for FUZZ_SECONDS (new inputs
+# go to a scratch directory; a crash fails the target and names its input).
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 gallery: build
 	scripts/gallery.sh

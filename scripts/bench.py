@@ -137,6 +137,108 @@ def bench_batch(rows, work, env):
     server.shutdown()
 
 
+def photo_jpeg(path, width=4000, height=3000):
+    """A photo-like 12 MP JPEG: gradients, noise (so it compresses like a photo,
+    not like flat colour) and shapes, quality 90, stored sideways with EXIF
+    orientation 6 as phones write them, so the rotation is part of the work."""
+    from PIL import Image, ImageChops, ImageDraw
+    across = Image.linear_gradient("L").rotate(90).resize((width, height))
+    down = Image.linear_gradient("L").resize((width, height))
+    image = Image.merge("RGB", (across, down, ImageChops.invert(across)))
+    draw = ImageDraw.Draw(image)
+    for k in range(12):
+        x, y, r = (k * 997) % width, (k * 613) % height, 150 + (k * 71) % 400
+        draw.ellipse((x - r, y - r, x + r, y + r), fill=((k * 40) % 256, (k * 90) % 256, (k * 150) % 256))
+        draw.rectangle((y % width, x % height, y % width + r, x % height + r // 2), fill=(250 - k * 10, 200, k * 20))
+    noise = Image.effect_noise((width, height), 24).convert("RGB")
+    image = ImageChops.add(image, noise, scale=1.0, offset=-128)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    image.save(path, quality=90, exif=exif.tobytes())
+
+
+def bombs(work):
+    """The four decode bombs of Tests/ImportBackendTests/FormatTests.swift, built
+    the same way: a small real picture whose header is then made to claim
+    gigapixels (PNG with its IHDR CRC recomputed, as PNG.assemble does)."""
+    from PIL import Image, ImageDraw
+    picture = Image.new("RGB", (120, 80), (30, 90, 200))
+    ImageDraw.Draw(picture).ellipse((30, 10, 90, 70), fill=(250, 200, 40))
+    paths = {}
+    for name, fmt in (("png", "PNG"), ("gif", "GIF"), ("jpeg", "JPEG"), ("webp", "WEBP")):
+        path = os.path.join(work, f"bomb.{name}")
+        picture.save(path, fmt)
+        b = bytearray(open(path, "rb").read())
+        if name == "png":
+            assert b[12:16] == b"IHDR"
+            b[16:24] = struct.pack(">II", 20000, 20000)
+            b[29:33] = struct.pack(">I", zlib.crc32(bytes(b[12:29])) & 0xFFFFFFFF)
+        elif name == "gif":
+            b[6:10] = bytes([0xFF, 0xFF, 0xFF, 0x7F])  # 65535 x 32767
+        elif name == "jpeg":
+            sof = next(i for i in range(2, len(b) - 9) if b[i] == 0xFF and b[i + 1] in (0xC0, 0xC1, 0xC2))
+            b[sof + 5:sof + 9] = bytes([0xB3, 0xB0, 0xB3, 0xB0])  # 46000 x 46000
+        else:
+            assert b[12:16] == b"VP8 ", "Pillow wrote a WebP that is not simple lossy VP8"
+            b[26:30] = bytes([0xFF, 0x3F, 0xFF, 0x3F])  # 16383 x 16383
+        open(path, "wb").write(b)
+        paths[name] = (path, len(b))
+    return paths
+
+
+def timed_rss(argv, env=None, expect=0):
+    """Wall time (ms, measured here: GNU time's %e has 10 ms steps) and peak RSS
+    (MB, GNU time's %M) of one whole process, and its stderr."""
+    start = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + argv, env=env, capture_output=True, text=True)
+    ms = (time.perf_counter() - start) * 1000
+    if run.returncode != expect:
+        sys.exit(f"bench: {argv[0]} exited {run.returncode}, expected {expect}:\n{run.stderr}")
+    lines = run.stderr.strip().splitlines()
+    return ms, int(lines[-1].split()[1]) / 1024, "\n".join(lines[:-1])
+
+
+IMPORT_RUNS = int(os.environ.get("BENCH_IMPORT_RUNS", "7"))
+
+
+def bench_import(rows, extra, work, env):
+    """`badge import` of a 12 MP phone photo to a 1024 px badge against
+    vipsthumbnail and ImageMagick, and the four decode bombs refused."""
+    photo = os.path.join(work, "photo.jpg")
+    photo_jpeg(photo)
+    out = os.path.join(work, "import-out.png")
+
+    def median_rss(argv, expect=0):
+        runs = [timed_rss(argv, env=env, expect=expect) for _ in range(IMPORT_RUNS)]
+        times = [r[0] for r in runs]
+        return statistics.median(times), min(times), max(r[1] for r in runs), runs[-1][2]
+
+    ours, ours_min, ours_rss, _ = median_rss([BADGE, "import", photo, "A photo", "--size", "1024", "--output", out])
+    # vipsthumbnail auto-rotates by EXIF; --smartcrop centre fills the square.
+    vips, vips_min, vips_rss, _ = median_rss(["vipsthumbnail", photo, "--size", "1024x1024", "--smartcrop", "centre",
+                                              "-o", os.path.join(work, "vips-out.png")])
+    # /usr/bin/convert, not whatever else `convert` on PATH may be.
+    magick, magick_min, magick_rss, _ = median_rss(["/usr/bin/convert", photo, "-auto-orient", "-thumbnail", "1024x1024^",
+                                                    "-gravity", "center", "-extent", "1024x1024",
+                                                    os.path.join(work, "magick-out.png")])
+    name = "import 12 MP JPEG to 1024 px (>= 1.25x vips)"
+    rows.append((name, ours, ours_min, "vipsthumbnail", vips, vips_min))
+    rows.append((name, ours, ours_min, "ImageMagick", magick, magick_min))
+    extra.append(f"import 12 MP JPEG: badge peak RSS {ours_rss:.0f} MB (target <= 64 MB); "
+                 f"vipsthumbnail {vips_rss:.0f} MB, ImageMagick {magick_rss:.0f} MB")
+
+    for kind, (path, size) in bombs(work).items():
+        runs = [timed_rss([BADGE, "import", path, "--output", os.path.join(work, "bomb-out.png")], env=env, expect=1)
+                for _ in range(IMPORT_RUNS)]
+        refusal = runs[-1][2]
+        if "limit" not in refusal or os.path.exists(os.path.join(work, "bomb-out.png")):
+            sys.exit(f"bench: the {kind} bomb was not refused by its limits:\n{refusal}")
+        ms = statistics.median(r[0] for r in runs)
+        rss = max(r[1] for r in runs)
+        extra.append(f"{kind.upper()} bomb ({size} bytes) refused: {ms:.0f} ms (target < 50 ms), "
+                     f"peak RSS {rss:.0f} MB (target < 64 MB)")
+
+
 RUNS = int(os.environ.get("BENCH_RUNS", "21"))
 
 
@@ -184,6 +286,8 @@ def main():
 
     bench_http(rows)
     bench_batch(rows, work, env)
+    extra = []
+    bench_import(rows, extra, work, env)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")
@@ -191,6 +295,8 @@ def main():
         print(f"{name:48} {a:8.1f} ms [{amin:5.1f}] {peer_name:>14} {b:6.1f} ms [{bmin:5.1f}] {b / a:6.2f}x")
     print("ratio = peer time / badge time (above 1: badge is faster)")
     print(peak_line)
+    for line in extra:
+        print(line)
     sizes = (os.path.getsize(out), os.path.getsize(os.path.join(work, "pillow.png")))
     print(f"file sizes: badge {sizes[0]} bytes, Pillow {sizes[1]} bytes")
 

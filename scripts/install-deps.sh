@@ -4,9 +4,10 @@
 set -euo pipefail
 
 packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
+# Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in
-    --with-bench) packages+=(python3-pil curl time) ;;
+    --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick) ;;
     # The card page is tested in a real browser, and the example exec
     # plugins draw with Pillow and ImageMagick: only the tests need them.
     --with-tests) packages+=(chromium python3-pil imagemagick) ;;

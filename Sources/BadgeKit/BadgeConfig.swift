@@ -1,20 +1,5 @@
 import Foundation
 
-/// Limits every image passes before anything decodes it.
-public struct ImageLimits: Sendable, Hashable, Codable {
-    public var maxFileBytes: Int
-    public var maxSide: Int
-    public var maxPixels: Int
-
-    public static let `default` = ImageLimits(maxFileBytes: 20 << 20, maxSide: 8192, maxPixels: 40_000_000)
-
-    public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int) {
-        self.maxFileBytes = maxFileBytes
-        self.maxSide = maxSide
-        self.maxPixels = maxPixels
-    }
-}
-
 /// One configured backend instance: its name, its type, and its own options
 /// (still as located JSON, so the backend's factory reports errors precisely).
 public struct BackendConfig: Sendable {

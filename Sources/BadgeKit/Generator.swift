@@ -106,10 +106,6 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
     }
 }
 
-public enum ImageFormat: String, Sendable, Codable, CaseIterable {
-    case png, jpeg, gif, webp
-}
-
 /// What a backend made: the file in its workspace and what it knows about it.
 public struct GeneratedImage: Sendable {
     public var file: URL

@@ -1,5 +1,24 @@
 import Foundation
 
+public enum ImageFormat: String, Sendable, Codable, CaseIterable {
+    case png, jpeg, gif, webp
+}
+
+/// Limits every image passes before anything decodes it.
+public struct ImageLimits: Sendable, Hashable, Codable {
+    public var maxFileBytes: Int
+    public var maxSide: Int
+    public var maxPixels: Int
+
+    public static let `default` = ImageLimits(maxFileBytes: 20 << 20, maxSide: 8192, maxPixels: 40_000_000)
+
+    public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int) {
+        self.maxFileBytes = maxFileBytes
+        self.maxSide = maxSide
+        self.maxPixels = maxPixels
+    }
+}
+
 /// The first look at any image, from any backend or file, before anything
 /// decodes it: what format the bytes are (by magic bytes, never by name), the
 /// dimensions the header claims, and the limits. Pure Swift and cheap.
@@ -247,8 +266,11 @@ public struct ImageIntake: Sendable {
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
             guard length >= 2 else { break }
             let body = i + 4
-            if marker == 0xE1, body + 14 <= bytes.count, Array(bytes[body..<(body + 6)]) == Array("Exif\0\0".utf8) {
-                return orientation(inTIFF: Array(bytes[(body + 6)..<min(bytes.count, i + 2 + length)]))
+            // The segment's own end, not the buffer's: a segment shorter than its
+            // "Exif" header (a fuzzer's find) must not be sliced backwards.
+            let end = min(bytes.count, i + 2 + length)
+            if marker == 0xE1, body + 14 <= end, Array(bytes[body..<(body + 6)]) == Array("Exif\0\0".utf8) {
+                return orientation(inTIFF: Array(bytes[(body + 6)..<end]))
             }
             i += 2 + length
         }

@@ -227,6 +227,16 @@ struct OrientationTests {
         #expect(corner.r > 180 && corner.b < 100, "orientation \(orientation): top-left is \(corner)")
         #expect(opposite.b > 150 && opposite.r < 100, "orientation \(orientation): bottom-right is \(opposite)")
     }
+
+    /// Found while writing the fuzz harness (its seed corpus keeps the input): an
+    /// APP1 segment shorter than its own "Exif" header was sliced backwards and trapped.
+    @Test(arguments: 2...7)
+    func anExifSegmentShorterThanItsHeaderIsIgnored(length: Int) throws {
+        let bytes = [0xFF, 0xD8, 0xFF, 0xE1, 0, UInt8(length)] + Array("Exif\0\0".utf8) + [UInt8](repeating: 0, count: 10)
+        #expect(ImageIntake.jpegOrientation(Data(bytes)) == 1)
+        #expect(ImageIntake.jpegOrientation(Data([0x00] + bytes).dropFirst()) == 1)
+        #expect(throws: BadgeError.self) { try ImageIntake().inspect(Data(bytes), accepting: Set(ImageFormat.allCases)) }
+    }
 }
 
 /// What other generators said about a picture comes along; nothing personal does.
