@@ -82,15 +82,24 @@ public struct ImportGenerator: BadgeGenerator {
         let fit = self.fit
         let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
         let png = try await BlockingExecutor.run { () throws -> Data in
-            let image = try GDImage.decode(data, limits: limits, source: origin,
-                                           fitting: .init(side: request.size, cover: fit == .cover))
-            return try image.squared(side: request.size, contain: fit == .contain, backdrop: backdrop).pngData()
+            // Each stage's image is released as soon as the next exists: a photo's decode is the
+            // largest thing this process holds, and it must be gone before the encoding starts.
+            let canvas = try { () throws -> Canvas in
+                let square = try GDImage.decode(data, limits: limits, source: origin,
+                                                fitting: .init(side: request.size, cover: fit == .cover))
+                    .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
+                return try Canvas(square)
+            }()
+            // Our own encoder (zlib level 2, both cores): gd's level 6 spent half the import on a photo.
+            return try PNGEncoder.encode(canvas)
         }
         let file = try workspace.write(png, to: "badge.png")
         var extra = Self.provenance(of: data)
         extra["source"] = source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent
+        // The untrusted picture was fully decoded above (with the intake's limits and the
+        // decoders' warnings checked); what is handed on is our own encoding of its pixels.
         return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
-                              extra: extra)
+                              extra: extra, isDrawnInProcess: true)
     }
 
     /// What other generators wrote into a PNG about how it was made: the

@@ -1,5 +1,5 @@
-// libjpeg-turbo's scaled decoding (1/2, 1/4, 1/8 of the stored size, straight
-// from the DCT coefficients), which libgd does not offer: a 12 MP photo for a
+// libjpeg-turbo's scaled decoding (M/8 of the stored size, straight from the
+// DCT coefficients), which libgd does not offer: a 12 MP photo for a
 // 1024 px badge then never costs a full-size decode. libjpeg reports fatal
 // errors by calling exit() unless error_exit is replaced, and only a longjmp
 // can leave it, which Swift cannot do: so the whole decode lives here.
@@ -47,10 +47,10 @@ typedef struct {
 
 enum { BADGE_JPEG_OK = 0, BADGE_JPEG_FAILED = -1, BADGE_JPEG_UNSUPPORTED_COLOR = 1 };
 
-// Decodes `data` at 1/`denominator` scale (1, 2, 4 or 8) into 8-bit RGB.
+// Decodes `data` at `numerator`/8 scale (1 to 8) into 8-bit RGB.
 // CMYK and YCCK files answer BADGE_JPEG_UNSUPPORTED_COLOR (libjpeg cannot
 // convert them to RGB; the caller decodes those another way).
-static inline int badge_jpeg_decode_scaled(const unsigned char *data, unsigned long size, int denominator,
+static inline int badge_jpeg_decode_scaled(const unsigned char *data, unsigned long size, int numerator,
                                            badge_jpeg_image *out) {
     struct jpeg_decompress_struct info;
     badge_jpeg_errors errors;
@@ -75,8 +75,8 @@ static inline int badge_jpeg_decode_scaled(const unsigned char *data, unsigned l
         jpeg_destroy_decompress(&info);
         return BADGE_JPEG_UNSUPPORTED_COLOR;
     }
-    info.scale_num = 1;
-    info.scale_denom = (unsigned int)denominator;
+    info.scale_num = (unsigned int)numerator;
+    info.scale_denom = 8;
     info.out_color_space = JCS_RGB;
     jpeg_start_decompress(&info);
     size_t stride = (size_t)info.output_width * 3;

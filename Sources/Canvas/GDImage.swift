@@ -122,9 +122,9 @@ public final class GDImage {
         let prepared = header.format == .png ? try PNGForGD.prepare(data, source: source) : data
         let orientation = header.format == .jpeg ? ImageIntake.jpegOrientation(data) : 1
         if header.format == .jpeg, let fitting {
-            let denominator = fitting.jpegDenominator(width: header.width, height: header.height)
-            if denominator > 1,
-               let scaled = try decodeScaledJPEG(data, denominator: denominator, orientation: orientation, source: source) {
+            let eighths = fitting.jpegEighths(width: header.width, height: header.height)
+            if eighths < 8,
+               let scaled = try decodeScaledJPEG(data, eighths: eighths, orientation: orientation, source: source) {
                 return scaled
             }
         }

@@ -3,8 +3,8 @@ import CGD
 import CJPEG
 import Foundation
 
-/// Shrink-on-load for JPEG: libjpeg-turbo decodes straight to 1/2, 1/4 or 1/8
-/// of the stored size from the DCT coefficients, so a 12 MP photo meant for a
+/// Shrink-on-load for JPEG: libjpeg-turbo decodes straight to M/8 of the
+/// stored size (1/8 to 7/8) from the DCT coefficients, so a 12 MP photo meant for a
 /// 1024 px badge is never decoded (or held in memory) at full size.
 extension GDImage {
     /// What the decoded image must still cover: a `side`×`side` square, by
@@ -19,23 +19,22 @@ extension GDImage {
             self.cover = cover
         }
 
-        /// The largest of 8, 4 and 2 that keeps the measured side at `side` or
-        /// more (libjpeg rounds scaled sizes up); 1 when none does. Only these
-        /// scales have SIMD inverse DCTs in libjpeg-turbo.
-        public func jpegDenominator(width: Int, height: Int) -> Int {
+        /// The smallest M of M/8 (libjpeg's scales) that keeps the measured side
+        /// at `side` or more (libjpeg rounds scaled sizes up); 8 is full size.
+        public func jpegEighths(width: Int, height: Int) -> Int {
             let measured = cover ? min(width, height) : max(width, height)
-            return [8, 4, 2].first { (measured + $0 - 1) / $0 >= side } ?? 1
+            return (1...8).first { (measured * $0 + 7) / 8 >= side } ?? 8
         }
     }
 
-    /// Decodes a JPEG the intake has passed at 1/`denominator` scale, turned
+    /// Decodes a JPEG the intake has passed at `eighths`/8 scale, turned
     /// as its EXIF `orientation` says while it is copied (no second image);
     /// nil when libjpeg cannot give RGB for it (CMYK, YCCK), so gd decodes it instead.
-    static func decodeScaledJPEG(_ data: Data, denominator: Int, orientation: Int, source: String?) throws -> GDImage? {
+    static func decodeScaledJPEG(_ data: Data, eighths: Int, orientation: Int, source: String?) throws -> GDImage? {
         var decoded = badge_jpeg_image()
         let status = data.withUnsafeBytes { raw -> Int32 in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return Int32(BADGE_JPEG_FAILED) }
-            return badge_jpeg_decode_scaled(base, UInt(raw.count), Int32(denominator), &decoded)
+            return badge_jpeg_decode_scaled(base, UInt(raw.count), Int32(eighths), &decoded)
         }
         defer { free(decoded.rgb) }
         let message = withUnsafeBytes(of: decoded.message) { raw in
