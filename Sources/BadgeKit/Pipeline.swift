@@ -192,7 +192,7 @@ public struct Pipeline: Sendable {
     /// A fresh private directory under $TMPDIR named after our pid, so a later
     /// run can tell a dead run's leftovers from a live one's.
     static func makeWorkspace() throws -> Workspace {
-        sweepStaleWorkspaces()
+        _ = sweptOnce
         let base = NSTemporaryDirectory()
         var template = Array("\(base)/\(workspacePrefix)\(getpid())-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
@@ -207,6 +207,9 @@ public struct Pipeline: Sendable {
     static func removeWorkspace(_ workspace: Workspace) {
         try? FileManager.default.removeItem(at: workspace.directory)
     }
+
+    /// Once per process: a batch makes hundreds of workspaces, and each sweep reads all of $TMPDIR.
+    private static let sweptOnce: Void = sweepStaleWorkspaces()
 
     /// Removes workspaces whose process is gone (killed with SIGKILL, say).
     static func sweepStaleWorkspaces() {
