@@ -67,7 +67,24 @@ public struct ImageIntake: Sendable {
         if starts(Array("%PDF".utf8)) { return .refused("a PDF document") }
         if starts(Array("#define".utf8)) { return .refused("an XBM image") }
         if starts(Array("/* XPM */".utf8)) { return .refused("an XPM image") }
+        // libgd's own format: 0xFFFE (true colour) or 0xFFFF (palette), then the size.
+        if starts([0xFF, 0xFE]) || starts([0xFF, 0xFF]) { return .refused("a GD image") }
+        if looksLikeTGA(data, header: b) { return .refused("a TGA image") }
         return .unknown
+    }
+
+    /// TGA has no magic bytes: version 2 files end with "TRUEVISION-XFILE.\0";
+    /// older ones are known by a header whose every field holds a legal value.
+    static func looksLikeTGA(_ data: Data, header b: [UInt8]) -> Bool {
+        if data.count >= 44, data.suffix(18).elementsEqual(Array("TRUEVISION-XFILE.\0".utf8)) { return true }
+        guard b.count >= 18 else { return false }
+        let colorMapType = b[1], imageType = b[2], depth = b[16]
+        let width = Int(b[12]) | Int(b[13]) << 8, height = Int(b[14]) | Int(b[15]) << 8
+        guard colorMapType <= 1, [1, 2, 3, 9, 10, 11].contains(imageType), [8, 15, 16, 24, 32].contains(depth),
+              width > 0, height > 0, b[17] & 0xC0 == 0 else { return false }
+        // Without a colour map its five descriptor bytes are zero; image types 1 and 9 need one.
+        if colorMapType == 0 { return b[3...7].allSatisfy { $0 == 0 } && imageType != 1 && imageType != 9 }
+        return imageType == 1 || imageType == 9
     }
 
     /// Checks format, dimensions and limits. For PNG it also walks every chunk

@@ -161,6 +161,26 @@ struct FormatTests {
         }
     }
 
+    /// Formats without a text signature: TGA (by its footer, or its header alone) and libgd's GD.
+    @Test func tgaAndGDAreNamedToo() throws {
+        let tgaHeader: [UInt8] = [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 32, 0, 24, 0x20]
+        let pixels = [UInt8](repeating: 0x7F, count: 64 * 32 * 3)
+        let tga1 = Data(tgaHeader + pixels)
+        let tga2 = Data(tgaHeader + pixels + [UInt8](repeating: 0, count: 8) + Array("TRUEVISION-XFILE.\0".utf8))
+        let gd = Data([0xFF, 0xFE, 0, 64, 0, 32, 1] + pixels)
+        for (data, what) in [(tga1, "a TGA image"), (tga2, "a TGA image"), (gd, "a GD image")] {
+            #expect(ImageIntake.sniff(data) == .refused(what))
+            do {
+                _ = try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases))
+                Issue.record("\(what) must be refused")
+            } catch let error as BadgeError {
+                #expect(error.code == .unsupportedFormat && error.message.contains(what), "\(error)")
+            }
+        }
+        // Plain text is not mistaken for a TGA.
+        #expect(ImageIntake.sniff(Data("name,prompt\nalice,Run a marathon\n".utf8)) == .unknown)
+    }
+
     @Test func animatedWebPIsRefused() throws {
         var bytes = [UInt8]("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8X".utf8)
         bytes += [10, 0, 0, 0, 0x02, 0, 0, 0, 9, 0, 0, 9, 0, 0] + [UInt8](repeating: 0, count: 16)
