@@ -130,16 +130,8 @@ public struct BadgeConfig: Sendable {
     }
 
     public static func load(from url: URL) throws -> BadgeConfig {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            throw BadgeError(.config, "cannot read the configuration file", path: url.path,
-                             cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
-                             hint: "check the path given by --config or $BADGE_CONFIG")
-        }
+        let data = try readUserFile(url, what: "configuration file", code: .config,
+                                    hint: "check the path given by --config or $BADGE_CONFIG")
         if data.count > 8 << 20 {
             throw BadgeError(.config, "the configuration file is \(data.count) bytes; at most 8 MiB is read", path: url.path)
         }

@@ -162,3 +162,33 @@ public struct AtomicFileWriter: Sendable {
         try syncDirectory(target.deletingLastPathComponent())
     }
 }
+
+/// Writes all of `data` to `fd`, retrying on EINTR; returns 0 or the errno.
+func writeAll(_ fd: Int32, _ data: Data) -> Int32 {
+    data.withUnsafeBytes { raw -> Int32 in
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += n
+        }
+        return 0
+    }
+}
+
+/// Reads a file the user named (a configuration, a manifest); a failure says
+/// in plain words whether it is missing, a directory or unreadable.
+func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String) throws -> Data {
+    do {
+        return try Data(contentsOf: url)
+    } catch {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        throw BadgeError(code, "cannot read the \(what)", path: url.path,
+                         cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
+                         hint: hint)
+    }
+}

@@ -171,19 +171,7 @@ public struct Workspace: Sendable {
     private static func writeNewFile(_ path: String, _ data: Data) -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd < 0 { return errno }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        var failure = writeAll(fd, data)
         if close(fd) != 0 && failure == 0 { failure = errno }
         return failure
     }

@@ -161,6 +161,18 @@ struct BatchCommandTests {
         #expect((try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("ok.png").path))[.type] as? FileAttributeType == .typeRegular)
     }
 
+    @Test func aMissingManifestOrNoJobsIsAUsageError() async throws {
+        let s = try Sandbox()
+        let missing = try await s.run(["batch", s.root.appendingPathComponent("nope.csv").path])
+        #expect(missing.status == 64 && missing.stderr.contains("nope.csv") && missing.stderr.contains("no such file"), "\(missing.stderr)")
+        let none = try await s.run(["batch"])
+        #expect(none.status == 64 && none.stderr.contains("no jobs"), "\(none.stderr)")
+        let empty = s.root.appendingPathComponent("empty.json")
+        try Data("[]".utf8).write(to: empty)
+        let nothing = try await s.run(["batch", empty.path])
+        #expect(nothing.status == 64 && nothing.stderr.contains("no jobs"), "\(nothing.stderr)")
+    }
+
     @Test func commitMakesOneResultTheCurrentBadge() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "the old promise"]).status == 0)

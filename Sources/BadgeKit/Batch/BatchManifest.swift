@@ -22,16 +22,8 @@ public struct BatchManifest: Sendable {
     /// Reads `url`; the format comes from the extension (.json, .jsonl/.ndjson,
     /// .csv), or from the content when the extension says nothing.
     public static func load(from url: URL) throws -> BatchManifest {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            throw BadgeError(.usage, "cannot read the batch manifest", path: url.path,
-                             cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
-                             hint: "give a .json, .jsonl or .csv file of jobs, or put them in the config's batch.jobs")
-        }
+        let data = try readUserFile(url, what: "batch manifest", code: .usage,
+                                    hint: "give a .json, .jsonl or .csv file of jobs, or put them in the config's batch.jobs")
         return try parse(data, file: url.path, format: format(for: url.pathExtension, data: data),
                          baseDirectory: url.deletingLastPathComponent())
     }

@@ -47,19 +47,7 @@ public final class BatchOutputDirectory: @unchecked Sendable {
         let temporary = ".\(name).\(Self.host).\(getpid()).\(String(format: "%08x", random.next() as UInt32))\(Self.temporarySuffix)"
         let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: temporary, errno) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
-        }
+        var failure = writeAll(file, data)
         if failure == 0 && fsync(file) != 0 { failure = errno }
         if close(file) != 0 && failure == 0 && errno != EINTR { failure = errno }
         if failure == 0 && renameat(fd, temporary, fd, name) != 0 { failure = errno }
