@@ -19,7 +19,7 @@ struct BatchCommand: AsyncParsableCommand {
               badge batch team.csv --output badges/
               badge batch variants.json --concurrency 4 --fail-fast
               badge batch team.csv --output /out --shard 2/8        # this machine's eighth
-              badge batch team.csv --commit alice                   # then make alice's badge current
+              badge batch team.csv --commit alice     # and make alice current
             """
     )
 
@@ -149,7 +149,8 @@ struct BatchCommand: AsyncParsableCommand {
             return jobs
         }
         if file == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
+            // One byte past the limit is enough to say the manifest is too large.
+            let data = (try? FileHandle.standardInput.read(upToCount: BatchManifest.maxBytes + 1)) ?? Data()
             return try BatchManifest.parse(data, file: "standard input", format: BatchManifest.sniff(data),
                                            baseDirectory: workingDirectory)
         }
