@@ -156,7 +156,7 @@ public struct ImportGenerator: BadgeGenerator {
     }
 
     public static let readStandardInput: @Sendable (Int) throws -> Data = { limit in
-        let data = (try? FileHandle.standardInput.read(upToCount: limit)) ?? Data()
+        let data = try BadgeKit.readStandardInput(limit: limit)
         if data.count >= limit {
             throw BadgeError(.imageTooLarge, "standard input holds more than \(limit - 1) bytes",
                              hint: "raise intake.maxFileBytes in the configuration")

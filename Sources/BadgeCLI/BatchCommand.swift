@@ -150,7 +150,7 @@ struct BatchCommand: AsyncParsableCommand {
         }
         if file == "-" {
             // One byte past the limit is enough to say the manifest is too large.
-            let data = (try? FileHandle.standardInput.read(upToCount: BatchManifest.maxBytes + 1)) ?? Data()
+            let data = try readStandardInput(limit: BatchManifest.maxBytes + 1)
             return try BatchManifest.parse(data, file: "standard input", format: BatchManifest.sniff(data),
                                            baseDirectory: workingDirectory)
         }

@@ -192,3 +192,22 @@ func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String)
                          hint: hint)
     }
 }
+
+/// Reads standard input to its end, or to `limit` bytes, whichever comes
+/// first. read(2) is retried on EINTR: a signal (a resized terminal, a
+/// child's exit) must not turn the rest of the input into "empty".
+public func readStandardInput(limit: Int) throws -> Data {
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    while data.count < limit {
+        let wanted = min(chunk.count, limit - data.count)
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress!, wanted) }
+        if n == 0 { break }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw BadgeError(.io, "cannot read standard input", cause: BadgeError.errnoDescription(errno))
+        }
+        data.append(contentsOf: chunk[0..<n])
+    }
+    return data
+}
