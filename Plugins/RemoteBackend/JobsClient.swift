@@ -23,8 +23,11 @@ struct JobsClient {
         let body = try JSONSerialization.data(
             withJSONObject: RawDialect.fill(options.bodyTemplate!, request: request), options: [.sortedKeys, .withoutEscapingSlashes])
         let submitURL = url(options.submitPath, id: nil)
-        let submitted = try await generator.sendWithRetries(
-            options.post(to: submitURL, json: body, accept: "application/json", credentials: credentials), via: http)
+        let submit = options.post(to: submitURL, json: body, accept: "application/json", credentials: credentials)
+        // A submit that is under way finishes even if badge is cancelled meanwhile: the
+        // server may have made the job already, and only its answer says which one to cancel.
+        let generator = self.generator, http = self.http
+        let submitted = try await Task.detached { try await generator.sendWithRetries(submit, via: http) }.value
         guard (200..<300).contains(submitted.status) else { throw generator.serverError(submitted, url: Redact.url(submitURL)) }
         let context = ResponseContext(backend: generator.name, url: Redact.url(submitURL))
         let job = try JSONBody.object(submitted, context: context)
@@ -32,6 +35,10 @@ struct JobsClient {
             throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
         }
         generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(id)"])
+        if Task.isCancelled {
+            await cancelJob(id, credentials: credentials)
+            throw CancellationError()
+        }
 
         let deadline = ContinuousClock.now.advanced(by: options.timeout)
         var status = try Self.status(of: job, context: context)

@@ -79,6 +79,31 @@ struct JobsTests {
         #expect(h.currentBadge == h.previousBadge)
     }
 
+    @Test func cancellingDuringTheSubmitStillCancelsTheJobItMade() async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        let task = Task {
+            try await h.run(mode: "jobs-slow-submit", api: "jobs", options: Self.options.merging(["timeoutSeconds": "30"]) { $1 })
+        }
+        // Cancel while the submit is in flight: the server has made the job but not yet answered.
+        let clock = ContinuousClock()
+        let started = clock.now
+        while try await !h.received().contains(where: { ($0["path"] as? String)?.hasSuffix("/predictions") == true }) {
+            try #require(clock.now - started < .seconds(20), "the job was never submitted")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled run must not succeed")
+        } catch {
+            #expect(error is CancellationError || (error as? BadgeError)?.code == .cancelled, "\(error)")
+        }
+        let status = try await h.transport.send(HTTPRequest(url: h.server.url("/jobs-slow-submit/predictions/job-jobs-slow-submit-1")))
+        #expect(String(decoding: status.body, as: UTF8.self).contains("canceled"), "the job made during the submit was left running")
+        #expect(h.currentBadge == h.previousBadge)
+    }
+
     @Test func outputsComeInManyShapes() {
         let b64 = TestPNG.solid(width: 2, height: 2, rgb: (1, 2, 3)).base64EncodedString()
         if case .url = JobsClient.output(["https://x/y.png"]) {} else { Issue.record("a list of URLs") }

@@ -134,6 +134,9 @@ class Handler(BaseHTTPRequestHandler):
             job_id = f"job-{mode}-{n}"
             with lock:
                 jobs[job_id] = {"polls": 0}
+            if mode == "jobs-slow-submit":
+                # The job exists from here on, but the client hears of it only a second later.
+                time.sleep(1.0)
             return self.reply(201, {"id": job_id, "status": "starting"})
         if self.path.endswith("/cancel"):
             with lock:
