@@ -62,8 +62,16 @@ public final class Canvas {
         let width = self.width
         // Beyond `band` from the edge a pixel is wholly in or out: no distance needed.
         let band = soft > 0 ? soft : 0.5
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for y in y0..<y1 {
+        pixels.withUnsafeMutableBufferPointer { whole in
+            let shared = SharedRows(buffer: whole)
+            // Rows are independent (each writes only its own pixels, and the dither
+            // depends on position alone), so a large shape is drawn on every core
+            // with the very same result.
+            let parts = (y1 - y0) * (x1 - x0) >= Self.parallelArea ? Self.drawingThreads : 1
+            let draw: @Sendable (Int) -> Void = { k in
+                let buffer = shared.buffer
+                let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
+            for y in from..<to {
                 let py = Double(y) + 0.5
                 var rowStart = x0, rowEnd = x1
                 var innerStart = Int.max, innerEnd = Int.min
@@ -113,8 +121,19 @@ public final class Canvas {
                     Self.blend(buffer, at: i, sampler.color(x, y), coverage)
                 }
             }
+            }
+            if parts == 1 {
+                draw(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: parts, execute: draw)
+            }
         }
     }
+
+    /// Below this many pixels a shape is drawn on the calling thread alone:
+    /// handing work to other threads costs more than it saves.
+    static let parallelArea = 1 << 16
+    static let drawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Source-over compositing of one straight-alpha colour (channels 0–255 as
     /// Doubles, already dithered) at `coverage`.
@@ -146,7 +165,7 @@ public final class Canvas {
 /// Evaluates a `Paint` at a pixel, with a 4×4 ordered dither on gradients so
 /// that slow ramps never show bands. Deterministic: the dither depends only
 /// on the pixel position.
-struct PaintSampler {
+struct PaintSampler: Sendable {
     private enum Kind { case solid, linear, radial }
 
     private let kind: Kind
@@ -214,4 +233,9 @@ struct PaintSampler {
         }
         return colors[colors.count - 1]
     }
+}
+
+/// The canvas's pixels, shared with the threads that draw disjoint rows of one shape.
+private struct SharedRows: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
 }

@@ -69,7 +69,7 @@ public enum Shape: Sendable {
 }
 
 /// A signed distance function, specialised per shape so the fill loop inlines it.
-protocol DistanceField {
+protocol DistanceField: Sendable {
     func distance(_ x: Double, _ y: Double) -> Double
     /// For the row at `y`, what is known without a distance per pixel (nil:
     /// nothing, test every pixel of the bounding box).

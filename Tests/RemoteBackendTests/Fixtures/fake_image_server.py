@@ -233,6 +233,9 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404, {"error": f"unknown mode {mode}"})
 
 
+# The default listen backlog of 5 drops SYNs when many clients connect at once
+# (each dropped one costs a 1 s retransmit).
+ThreadingHTTPServer.request_queue_size = 128
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 print(server.server_address[1], flush=True)
