@@ -9,6 +9,9 @@ public final class Canvas {
     public let height: Int
     /// Straight-alpha RGBA, row-major, 4 bytes a pixel.
     public internal(set) var pixels: [UInt8]
+    /// How many threads may share the rows of one large shape (the result is
+    /// the same for any number; 1 draws on the calling thread only).
+    public var drawingThreads = Canvas.defaultDrawingThreads
 
     public static let maxSide = 8192
 
@@ -67,7 +70,7 @@ public final class Canvas {
             // Rows are independent (each writes only its own pixels, and the dither
             // depends on position alone), so a large shape is drawn on every core
             // with the very same result.
-            let parts = (y1 - y0) * (x1 - x0) >= Self.parallelArea ? Self.drawingThreads : 1
+            let parts = (y1 - y0) * (x1 - x0) >= Self.parallelArea ? max(1, drawingThreads) : 1
             let draw: @Sendable (Int) -> Void = { k in
                 let buffer = shared.buffer
                 let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
@@ -134,7 +137,7 @@ public final class Canvas {
     /// alone: the big fills of a 1024 px badge gain from a second core, while a
     /// batch of smaller badges already keeps every core busy with one badge each.
     static let parallelArea = 1 << 19
-    static let drawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    public static let defaultDrawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Source-over compositing of one straight-alpha colour (channels 0–255 as
     /// Doubles, already dithered) at `coverage`.

@@ -60,3 +60,27 @@ struct CoverageTests {
         #expect(partial > 40, "\(name): only \(partial) anti-aliased edge pixels")
     }
 }
+
+/// Large shapes are drawn with their rows shared between threads; the pixels
+/// must be exactly those one thread draws, dither and soft edges included.
+struct ParallelDrawingTests {
+    static func draw(threads: Int) throws -> [UInt8] {
+        let canvas = try Canvas(width: 1024, height: 1024, background: .clear)
+        canvas.drawingThreads = threads
+        canvas.fill(.roundedRect(x: 0, y: 0, width: 1024, height: 1024, radius: 0),
+                    with: .linear(start: Point(0, 0), end: Point(0, 1024), stops: [(0, RGBA(20, 40, 90)), (1, RGBA(120, 30, 80))]))
+        canvas.fill(.circle(center: Point(512, 530), radius: 470), with: .solid(RGBA(0, 0, 0, 120)), softness: 24)
+        canvas.fill(.ring(center: Point(512, 512), inner: 400, outer: 460), with: .radial(center: Point(400, 380), radius: 600,
+                    stops: [(0, RGBA(250, 220, 130)), (1, RGBA(168, 118, 30))]))
+        canvas.fill(.polygon(CoverageTests.star.map { Point($0.x * 9 + 60, $0.y * 9 + 40) }), with: .solid(.white), opacity: 0.9)
+        return canvas.pixels
+    }
+
+    @Test func everyThreadCountGivesTheSamePixels() throws {
+        let one = try Self.draw(threads: 1)
+        #expect(one.contains { $0 != 0 }, "something was drawn")
+        for threads in [2, 3, 4] {
+            #expect(try Self.draw(threads: threads) == one, "\(threads) threads")
+        }
+    }
+}
