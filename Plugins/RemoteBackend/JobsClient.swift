@@ -26,8 +26,7 @@ struct JobsClient {
         let submit = options.post(to: submitURL, json: body, accept: "application/json", credentials: credentials)
         // A submit that is under way finishes even if badge is cancelled meanwhile: the
         // server may have made the job already, and only its answer says which one to cancel.
-        let generator = self.generator, http = self.http
-        let submitted = try await Task.detached { try await generator.sendWithRetries(submit, via: http) }.value
+        let submitted = try await generator.sendWithRetries(submit, via: http, finishingInFlight: true)
         guard (200..<300).contains(submitted.status) else { throw generator.serverError(submitted, url: Redact.url(submitURL)) }
         let context = ResponseContext(backend: generator.name, url: Redact.url(submitURL))
         let job = try JSONBody.object(submitted, context: context)

@@ -100,13 +100,16 @@ public struct RemoteGenerator: BadgeGenerator {
     }
 
     /// Sends, retrying what the policy says is worth retrying.
-    func sendWithRetries(_ request: HTTPRequest, via http: any HTTPTransport) async throws -> HTTPResponse {
+    /// `finishingInFlight`: a request already sent is answered even if the task is
+    /// cancelled meanwhile (its answer may name something the server made); the
+    /// waits between retries still end at once on cancellation.
+    func sendWithRetries(_ request: HTTPRequest, via http: any HTTPTransport, finishingInFlight: Bool = false) async throws -> HTTPResponse {
         let policy = RetryPolicy(retries: options.retries, maxRetryAfter: options.maxRetryAfter)
         var attempt = 0
         while true {
             let response: HTTPResponse
             do {
-                response = try await http.send(request)
+                response = try await finishingInFlight ? Task.detached { try await http.send(request) }.value : http.send(request)
             } catch let error as BadgeError where RetryPolicy.isRetryable(error) && attempt < policy.retries {
                 let delay = policy.backoff(attempt: attempt)
                 logger.info("retrying after a network error", metadata: ["backend": "\(name)", "cause": "\(error.message)", "in": "\(delay)"])

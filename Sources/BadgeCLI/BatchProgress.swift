@@ -75,7 +75,7 @@ final class BatchProgress: @unchecked Sendable {
         case .upToDate:
             return "\(status)  \(result.item.fileName)"
         case .failed, .cancelled:
-            let message = result.error.map { $0.description.components(separatedBy: "\n")[0] } ?? "unknown failure"
+            let message = result.error?.headline ?? "unknown failure"
             return "\(status)  \(result.item.key): \(message)"
         }
     }

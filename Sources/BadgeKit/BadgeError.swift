@@ -89,6 +89,13 @@ public struct BadgeError: Error, Sendable, Equatable, CustomStringConvertible {
         return head
     }
 
+    /// The description without its hint line: for one-line listings (a batch's summary).
+    public var headline: String {
+        var copy = self
+        copy.hint = nil
+        return copy.description
+    }
+
     /// The process exit code: 64 for a usage error (a bad option, an unknown backend name), 1 otherwise.
     public var exitCode: Int32 { code == .usage || code == .unknownBackend ? 64 : 1 }
 

@@ -233,13 +233,8 @@ public final class GDImage {
             // Blurred small and scaled up: the same softness for a fraction of the work.
             let small = max(16, side / 4)
             let filled = try squared(side: small, contain: false, backdrop: .color(.white))
-            let blurred = try filled.blurred(radius: max(2, small / 12))
             // Bilinear scaling: gd's resampled copy enlarges in visible steps.
-            gdImageSetInterpolationMethod(blurred.pointer, GD_BILINEAR_FIXED)
-            guard let scaled = gdImageScale(blurred.pointer, UInt32(side), UInt32(side)) else {
-                throw BadgeError(.generationFailed, "libgd could not scale an image to \(side)×\(side)", hint: "is memory short?")
-            }
-            let soft = GDImage(taking: scaled)
+            let soft = try filled.blurred(radius: max(2, small / 12)).scaledBilinear(side: side)
             let dim = Int32(102) << 24  // black at 80 % transparency
             gdImageAlphaBlending(soft.pointer, 1)
             gdImageFilledRectangle(soft.pointer, 0, 0, Int32(side - 1), Int32(side - 1), dim)
@@ -276,9 +271,13 @@ extension GDImage {
         guard let cropped = gdImageCrop(pointer, &rect) else {
             throw BadgeError(.generationFailed, "libgd could not crop a \(crop)×\(crop) square", hint: "is memory short?")
         }
-        let square = GDImage(taking: cropped)
-        gdImageSetInterpolationMethod(square.pointer, GD_BILINEAR_FIXED)
-        guard let scaled = gdImageScale(square.pointer, UInt32(side), UInt32(side)) else {
+        return try GDImage(taking: cropped).scaledBilinear(side: side)
+    }
+
+    /// This image scaled bilinearly to `side`×`side`.
+    func scaledBilinear(side: Int) throws -> GDImage {
+        gdImageSetInterpolationMethod(pointer, GD_BILINEAR_FIXED)
+        guard let scaled = gdImageScale(pointer, UInt32(side), UInt32(side)) else {
             throw BadgeError(.generationFailed, "libgd could not scale an image to \(side)×\(side)", hint: "is memory short?")
         }
         return GDImage(taking: scaled)

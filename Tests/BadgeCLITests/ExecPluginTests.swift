@@ -63,16 +63,23 @@ struct ExecPluginTests {
         #expect(lines.contains { $0.hasPrefix("gone exec") && $0.contains("\(s.root.path)/not-here.sh\" was not found") }, "\(result.stdout)")
     }
 
+    /// A config whose backend "slow" runs a plugin that never finishes and
+    /// starts a child, writing the child's pid to the returned file.
+    static func hangingPlugin(in s: Sandbox, timeoutSeconds: Int) throws -> (config: URL, pidFile: URL) {
+        let pidFile = s.root.appendingPathComponent("child.pid")
+        let config = s.root.appendingPathComponent("hang.json")
+        try Data("""
+            {"backends": {"slow": {"type": "exec", "command": ["\(fixtures.path)/hang.sh"], "timeoutSeconds": \(timeoutSeconds),
+                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
+            """.utf8).write(to: config)
+        return (config, pidFile)
+    }
+
     @Test func aHangingPluginIsStoppedAndTheBadgeStays() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
         let before = try #require(s.badge)
-        let pidFile = s.root.appendingPathComponent("child.pid")
-        let config = s.root.appendingPathComponent("hang.json")
-        try Data("""
-            {"backends": {"slow": {"type": "exec", "command": ["\(Self.fixtures.path)/hang.sh"], "timeoutSeconds": 1,
-                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
-            """.utf8).write(to: config)
+        let (config, pidFile) = try Self.hangingPlugin(in: s, timeoutSeconds: 1)
         let result = try await s.run(["generate", "--config", config.path, "--backend", "slow", "Never finishes"], timeout: 30)
         #expect(result.status == 1)
         #expect(result.stderr.contains("backend 'slow': the plugin did not finish within its time limit of 1 s; it was stopped"),
@@ -88,12 +95,7 @@ struct ExecPluginTests {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
         let before = try #require(s.badge)
-        let pidFile = s.root.appendingPathComponent("child.pid")
-        let config = s.root.appendingPathComponent("hang.json")
-        try Data("""
-            {"backends": {"slow": {"type": "exec", "command": ["\(Self.fixtures.path)/hang.sh"], "timeoutSeconds": 600,
-                                   "env": {"CHILD_PID_FILE": "\(pidFile.path)"}}}}
-            """.utf8).write(to: config)
+        let (config, pidFile) = try Self.hangingPlugin(in: s, timeoutSeconds: 600)
         let child = try s.start(["generate", "--config", config.path, "--backend", "slow", "Never finishes"])
         let err = Pipe()
         child.standardError = err

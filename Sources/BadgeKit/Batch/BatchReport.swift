@@ -98,7 +98,7 @@ public struct BatchReport: Encodable, Sendable {
             sha256 = result.sha256
             bytes = result.bytes
             durationSeconds = result.duration.map(BatchReport.seconds)
-            error = result.error.map { Failure(code: $0.code.rawValue, message: $0.description.components(separatedBy: "\n")[0], hint: $0.hint) }
+            error = result.error.map { Failure(code: $0.code.rawValue, message: $0.headline, hint: $0.hint) }
         }
     }
 

@@ -88,7 +88,9 @@ public struct BatchRunner: Sendable {
 
         var pending: [Int] = []
         let force = self.force
-        let existing = await Self.offload { items.map { force ? nil : Self.upToDate($0, in: output) } }
+        // Reading and hashing every earlier output is blocking work: off the cooperative threads.
+        let existing = (try? await BlockingExecutor.runToCompletion { items.map { force ? nil : Self.upToDate($0, in: output) } })
+            ?? items.map { _ in nil }
         for (index, result) in existing.enumerated() {
             if let result {
                 results[index] = result
@@ -160,7 +162,7 @@ public struct BatchRunner: Sendable {
             try Task.checkCancellation()
             // Once drawn, the write finishes even if a cancellation arrives meanwhile:
             // it is atomic either way, and a finished badge is worth keeping.
-            let digest = try await Self.offload { () throws -> String in
+            let digest = try await BlockingExecutor.runToCompletion { () throws -> String in
                 try output.write(png, as: item.fileName)
                 return BatchHash.sha256(png)
             }
@@ -186,16 +188,5 @@ public struct BatchRunner: Sendable {
               metadata.extra[requestHashKey] == item.requestHash
         else { return nil }
         return BatchResult(item: item, status: .upToDate, metadata: metadata, sha256: BatchHash.sha256(data), bytes: data.count)
-    }
-
-    /// Blocking work (file I/O, hashing) off Swift's cooperative threads.
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await BlockingExecutor.runToCompletion(work)
-    }
-
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: work()) }.start()
-        }
     }
 }
