@@ -24,13 +24,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
-        // C libraries, each behind a shim of typed static inline wrappers.
-        .systemLibrary(
-            name: "CGD",
-            path: "Sources/CGD",
-            pkgConfig: "gdlib",
-            providers: [.apt(["libgd-dev"])]
-        ),
+        // C libraries, each behind a shim of typed wrappers. libgd and libcurl are opened on
+        // first use, not linked (CLibraryLoader says why): these targets forward
+        // badge's calls to them.
+        .target(name: "CLibraryLoader", path: "Sources/CLibraryLoader"),
+        .target(name: "CGD", dependencies: ["CLibraryLoader"], path: "Sources/CGD"),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"], path: "Sources/CCurl"),
 
         // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale.
         .systemLibrary(
@@ -40,16 +39,16 @@ let package = Package(
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         .systemLibrary(
+            name: "CFreeType",
+            path: "Sources/CFreeType",
+            pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev", "libfreetype-dev"])]
+        ),
+        .systemLibrary(
             name: "CZlib",
             path: "Sources/CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCurl",
-            path: "Sources/CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
         // The core: contract, config, store, pipeline. Pure Swift.
@@ -70,7 +69,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CJPEG", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CJPEG", "CFreeType", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

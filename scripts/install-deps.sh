@@ -3,7 +3,7 @@
 # that is already there. Safe to run again; quiet when all is present.
 set -euo pipefail
 
-packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
+packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
 # Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in

@@ -46,7 +46,9 @@ struct BadgeArt {
         let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
         let canvas = try Canvas(width: request.size, height: request.size)
         let round = style != .tile
-        let text = caption ? fittedCaption(reading.caption, size: size, round: round) : nil
+        // One face for fitting and drawing the caption: opening it costs more than a measure.
+        let face = caption && request.size >= 96 ? try? Font.caption().open() : nil
+        let text = face.flatMap { fittedCaption(reading.caption, face: $0, size: size, round: round) }
         let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
 
         switch style {
@@ -84,11 +86,10 @@ struct BadgeArt {
             painter.draw(motif)
         }
 
-        if let (string, pixelSize) = text {
-            let font = try Font.caption()
-            let box = try font.measure(string, pixelSize: pixelSize)
+        if let (string, pixelSize) = text, let face {
+            let box = try face.measure(string, pixelSize: pixelSize)
             let y = Int(size * (round ? 0.685 : 0.8))
-            try canvas.draw(string, font: font, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
+            try canvas.draw(string, face: face, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
                             x: (request.size - box.width) / 2, y: y - box.height / 2)
         }
         var notes = [
@@ -106,8 +107,8 @@ struct BadgeArt {
 
     /// The caption and the pixel size at which it fits the badge, or nil when
     /// nothing of the prompt can be drawn or the badge is too small to read it.
-    private func fittedCaption(_ caption: String, size: Double, round: Bool) -> (String, Double)? {
-        guard !caption.isEmpty, size >= 96, let font = try? Font.caption() else { return nil }
+    private func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> (String, Double)? {
+        guard !caption.isEmpty else { return nil }
         let maxWidth = size * (round ? 0.56 : 0.8)
         let all = caption.split(separator: " ").map(String.init)
         // Shorter forms in turn: everything, then without the small words, then
@@ -125,7 +126,7 @@ struct BadgeArt {
             let text = words.joined(separator: " ")
             var pixelSize = size * 0.068
             while pixelSize >= size * 0.04 {
-                if let box = try? font.measure(text, pixelSize: pixelSize), Double(box.width) <= maxWidth {
+                if let box = try? face.measure(text, pixelSize: pixelSize), Double(box.width) <= maxWidth {
                     return (text, pixelSize)
                 }
                 pixelSize *= 0.92

@@ -2,7 +2,7 @@ import BadgeKit
 import Canvas
 import Foundation
 
-/// Draws a badge from the words of the promise with libgd: no network, no
+/// Draws a badge from the words of the promise, in Swift: no network, no
 /// model, the same bytes for the same prompt, seed, style and size.
 public struct ProceduralGenerator: BadgeGenerator {
     public static let type = "procedural"
@@ -10,7 +10,7 @@ public struct ProceduralGenerator: BadgeGenerator {
     /// Drawing is CPU work on this machine: one request per core.
     public var preferredConcurrency: Int? { ProcessInfo.processInfo.activeProcessorCount }
     /// Recorded in every badge it draws; bumped whenever the pixels change.
-    public static let artEngineVersion = "art-engine 1"
+    public static let artEngineVersion = "art-engine 2"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 
     public var caption: Bool

@@ -1,10 +1,12 @@
 import BadgeKit
-import CGD
+import CFreeType
 import Foundation
+import Synchronization
 
-/// Text through FreeType, with the font found by fontconfig.
+/// A font for captions: a fontconfig pattern ("DejaVu Sans:bold") or a font
+/// file's path. Text is laid out and rasterised by FreeType (hinted, 8-bit
+/// anti-aliased coverage) and composited onto a Canvas.
 public struct Font: Sendable {
-    /// A fontconfig pattern ("DejaVu Sans:bold") or a font file's path.
     public var name: String
 
     public init(_ name: String) { self.name = name }
@@ -12,82 +14,182 @@ public struct Font: Sendable {
     public static let captionPattern = Font("DejaVu Sans:bold")
     public static let captionFile = Font("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 
-    private static let fontConfig: Void = {
-        gdFontCacheSetup()
-        _ = gdFTUseFontConfig(1)
-    }()
-
     /// The first of the caption fonts that FreeType can open here.
     public static func caption() throws -> Font {
-        for font in [captionPattern, captionFile] where (try? font.measure("Ag", pixelSize: 20)) != nil {
+        for font in [captionPattern, captionFile] where (try? font.open()) != nil {
             return font
         }
         throw BadgeError(.generationFailed, "no caption font was found (DejaVu Sans Bold)",
                          hint: "install it: apt-get install fonts-dejavu-core fontconfig")
     }
 
-    /// The ink box of `text` at `pixelSize`: width, height, and the offset of its
-    /// top-left corner from the baseline origin.
-    public func measure(_ text: String, pixelSize: Double) throws -> (width: Int, height: Int, left: Int, top: Int) {
-        _ = Self.fontConfig
-        var box = [Int32](repeating: 0, count: 8)
-        let error = name.withCString { fontName in
-            text.withCString { string in
-                gdImageStringFT(nil, &box, 0, UnsafeMutablePointer(mutating: fontName), Self.points(pixelSize), 0, 0, 0,
-                                UnsafeMutablePointer(mutating: string))
-            }
-        }
-        if let error {
-            throw BadgeError(.generationFailed, "cannot render text with the font \"\(name)\"", cause: String(cString: error))
-        }
-        // brect: lower-left, lower-right, upper-right, upper-left (x, y).
-        let left = Int(min(box[0], box[6])), right = Int(max(box[2], box[4]))
-        let top = Int(min(box[5], box[7])), bottom = Int(max(box[1], box[3]))
-        return (right - left, bottom - top, left, top)
+    /// The font opened for laying out text: open it once when measuring the
+    /// same text at several sizes.
+    public func open() throws -> FontFace {
+        try FontFace(file: try Self.file(for: name), name: name)
     }
 
-    static func points(_ pixelSize: Double) -> Double { pixelSize * 72 / 96 }
+    /// The ink box of `text` at `pixelSize` (see `FontFace.measure`).
+    public func measure(_ text: String, pixelSize: Double) throws -> TextBox {
+        try open().measure(text, pixelSize: pixelSize)
+    }
+
+    /// Font files already found, by pattern: fontconfig reads its caches on
+    /// the first match, which is worth doing once per process.
+    private static let files = Mutex<[String: String]>([:])
+
+    private static func file(for name: String) throws -> String {
+        if name.hasPrefix("/") { return name }
+        return try files.withLock { files in
+            if let file = files[name] { return file }
+            guard let file = Self.match(name) else {
+                throw BadgeError(.generationFailed, "fontconfig found no font for \"\(name)\"",
+                                 hint: "install one: apt-get install fonts-dejavu-core fontconfig")
+            }
+            files[name] = file
+            return file
+        }
+    }
+
+    private static func match(_ pattern: String) -> String? {
+        guard let parsed = pattern.withCString({ FcNameParse(UnsafeRawPointer($0).assumingMemoryBound(to: FcChar8.self)) }) else {
+            return nil
+        }
+        defer { FcPatternDestroy(parsed) }
+        guard FcConfigSubstitute(nil, parsed, FcMatchPattern) != 0 else { return nil }
+        FcDefaultSubstitute(parsed)
+        var result = FcResultNoMatch
+        guard let match = FcFontMatch(nil, parsed, &result), result == FcResultMatch else { return nil }
+        defer { FcPatternDestroy(match) }
+        var file: UnsafeMutablePointer<FcChar8>?
+        guard FcPatternGetString(match, "file", 0, &file) == FcResultMatch, let file else { return nil }
+        return String(cString: UnsafeRawPointer(file).assumingMemoryBound(to: CChar.self))
+    }
 }
 
-extension GDImage {
-    /// Draws `text` anti-aliased with its ink box's top-left corner at (x, y).
-    public func draw(_ text: String, font: Font, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
-        let box = try font.measure(text, pixelSize: pixelSize)
-        gdImageAlphaBlending(pointer, 1)
-        defer { gdImageAlphaBlending(pointer, 0) }
-        var brect = [Int32](repeating: 0, count: 8)
-        let error = font.name.withCString { fontName in
-            text.withCString { string in
-                gdImageStringFT(pointer, &brect, Self.gdColor(color.r, color.g, color.b, color.a),
-                                UnsafeMutablePointer(mutating: fontName), Font.points(pixelSize), 0,
-                                Int32(x - box.left), Int32(y - box.top), UnsafeMutablePointer(mutating: string))
+/// The box that a text's ink covers: its size, and the offset of its top-left
+/// corner from the pen's origin on the baseline (`top` is negative above it).
+public struct TextBox: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var left: Int
+    public var top: Int
+}
+
+/// An opened font file. FreeType's objects are not shared between threads,
+/// so each FontFace has a FreeType instance of its own; use it on one thread.
+public final class FontFace {
+    private var library: FT_Library?
+    private var face: FT_Face?
+    private let name: String
+
+    fileprivate init(file: String, name: String) throws {
+        self.name = name
+        guard FT_Init_FreeType(&library) == 0 else {
+            throw BadgeError(.generationFailed, "FreeType could not start")
+        }
+        guard FT_New_Face(library, file, 0, &face) == 0, face != nil else {
+            FT_Done_FreeType(library)
+            throw BadgeError(.generationFailed, "cannot open the font \"\(name)\"", path: file,
+                             hint: "install it: apt-get install fonts-dejavu-core fontconfig")
+        }
+    }
+
+    deinit {
+        FT_Done_Face(face)
+        FT_Done_FreeType(library)
+    }
+
+    /// One rasterised glyph, placed relative to the pen's origin on the baseline.
+    struct Glyph {
+        var x: Int, y: Int, width: Int, height: Int
+        var coverage: [UInt8]
+    }
+
+    /// The ink box of `text` at `pixelSize`.
+    public func measure(_ text: String, pixelSize: Double) throws -> TextBox {
+        Self.box(of: try glyphs(text, pixelSize: pixelSize))
+    }
+
+    static func box(of glyphs: [Glyph]) -> TextBox {
+        let inked = glyphs.filter { $0.width > 0 && $0.height > 0 }
+        guard let first = inked.first else { return TextBox(width: 0, height: 0, left: 0, top: 0) }
+        var (x0, y0, x1, y1) = (first.x, first.y, first.x + first.width, first.y + first.height)
+        for g in inked.dropFirst() {
+            x0 = min(x0, g.x); y0 = min(y0, g.y)
+            x1 = max(x1, g.x + g.width); y1 = max(y1, g.y + g.height)
+        }
+        return TextBox(width: x1 - x0, height: y1 - y0, left: x0, top: y0)
+    }
+
+    /// Lays `text` out on one line (kerned, hinted) and renders each glyph.
+    func glyphs(_ text: String, pixelSize: Double) throws -> [Glyph] {
+        guard let face, pixelSize > 0, pixelSize < 10_000 else {
+            throw BadgeError(.generationFailed, "cannot render text at \(pixelSize) pixels")
+        }
+        // 26.6 fixed point at 72 dpi: one point is one pixel.
+        guard FT_Set_Char_Size(face, 0, FT_F26Dot6(pixelSize * 64), 72, 72) == 0 else {
+            throw BadgeError(.generationFailed, "the font \"\(name)\" cannot be set to \(pixelSize) pixels")
+        }
+        let kerned = badge_ft_has_kerning(face) != 0
+        var glyphs: [Glyph] = []
+        var pen = 0
+        var previous: FT_UInt = 0
+        for scalar in text.unicodeScalars {
+            let index = FT_Get_Char_Index(face, FT_ULong(scalar.value))
+            if kerned, previous != 0, index != 0 {
+                var delta = FT_Vector()
+                if FT_Get_Kerning(face, previous, index, FT_UInt(FT_KERNING_DEFAULT.rawValue), &delta) == 0 { pen += Int(delta.x) }
             }
+            guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_DEFAULT)) == 0, let slot = face.pointee.glyph,
+                  FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0
+            else {
+                throw BadgeError(.generationFailed, "the font \"\(name)\" cannot draw U+\(String(scalar.value, radix: 16, uppercase: true))")
+            }
+            let bitmap = slot.pointee.bitmap
+            let width = Int(bitmap.width), height = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+            var coverage = [UInt8](repeating: 0, count: width * height)
+            if let buffer = bitmap.buffer, width > 0 {
+                for row in 0..<height {
+                    let source = buffer + (pitch >= 0 ? row * pitch : (height - 1 - row) * -pitch)
+                    coverage.withUnsafeMutableBufferPointer { out in
+                        (out.baseAddress! + row * width).update(from: source, count: width)
+                    }
+                }
+            }
+            glyphs.append(Glyph(x: (pen + 32) >> 6 + Int(slot.pointee.bitmap_left), y: -Int(slot.pointee.bitmap_top),
+                                width: width, height: height, coverage: coverage))
+            pen += Int(slot.pointee.advance.x)
+            previous = index
         }
-        if let error {
-            throw BadgeError(.generationFailed, "cannot draw text", cause: String(cString: error))
-        }
+        return glyphs
     }
 }
 
 extension Canvas {
-    /// Draws `text` with its ink box's top-left corner at (x, y): FreeType renders
-    /// it into a small gd image just big enough, which is composited here, so the
-    /// canvas never needs a full-size gd copy.
+    /// Draws `text` with its ink box's top-left corner at (x, y).
     public func draw(_ text: String, font: Font, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
-        let box = try font.measure(text, pixelSize: pixelSize)
-        let pad = 2
-        let label = try GDImage(width: box.width + pad * 2, height: box.height + pad * 2)
-        try label.draw(text, font: font, pixelSize: pixelSize, color: color, x: pad, y: pad)
+        try draw(text, face: try font.open(), pixelSize: pixelSize, color: color, x: x, y: y)
+    }
+
+    /// Draws `text` with its ink box's top-left corner at (x, y), in a face already open.
+    public func draw(_ text: String, face: FontFace, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
+        let glyphs = try face.glyphs(text, pixelSize: pixelSize)
+        let box = FontFace.box(of: glyphs)
+        let originX = x - box.left, originY = y - box.top
+        let ink = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
+        let (width, height) = (self.width, self.height)
         pixels.withUnsafeMutableBufferPointer { buffer in
-            for ly in 0..<label.height {
-                let cy = y - pad + ly
-                guard cy >= 0 && cy < height else { continue }
-                for lx in 0..<label.width {
-                    let cx = x - pad + lx
-                    guard cx >= 0 && cx < width else { continue }
-                    let p = label.pixel(lx, ly)
-                    guard p.a > 0 else { continue }
-                    Self.blend(buffer, at: (cy * width + cx) * 4, (Double(p.r), Double(p.g), Double(p.b), 255), Double(p.a) / 255)
+            for glyph in glyphs {
+                for gy in 0..<glyph.height {
+                    let cy = originY + glyph.y + gy
+                    guard cy >= 0 && cy < height else { continue }
+                    for gx in 0..<glyph.width {
+                        let cx = originX + glyph.x + gx
+                        let coverage = glyph.coverage[gy * glyph.width + gx]
+                        guard coverage > 0, cx >= 0, cx < width else { continue }
+                        Self.blend(buffer, at: (cy * width + cx) * 4, ink, Double(coverage) / 255)
+                    }
                 }
             }
         }

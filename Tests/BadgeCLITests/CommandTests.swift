@@ -20,7 +20,7 @@ struct CommandTests {
         #expect(metadata.backend == "procedural")
         #expect(metadata.seed == 1)
         #expect(abs(metadata.commitmentDate.timeIntervalSinceNow) < 120)
-        #expect(metadata.model == "art-engine 1")
+        #expect(metadata.model == "art-engine 2")
     }
 
     @Test func generateJSONIsForScripts() async throws {
@@ -154,6 +154,30 @@ struct CommandTests {
         let notAPicture = try await s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
         #expect(notAPicture.status == 1)
         #expect(notAPicture.stderr.contains("README.md"))
+    }
+
+    /// libgd and libcurl are opened when first called: a procedural badge (with
+    /// its caption) and `--help` never load them, an import loads libgd and
+    /// still works. The dynamic loader's own log (LD_DEBUG) says what was opened.
+    @Test func heavyLibrariesAreLoadedOnlyByTheRunsThatNeedThem() async throws {
+        let s = try Sandbox()
+        func opened(_ arguments: [String]) async throws -> String {
+            let result = try await s.run(arguments, extraEnvironment: ["LD_DEBUG": "files"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr.suffix(2000))")
+            return result.stderr
+        }
+        let help = try await opened(["--help"])
+        let procedural = try await opened(["generate", "--size", "256", "--seed", "1", "--output", s.root.appendingPathComponent("p.png").path,
+                                           "A pair of dumbbells"])
+        for log in [help, procedural] {
+            #expect(!log.contains("libgd.so"))
+            #expect(!log.contains("libcurl.so"))
+        }
+        #expect(procedural.contains("libfreetype.so"), "the caption is drawn by FreeType")
+        let picture = Self.pngsuite.appendingPathComponent("basn6a08.png")
+        let imported = try await opened(["import", picture.path, "My picture", "--size", "64", "--output", s.root.appendingPathComponent("i.png").path])
+        #expect(imported.contains("libgd.so.3"))
+        #expect(!imported.contains("libcurl.so"))
     }
 
     @Test(arguments: [

@@ -110,7 +110,7 @@ struct CanvasTests {
         let font = try Font.caption()
         let box = try font.measure("PROMISE", pixelSize: 40)
         #expect(box.width > 100 && box.height > 20 && box.height < 60)
-        let image = try GDImage(try Canvas(width: 300, height: 100, background: .black))
+        let image = try Canvas(width: 300, height: 100, background: .black)
         try image.draw("PROMISE", font: font, pixelSize: 40, color: .white, x: 20, y: 30)
         var lit = 0
         for y in 30..<(30 + box.height) { for x in 20..<(20 + box.width) where image.pixel(x, y).r > 128 { lit += 1 } }
