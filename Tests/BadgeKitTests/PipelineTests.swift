@@ -173,6 +173,22 @@ struct MetadataTests {
         #expect((try? BadgeMetadata.parseCommitmentDate("2028-02-29", in: .gmt)) != nil)
     }
 
+    /// RFC 3339 as the metadata carries it: "Z" for UTC, the zone's own offset
+    /// with a colon otherwise, milliseconds only when asked; and it reads back.
+    @Test func datesAreWrittenInRFC3339() throws {
+        let date = Date(timeIntervalSince1970: 1_790_000_000.25)
+        let zones = [("GMT", "2026-09-21T14:13:20Z"), ("Asia/Kolkata", "2026-09-21T19:43:20+05:30"),
+                     ("America/Los_Angeles", "2026-09-21T07:13:20-07:00")]
+        for (identifier, expected) in zones {
+            let zone = try #require(TimeZone(identifier: identifier))
+            #expect(BadgeMetadata.rfc3339(date, in: zone) == expected)
+            #expect(BadgeMetadata.parseRFC3339(expected) == Date(timeIntervalSince1970: 1_790_000_000))
+        }
+        let precise = BadgeMetadata.rfc3339(date, in: .gmt, fractionalSeconds: true)
+        #expect(precise == "2026-09-21T14:13:20.250Z")
+        #expect(BadgeMetadata.parseRFC3339(precise) == date)
+    }
+
     @Test func crcMatchesTheStandardVector() {
         #expect(CRC32.checksum(Data("123456789".utf8)) == 0xCBF4_3926)
     }
