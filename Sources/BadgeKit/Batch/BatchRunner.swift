@@ -50,7 +50,8 @@ public struct BatchRunner: Sendable {
     public struct Chain: Sendable {
         public var backend: BackendInstance
         public var fallbacks: [BackendInstance]
-        /// How many of its items may run at once.
+        /// How many of its items may be drawn at once (writing the file
+        /// afterwards no longer holds the backend's slot).
         public var limit: Int
 
         public init(backend: BackendInstance, fallbacks: [BackendInstance] = [], limit: Int) {
@@ -102,7 +103,7 @@ public struct BatchRunner: Sendable {
 
         var running: [String: Int] = [:]
         var stopReason: String?
-        await withTaskGroup(of: (Int, BatchResult).self) { group in
+        await withTaskGroup(of: (Int, Step).self) { group in
             var inFlight = 0
             while true {
                 if stopReason == nil && Task.isCancelled { stopReason = "interrupted before it started" }
@@ -127,12 +128,25 @@ public struct BatchRunner: Sendable {
                         running[item.backend, default: 0] += 1
                         inFlight += 1
                         events(.started(item))
-                        group.addTask { (index, await self.make(item, with: chain, into: output)) }
+                        group.addTask { (index, await self.draw(item, with: chain)) }
                     }
                 }
-                guard inFlight > 0, let (index, result) = await group.next() else { break }
+                guard inFlight > 0, let (index, step) = await group.next() else { break }
+                let result: BatchResult
+                switch step {
+                case let .drawn(png, metadata, started):
+                    // The backend is free for the next item while this one is
+                    // written and fsynced: a core never waits on the disk.
+                    running[items[index].backend, default: 1] -= 1
+                    group.addTask { (index, .written(await self.write(items[index], png: png, metadata: metadata, started: started, into: output))) }
+                    continue
+                case let .failed(failure):
+                    running[items[index].backend, default: 1] -= 1
+                    result = failure
+                case let .written(written):
+                    result = written
+                }
                 inFlight -= 1
-                running[result.item.backend, default: 1] -= 1
                 results[index] = result
                 events(.finished(result))
                 if result.status == .failed && failFast && stopReason == nil {
@@ -151,28 +165,48 @@ public struct BatchRunner: Sendable {
         return results.map { $0! }
     }
 
-    /// Draws one item and writes it; every failure becomes a result, never a throw.
-    private func make(_ item: BatchItem, with chain: Chain, into output: BatchOutputDirectory) async -> BatchResult {
-        let clock = ContinuousClock()
-        let started = clock.now
+    /// Where an item is: drawn (its backend's slot is free again), or ended.
+    private enum Step: Sendable {
+        case drawn(png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant)
+        case failed(BatchResult)
+        case written(BatchResult)
+    }
+
+    /// Draws one item; every failure becomes a result, never a throw.
+    private func draw(_ item: BatchItem, with chain: Chain) async -> Step {
+        let started = ContinuousClock.now
         do {
             let (png, metadata) = try await pipeline.render(
                 item.request, backend: chain.backend, fallbacks: chain.fallbacks, commitment: commitment,
                 extra: [Self.requestHashKey: item.requestHash])
             try Task.checkCancellation()
-            // Once drawn, the write finishes even if a cancellation arrives meanwhile:
-            // it is atomic either way, and a finished badge is worth keeping.
+            return .drawn(png: png, metadata: metadata, started: started)
+        } catch {
+            return .failed(Self.failure(item, error, started: started))
+        }
+    }
+
+    /// Writes a drawn item. Once drawn, the write finishes even if a
+    /// cancellation arrives meanwhile: it is atomic either way, and a finished
+    /// badge is worth keeping.
+    private func write(_ item: BatchItem, png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant,
+                       into output: BatchOutputDirectory) async -> BatchResult {
+        do {
             let digest = try await BlockingExecutor.runToCompletion { () throws -> String in
                 try output.write(png, as: item.fileName)
                 return BatchHash.sha256(png)
             }
             return BatchResult(item: item, status: .made, metadata: metadata, sha256: digest, bytes: png.count,
-                               duration: clock.now - started)
+                               duration: ContinuousClock.now - started)
         } catch {
-            let badgeError = BadgeError.wrap(error, backend: item.backend, message: "the backend failed")
-            return BatchResult(item: item, status: badgeError.code == .cancelled ? .cancelled : .failed,
-                               duration: clock.now - started, error: badgeError)
+            return Self.failure(item, error, started: started)
         }
+    }
+
+    private static func failure(_ item: BatchItem, _ error: any Error, started: ContinuousClock.Instant) -> BatchResult {
+        let badgeError = BadgeError.wrap(error, backend: item.backend, message: "the backend failed")
+        return BatchResult(item: item, status: badgeError.code == .cancelled ? .cancelled : .failed,
+                           duration: ContinuousClock.now - started, error: badgeError)
     }
 
     /// The existing output of `item` if it is a complete badge made for the same request.
