@@ -1,3 +1,4 @@
+import BadgeKit
 import Foundation
 
 /// Reads the EXIF UserComment (tag 0x9286 in the Exif IFD) of a JPEG: where
@@ -5,21 +6,7 @@ import Foundation
 /// save JPEG. Only this one tag is read; nothing else of the EXIF is kept.
 enum ExifUserComment {
     static func read(fromJPEG data: Data) -> String? {
-        let bytes = [UInt8](data.prefix(256 << 10))
-        var i = 2
-        while i + 4 <= bytes.count, bytes[i] == 0xFF {
-            let marker = bytes[i + 1]
-            if marker == 0xDA || marker == 0xD9 { return nil }
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 2 else { return nil }
-            let body = i + 4
-            let end = min(bytes.count, i + 2 + length)
-            if marker == 0xE1, body + 14 <= end, Array(bytes[body..<(body + 6)]) == Array("Exif\0\0".utf8) {
-                return comment(inTIFF: Array(bytes[(body + 6)..<end]))
-            }
-            i += 2 + length
-        }
-        return nil
+        ImageIntake.jpegExif(data).flatMap(comment(inTIFF:))
     }
 
     static func comment(inTIFF t: [UInt8]) -> String? {

@@ -275,23 +275,31 @@ public struct ImageIntake: Sendable {
     /// The EXIF orientation (1–8) of a JPEG, or 1 when it has none. Phones store
     /// pictures sideways and say so here; a reader that ignores it shows them rotated.
     public static func jpegOrientation(_ data: Data) -> Int {
+        jpegExif(data).map(orientation(inTIFF:)) ?? 1
+    }
+
+    /// The TIFF structure of a JPEG's EXIF segment (APP1 "Exif\0\0"), from the
+    /// segments before the image data; nil when there is none. Fill bytes
+    /// (0xFF runs) before a marker are skipped, as decoders do.
+    public static func jpegExif(_ data: Data) -> [UInt8]? {
         let bytes = [UInt8](data.prefix(256 << 10))
         var i = 2
         while i + 4 <= bytes.count, bytes[i] == 0xFF {
             let marker = bytes[i + 1]
-            if marker == 0xDA || marker == 0xD9 { break }
+            if marker == 0xFF { i += 1; continue }
+            if marker == 0xDA || marker == 0xD9 { return nil }
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            guard length >= 2 else { break }
+            guard length >= 2 else { return nil }
             let body = i + 4
             // The segment's own end, not the buffer's: a segment shorter than its
             // "Exif" header (a fuzzer's find) must not be sliced backwards.
             let end = min(bytes.count, i + 2 + length)
             if marker == 0xE1, body + 14 <= end, Array(bytes[body..<(body + 6)]) == Array("Exif\0\0".utf8) {
-                return orientation(inTIFF: Array(bytes[(body + 6)..<end]))
+                return Array(bytes[(body + 6)..<end])
             }
             i += 2 + length
         }
-        return 1
+        return nil
     }
 
     static func orientation(inTIFF t: [UInt8]) -> Int {

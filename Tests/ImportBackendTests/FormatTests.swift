@@ -233,6 +233,15 @@ struct OrientationTests {
         Self.expectMarkerTopLeft(try GDImage.decode(data), scale: 1, orientation: orientation)
     }
 
+    /// A marker may be preceded by any number of 0xFF fill bytes (ITU T.81 B.1.1.2):
+    /// the EXIF segment behind them is still found, as libjpeg finds it.
+    @Test func fillBytesBeforeTheExifSegmentAreSkipped() throws {
+        var bytes = [UInt8](try Self.storedJPEG(orientation: 6))
+        bytes.insert(contentsOf: [0xFF, 0xFF, 0xFF], at: 2)
+        #expect(ImageIntake.jpegOrientation(Data(bytes)) == 6)
+        Self.expectMarkerTopLeft(try GDImage.decode(Data(bytes)), scale: 1, orientation: 6)
+    }
+
     /// The shown picture is 48k×24k with the red marker in its top-left corner and blue elsewhere.
     static func expectMarkerTopLeft(_ image: GDImage, scale k: Int, orientation: Int) {
         #expect(image.width == 48 * k && image.height == 24 * k, "orientation \(orientation): \(image.width)×\(image.height)")
