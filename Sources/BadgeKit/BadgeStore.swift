@@ -249,7 +249,7 @@ public struct BadgeStore: Sendable {
     /// entry left by a writer killed before its rename is simply reused.
     private func keepCurrentInHistory() throws {
         guard FileManager.default.fileExists(atPath: badgeURL.path) else { return }
-        let id = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id ?? "unknown-\(Int(Date().timeIntervalSince1970))"
+        let id = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id ?? "\(Self.foreignPrefix)\(Int(Date().timeIntervalSince1970))"
         let entry = historyURL.appendingPathComponent("\(id).png")
         do {
             try fileSystem.link(badgeURL.path, entry.path)
@@ -266,7 +266,9 @@ public struct BadgeStore: Sendable {
     }
 
     /// Keeps the newest `historyLimit` entries and drops the entry of the badge
-    /// that is current again (after a restore).
+    /// that is current again (after a restore). Files that were at the badge
+    /// path without badge metadata are kept as `unknown-<time>.png`, outside
+    /// the history's list; the newest `historyLimit` of those are kept too.
     private func prune() {
         let currentID = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id
         let entries = historyEntries()
@@ -278,5 +280,16 @@ public struct BadgeStore: Sendable {
                 kept += 1
             }
         }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: historyURL.path)) ?? []
+        let foreign = names.compactMap { name -> (Int, String)? in
+            guard name.hasPrefix(Self.foreignPrefix), name.hasSuffix(".png"),
+                  let time = Int(name.dropFirst(Self.foreignPrefix.count).dropLast(4)) else { return nil }
+            return (time, name)
+        }
+        for (_, name) in foreign.sorted(by: >).dropFirst(historyLimit) {
+            try? fileSystem.unlink(historyURL.appendingPathComponent(name).path)
+        }
     }
+
+    private static let foreignPrefix = "unknown-"
 }

@@ -102,6 +102,29 @@ struct BadgeStoreTests {
         #expect(store.temporaryFiles().isEmpty)
     }
 
+    /// A file without badge metadata at the badge path is kept when replaced,
+    /// as unknown-<time>.png, and such files are pruned to the limit like the rest.
+    @Test func foreignFilesKeptInTheHistoryArePrunedToo() throws {
+        let f = StoreFixture()
+        let store = f.store(historyLimit: 2)
+        try f.commit(1, to: store)
+        try f.commit(2, to: store)
+        for time in [100, 200, 300, 400] {
+            try Data("stale".utf8).write(to: store.historyURL.appendingPathComponent("unknown-\(time).png"))
+        }
+        // Another program writes over the badge (badge 2 is lost to it).
+        try TestPNG.solid(width: 4, height: 4, rgb: (1, 2, 3)).write(to: store.badgeURL)
+        try f.commit(3, to: store)
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).sorted()
+        let foreign = files.filter { $0.hasPrefix("unknown-") }
+        #expect(foreign.count == 2, "\(files)")
+        // The foreign badge just replaced is the newest and is kept, byte for byte.
+        let newest = try #require(foreign.max { Int($0.dropFirst(8).dropLast(4))! < Int($1.dropFirst(8).dropLast(4))! })
+        #expect(try Data(contentsOf: store.historyURL.appendingPathComponent(newest)) == TestPNG.solid(width: 4, height: 4, rgb: (1, 2, 3)))
+        #expect(foreign.contains("unknown-400.png") && !foreign.contains("unknown-100.png"))
+        #expect(try store.history().map(\.metadata.prompt) == ["promise 1"])
+    }
+
     @Test func aForeignFileAtTheBadgePathIsReportedNotTrusted() throws {
         let f = StoreFixture()
         let store = f.store()
