@@ -102,18 +102,40 @@ public struct AtomicFileWriter: Sendable {
         self.fileSystem = fileSystem
     }
 
-    /// The name of a temporary file for `target`: hidden, naming our pid.
-    public static func temporaryName(for target: URL) -> String {
+    /// The name of a temporary file for the file `name`: hidden, naming this
+    /// host and process, so that a later run can tell one left by a killed run.
+    public static func temporaryName(for name: String) -> String {
         var random = SystemRandomNumberGenerator()
         let tag = String(format: "%08x", random.next() as UInt32)
-        return ".\(target.lastPathComponent).\(getpid()).\(tag)\(temporarySuffix)"
+        return ".\(name).\(host).\(getpid()).\(tag)\(temporarySuffix)"
     }
+
+    /// Whether `name` is a temporary file (of `target`, if given) left by a
+    /// process of this host that no longer exists. Other hosts' temporaries
+    /// are never taken for abandoned: a shared directory's pids mean nothing here.
+    public static func isAbandonedTemporary(_ name: String, of target: String? = nil) -> Bool {
+        guard name.hasPrefix("." + (target.map { $0 + "." } ?? "")), name.hasSuffix(temporarySuffix) else { return false }
+        let parts = name.split(separator: ".")
+        guard parts.count >= 5, parts[parts.count - 4] == host, let pid = Int32(parts[parts.count - 3]) else { return false }
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// This machine's name, reduced to characters that are safe in a file name.
+    public static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let name = String(decoding: bytes, as: UTF8.self).unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-") ? Character(scalar) : "-"
+        }
+        return name.isEmpty ? "host" : String(name.prefix(64))
+    }()
 
     /// Creates and fills a temporary file beside `target`; returns its path.
     /// On any failure the temporary file is removed before the error is thrown.
     public func writeTemporary(_ data: Data, besides target: URL, mode: mode_t = 0o644) throws(SystemCallError) -> String {
         let directory = target.deletingLastPathComponent().path
-        let temporary = directory + "/" + Self.temporaryName(for: target)
+        let temporary = directory + "/" + Self.temporaryName(for: target.lastPathComponent)
         let fd = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         var isOpen = true
         do throws(SystemCallError) {
@@ -150,8 +172,14 @@ public struct AtomicFileWriter: Sendable {
         try fileSystem.fsync(fd)
     }
 
-    /// Atomically replaces (or creates) `target` with `data`.
+    /// Atomically replaces (or creates) `target` with `data`. Temporaries of
+    /// `target` that a killed run left behind are removed first.
     public func write(_ data: Data, to target: URL, mode: mode_t = 0o644) throws(SystemCallError) {
+        let directory = target.deletingLastPathComponent()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where Self.isAbandonedTemporary(name, of: target.lastPathComponent) {
+            try? fileSystem.unlink(directory.appendingPathComponent(name).path)
+        }
         let temporary = try writeTemporary(data, besides: target, mode: mode)
         do {
             try fileSystem.rename(temporary, target.path)

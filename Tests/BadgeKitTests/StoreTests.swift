@@ -125,6 +125,27 @@ struct BadgeStoreTests {
         #expect(try store.history().map(\.metadata.prompt) == ["promise 1"])
     }
 
+    /// `--output` and the card write through AtomicFileWriter: a temporary that a
+    /// killed run (`kill -9`) left beside the file is removed by the next write;
+    /// another host's (a shared directory) and a running process's are not.
+    @Test func aKilledWritersTemporaryIsRemovedByTheNextWrite() throws {
+        let f = StoreFixture()
+        try FileManager.default.createDirectory(at: f.directory, withIntermediateDirectories: true)
+        let target = f.directory.appendingPathComponent("out.png")
+        let host = AtomicFileWriter.host
+        let abandoned = ".out.png.\(host).99999999.0badf00d.tmp"
+        let otherHost = ".out.png.some-other-pod.99999999.0badf00d.tmp"
+        let running = ".out.png.\(host).\(getpid()).0badf00d.tmp"
+        let otherFile = ".other.png.\(host).99999999.0badf00d.tmp"
+        for name in [abandoned, otherHost, running, otherFile] {
+            try Data("partial".utf8).write(to: f.directory.appendingPathComponent(name))
+        }
+        try AtomicFileWriter().write(Data("whole".utf8), to: target)
+        #expect(try Data(contentsOf: target) == Data("whole".utf8))
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: f.directory.path))
+        #expect(names == ["out.png", otherHost, running, otherFile])
+    }
+
     @Test func aForeignFileAtTheBadgePathIsReportedNotTrusted() throws {
         let f = StoreFixture()
         let store = f.store()

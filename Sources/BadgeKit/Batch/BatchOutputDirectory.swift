@@ -10,7 +10,6 @@ import Foundation
 public final class BatchOutputDirectory: @unchecked Sendable {
     public let url: URL
     private let fd: Int32
-    static let temporarySuffix = ".tmp"
 
     /// Opens `url`, creating it (and its parents) if needed.
     public init(url: URL) throws {
@@ -43,8 +42,7 @@ public final class BatchOutputDirectory: @unchecked Sendable {
     /// replaces a planted symlink itself, never what it points to).
     public func write(_ data: Data, as name: String) throws {
         try Self.check(name)
-        var random = SystemRandomNumberGenerator()
-        let temporary = ".\(name).\(Self.host).\(getpid()).\(String(format: "%08x", random.next() as UInt32))\(Self.temporarySuffix)"
+        let temporary = AtomicFileWriter.temporaryName(for: name)
         let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: temporary, errno) }
         var failure = writeAll(file, data)
@@ -90,25 +88,13 @@ public final class BatchOutputDirectory: @unchecked Sendable {
     /// may share the directory: their pids mean nothing here, so they are left alone.
     public func sweepStaleTemporaries() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
-        for name in names where name.hasPrefix(".") && name.hasSuffix(Self.temporarySuffix) {
-            let parts = name.split(separator: ".")
-            guard parts.count >= 5, parts[parts.count - 4] == Self.host, let pid = Int32(parts[parts.count - 3]) else { continue }
-            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                unlinkat(fd, name, 0)
-            }
+        for name in names where AtomicFileWriter.isAbandonedTemporary(name) {
+            unlinkat(fd, name, 0)
         }
     }
 
-    /// This machine's name, reduced to characters that are safe in a file name.
-    public static let host: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        let name = String(decoding: bytes, as: UTF8.self).unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-") ? Character(scalar) : "-"
-        }
-        return name.isEmpty ? "host" : String(name.prefix(64))
-    }()
+    /// This machine's name, as temporary files carry it.
+    public static var host: String { AtomicFileWriter.host }
 
     private func ioError(_ message: String, name: String, _ code: Int32) -> BadgeError {
         BadgeError(.io, message, path: url.appendingPathComponent(name).path, cause: BadgeError.errnoDescription(code),
