@@ -1,6 +1,7 @@
 import BadgeKit
 import CCurl
 import Foundation
+import Synchronization
 
 /// `HTTPTransport` on libcurl. Every transfer runs on one curl multi handle
 /// driven by a thread of its own, so no Swift cooperative thread ever blocks
@@ -38,7 +39,10 @@ public final class CurlTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Self.checkPolicy(request)
         try Task.checkCancellation()
-        CurlGlobal.initialize()
+        if !CurlGlobal.isReady {
+            // The first request loads libcurl (dlopen) and initialises it: blocking work.
+            try await BlockingExecutor.runToCompletion { CurlGlobal.initialize() }
+        }
         let transfer = Transfer(request: request, options: options)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -78,10 +82,13 @@ public final class CurlTransport: HTTPTransport {
 }
 
 enum CurlGlobal {
+    private static let ready = Atomic<Bool>(false)
     private static let done: Bool = {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        ready.store(true, ordering: .releasing)
         return true
     }()
 
+    static var isReady: Bool { ready.load(ordering: .acquiring) }
     static func initialize() { _ = done }
 }
