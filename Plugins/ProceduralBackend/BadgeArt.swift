@@ -33,11 +33,22 @@ struct BadgeArt {
         var notes: [String: String]
     }
 
+    /// The picture before encoding: drawing and encoding are measured apart (badge-bench draw).
+    struct Drawing {
+        var canvas: Canvas
+        var notes: [String: String]
+    }
+
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
 
     func render() throws -> Result {
+        let drawing = try draw()
+        return Result(png: try PNGEncoder.encode(drawing.canvas, level: compression), notes: drawing.notes)
+    }
+
+    func draw() throws -> Drawing {
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
@@ -101,7 +112,7 @@ struct BadgeArt {
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
-        return Result(png: try PNGEncoder.encode(canvas, level: compression), notes: notes)
+        return Drawing(canvas: canvas, notes: notes)
     }
 
     /// The caption and the pixel size at which it fits the badge, or nil when
