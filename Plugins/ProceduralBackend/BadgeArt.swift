@@ -149,14 +149,18 @@ struct BadgeArt {
         let c = Point(s / 2, s / 2)
         let outer = s * 0.455, inner = s * 0.385
         // Soft shadow, then the metal rim with light from the top left.
-        // The shadow and the rim are drawn only where they can show: the opaque
-        // rim hides the shadow's middle, and the face hides the rim's.
+        // The shadow and the rim are drawn only where they can show: the rim
+        // and the face are opaque, and every pixel they cover wholly (out to
+        // half a pixel inside their edges) takes their colour whatever was
+        // below, so the shadow is not drawn inside the rim's outer edge nor
+        // the rim inside the face's edge (a hundredth of a pixel to spare).
         let soft = s * 0.022
         canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
-                    with: .solid(RGBA(0, 0, 0, 120)), softness: soft)
+                    with: .solid(RGBA(0, 0, 0, 120)), softness: soft, hidden: Disc(center: c, radius: outer - 0.51))
         canvas.fill(.ring(center: c, inner: inner - 2, outer: outer), with: .linear(
             start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
-            stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]))
+            stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]),
+                    hidden: Disc(center: c, radius: inner - 0.51))
         // A bevel: the inner edge of the rim catches light from the other side.
         canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.02), with: .linear(
             start: Point(s * 0.8, s * 0.9), end: Point(s * 0.2, s * 0.1),
