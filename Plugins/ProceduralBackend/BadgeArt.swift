@@ -39,13 +39,16 @@ struct BadgeArt {
         var notes: [String: String]
     }
 
+    /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
+    static let filter = PNGEncoder.Filter.none
+
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
 
     func render() throws -> Result {
         let drawing = try draw()
-        return Result(png: try PNGEncoder.encode(drawing.canvas, level: compression), notes: drawing.notes)
+        return Result(png: try PNGEncoder.encode(drawing.canvas, level: compression, filter: Self.filter), notes: drawing.notes)
     }
 
     func draw() throws -> Drawing {

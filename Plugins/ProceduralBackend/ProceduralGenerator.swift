@@ -50,4 +50,9 @@ public struct ProceduralGenerator: BadgeGenerator {
         try request.validate()
         return try BadgeArt(request: request, caption: caption, compression: compression).draw().canvas
     }
+
+    /// Encodes a drawing as `generate` does.
+    public func encode(_ canvas: Canvas) throws -> Data {
+        try PNGEncoder.encode(canvas, level: compression, filter: BadgeArt.filter)
+    }
 }

@@ -41,7 +41,7 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
         let started = clock.now
         let canvas = try generator.draw(request)
         let drawn = clock.now
-        let png = try PNGEncoder.encode(canvas, level: generator.compression)
+        let png = try generator.encode(canvas)
         encodeMs.append(milliseconds(clock.now - drawn))
         drawMs.append(milliseconds(drawn - started))
         bytes = png.count
