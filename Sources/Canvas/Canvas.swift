@@ -83,6 +83,8 @@ public final class Canvas {
         let width = self.width
         // Beyond `band` from the edge a pixel is wholly in or out: no distance needed.
         let band = soft > 0 ? soft : 0.5
+        // Wholly covered pixels then get sa = 1 in `blend`: they are written, not blended.
+        let opaque = opacity == 1 && paint.isOpaque
         pixels.withUnsafeMutableBufferPointer { whole in
             let shared = SharedRows(buffer: whole)
             // Rows are independent (each writes only its own pixels, and the dither
@@ -94,7 +96,7 @@ public final class Canvas {
                 let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
                 paint.ramp.segments.withUnsafeBufferPointer { segments in
                     for y in from..<to {
-                        Self.fillRow(y, x0..<x1, field, paint.row(y, segments), opacity: opacity, soft: soft, band: band,
+                        Self.fillRow(y, x0..<x1, field, paint.row(y, segments), opacity: opacity, opaque: opaque, soft: soft, band: band,
                                      hidden: hidden, buffer: buffer, width: width)
                     }
                 }
@@ -109,7 +111,7 @@ public final class Canvas {
 
     @inline(__always)
     private static func fillRow<F: DistanceField, R: PaintRow>(
-        _ y: Int, _ columns: Range<Int>, _ field: F, _ paint: R, opacity: Double, soft: Double, band: Double, hidden: Disc?,
+        _ y: Int, _ columns: Range<Int>, _ field: F, _ paint: R, opacity: Double, opaque: Bool, soft: Double, band: Double, hidden: Disc?,
         buffer: UnsafeMutableBufferPointer<UInt8>, width: Int
     ) {
         let py = Double(y) + 0.5
@@ -153,9 +155,19 @@ public final class Canvas {
                 x = Swift.min(rowEnd, coverEnd + 1)
                 continue
             }
+            let solid = x >= innerStart && x <= innerEnd && !(x >= gapStart && x <= gapEnd)
+            if solid && opaque {
+                // Up to the next pixel that is not wholly covered or is skipped,
+                // each pixel takes the paint's colour whatever was below.
+                var last = Swift.min(innerEnd, rowEnd - 1)
+                for start in [gapStart, holeStart, coverStart] where start > x { last = Swift.min(last, start - 1) }
+                paint.writeOpaque(buffer, at: (y * width + x) * 4, x...last)
+                x = last + 1
+                continue
+            }
             defer { x += 1 }
             var coverage: Double
-            if x >= innerStart && x <= innerEnd && !(x >= gapStart && x <= gapEnd) {
+            if solid {
                 coverage = 1
             } else {
                 let d = field.distance(Double(x) + 0.5, py)
@@ -178,16 +190,19 @@ public final class Canvas {
     static let parallelArea = 1 << 19
     public static let defaultDrawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
+    /// truncating (`rounded()` is a libm call on baseline x86-64, and this runs per pixel).
+    @inline(__always)
+    static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
+
     /// Source-over compositing of one straight-alpha colour (channels 0–255 as
     /// Doubles, already dithered) at `coverage`.
     @inline(__always)
     static func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ c: (Double, Double, Double, Double), _ coverage: Double) {
         let sa = c.3 * (1.0 / 255) * coverage
         if sa <= 0 { return }
-        // Values are clamped to 0...255 and rounded by adding 0.5 and truncating:
-        // `rounded()` is a libm call on baseline x86-64, and this loop runs per pixel.
-        @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
         if sa >= 1 {
+            // PaintRow.writeOpaque does the same for a run of pixels.
             buffer[i] = byte(c.0)
             buffer[i + 1] = byte(c.1)
             buffer[i + 2] = byte(c.2)
@@ -223,12 +238,77 @@ public struct Disc: Sendable {
 protocol PaintSource: Sendable {
     associatedtype Row: PaintRow
     var ramp: Ramp { get }
+    /// Every colour it gives has alpha 255.
+    var isOpaque: Bool { get }
     func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> Row
 }
 
 protocol PaintRow {
     /// Channels 0–255 as Doubles, dithered.
     func color(_ x: Int) -> (Double, Double, Double, Double)
+    /// Writes the pixels of `run` from byte `i` on as `Canvas.blend` does
+    /// when sa = 1: an opaque paint at full coverage.
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>)
+}
+
+extension PaintRow {
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        var i = i
+        for x in run {
+            let c = color(x)
+            buffer[i] = Canvas.byte(c.0)
+            buffer[i + 1] = Canvas.byte(c.1)
+            buffer[i + 2] = Canvas.byte(c.2)
+            buffer[i + 3] = 255
+            i += 4
+        }
+    }
+}
+
+/// A gradient's row, which works out two pixels at a time in writeOpaque:
+/// the same operations on each lane of a SIMD2, so the same results, but two
+/// square roots and divisions under way at once.
+protocol GradientRow: PaintRow {
+    var ramp: Ramp { get }
+    var segments: UnsafeBufferPointer<Ramp.Segment> { get }
+    var dither: SIMD4<Double> { get }
+    /// t for the pixels at x and x + 1, before clamping.
+    func t(_ x: SIMD2<Double>) -> SIMD2<Double>
+}
+
+extension GradientRow {
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        var i = i
+        var x = run.lowerBound
+        while x < run.upperBound {
+            var t = self.t(SIMD2(Double(x), Double(x + 1)))
+            // max(0, min(1, t)) as Swift's min and max choose.
+            t.replace(with: 1, where: .!(t .< 1))
+            t.replace(with: 0, where: .!(t .>= 0))
+            let c = ramp.colors(t, segments)
+            let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
+            let r = c.0 + n, g = c.1 + n, b = c.2 + n
+            buffer[i] = Canvas.byte(r[0])
+            buffer[i + 1] = Canvas.byte(g[0])
+            buffer[i + 2] = Canvas.byte(b[0])
+            buffer[i + 3] = 255
+            buffer[i + 4] = Canvas.byte(r[1])
+            buffer[i + 5] = Canvas.byte(g[1])
+            buffer[i + 6] = Canvas.byte(b[1])
+            buffer[i + 7] = 255
+            i += 8
+            x += 2
+        }
+        if x == run.upperBound {
+            let c = color(x)
+            buffer[i] = Canvas.byte(c.0)
+            buffer[i + 1] = Canvas.byte(c.1)
+            buffer[i + 2] = Canvas.byte(c.2)
+            buffer[i + 3] = 255
+        }
+    }
 }
 
 /// The 4×4 Bayer matrix, sixteen 4-bit entries packed in one word.
@@ -248,9 +328,26 @@ private func ditherRow(_ y: Int) -> SIMD4<Double> {
 struct SolidPaint: PaintSource, PaintRow {
     let c: (Double, Double, Double, Double)
     let ramp = Ramp([])
-    init(_ c: RGBA) { self.c = (Double(c.r), Double(c.g), Double(c.b), Double(c.a)) }
+    let isOpaque: Bool
+    init(_ c: RGBA) {
+        self.c = (Double(c.r), Double(c.g), Double(c.b), Double(c.a))
+        isOpaque = c.a == 255
+    }
     @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> SolidPaint { self }
     @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) { c }
+
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        let r = Canvas.byte(c.0), g = Canvas.byte(c.1), b = Canvas.byte(c.2)
+        var i = i
+        for _ in run {
+            buffer[i] = r
+            buffer[i + 1] = g
+            buffer[i + 2] = b
+            buffer[i + 3] = 255
+            i += 4
+        }
+    }
 }
 
 /// t = (p - start) · direction / |direction|².
@@ -265,7 +362,9 @@ struct LinearPaint: PaintSource {
         self.ramp = ramp
     }
 
-    struct Row: PaintRow {
+    var isOpaque: Bool { ramp.isOpaque }
+
+    struct Row: GradientRow {
         let ax: Double, dx: Double, scale: Double
         /// The y term of the dot product, the same for the whole row.
         let along: Double
@@ -278,6 +377,8 @@ struct LinearPaint: PaintSource {
             let n = dither[x & 3]
             return (c.0 + n, c.1 + n, c.2 + n, c.3)
         }
+
+        @inline(__always) func t(_ x: SIMD2<Double>) -> SIMD2<Double> { ((x + 0.5 - ax) * dx + along) * scale }
     }
 
     @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> Row {
@@ -295,7 +396,9 @@ struct RadialPaint: PaintSource {
         self.ramp = ramp
     }
 
-    struct Row: PaintRow {
+    var isOpaque: Bool { ramp.isOpaque }
+
+    struct Row: GradientRow {
         let ax: Double, scale: Double
         /// The square of the y offset, the same for the whole row.
         let yy: Double
@@ -308,6 +411,11 @@ struct RadialPaint: PaintSource {
             let c = ramp.color(max(0, min(1, t)), segments)
             let n = dither[x & 3]
             return (c.0 + n, c.1 + n, c.2 + n, c.3)
+        }
+
+        @inline(__always) func t(_ x: SIMD2<Double>) -> SIMD2<Double> {
+            let px = x + 0.5 - ax
+            return (px * px + yy).squareRoot() * scale
         }
     }
 
@@ -333,8 +441,10 @@ struct Ramp: Sendable {
     let first: (Double, Double, Double, Double)
     let last: (Double, Double, Double, Double)
     let segments: [Segment]
+    let isOpaque: Bool
 
     init(_ stops: [(Double, RGBA)]) {
+        isOpaque = !stops.isEmpty && stops.allSatisfy { $0.1.a == 255 }
         let sorted = stops.sorted { $0.0 < $1.0 }
         let colors = sorted.map { (Double($0.1.r), Double($0.1.g), Double($0.1.b), Double($0.1.a)) }
         // No stops paints transparent black: every t is at or below +∞.
@@ -357,6 +467,26 @@ struct Ramp: Sendable {
             return (s.a.0 + s.delta.0 * u, s.a.1 + s.delta.1 * u, s.a.2 + s.delta.2 * u, s.a.3 + s.delta.3 * u)
         }
         return last
+    }
+
+    /// The red, green and blue of `color` for two t at once (clamped already).
+    @inline(__always)
+    func colors(_ t: SIMD2<Double>, _ segments: UnsafeBufferPointer<Segment>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+        var r = SIMD2(repeating: last.0), g = SIMD2(repeating: last.1), b = SIMD2(repeating: last.2)
+        // Last segment first, so each lane ends with the first segment that holds it.
+        for s in segments.reversed() {
+            let inside = t .<= s.o1
+            if !any(inside) { continue }
+            let u = s.flat ? SIMD2(repeating: 0) : (t - s.o0) / s.width
+            r.replace(with: s.a.0 + s.delta.0 * u, where: inside)
+            g.replace(with: s.a.1 + s.delta.1 * u, where: inside)
+            b.replace(with: s.a.2 + s.delta.2 * u, where: inside)
+        }
+        let below = t .<= start
+        r.replace(with: first.0, where: below)
+        g.replace(with: first.1, where: below)
+        b.replace(with: first.2, where: below)
+        return (r, g, b)
     }
 }
 
