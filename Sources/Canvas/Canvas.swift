@@ -184,10 +184,11 @@ public final class Canvas {
         }
     }
 
-    /// Below this many pixels (about 724²) a shape is drawn on the calling thread
-    /// alone: the big fills of a 1024 px badge gain from a second core, while a
-    /// batch of smaller badges already keeps every core busy with one badge each.
-    static let parallelArea = 1 << 19
+    /// Below this many pixels (about 362²) a shape is drawn on the calling thread
+    /// alone: the big fills of a 1024 px badge (the medal's sheen, 620 × 300,
+    /// among them) gain from a second core, while a batch of smaller badges
+    /// already keeps every core busy with one badge each.
+    static let parallelArea = 1 << 17
     public static let defaultDrawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
@@ -212,7 +213,9 @@ public final class Canvas {
         let da = Double(buffer[i + 3]) * (1.0 / 255)
         let keep = da * (1 - sa)
         let outA = sa + keep
-        let inverse = 1 / outA
+        // Over an opaque pixel outA is exactly 1 (sa + fl(1 - sa) rounds to 1
+        // for every sa in 0...1): no division, the same bytes.
+        let inverse = outA == 1 ? 1 : 1 / outA
         buffer[i] = byte((c.0 * sa + Double(buffer[i]) * keep) * inverse)
         buffer[i + 1] = byte((c.1 * sa + Double(buffer[i + 1]) * keep) * inverse)
         buffer[i + 2] = byte((c.2 * sa + Double(buffer[i + 2]) * keep) * inverse)
@@ -432,6 +435,10 @@ struct Ramp: Sendable {
     struct Segment {
         let o0: Double, o1: Double, width: Double
         let flat: Bool
+        /// Dividing by a power of two is multiplying by its reciprocal, exactly
+        /// (both round the same real number), and much cheaper: stops at 0,
+        /// 0.5 and 1 make such widths.
+        let powerOfTwo: Bool, reciprocal: Double
         let a: (Double, Double, Double, Double)
         let delta: (Double, Double, Double, Double)
     }
@@ -454,7 +461,9 @@ struct Ramp: Sendable {
         segments = sorted.indices.dropFirst().map { k in
             let o0 = sorted[k - 1].0, o1 = sorted[k].0
             let a = colors[k - 1], b = colors[k]
-            return Segment(o0: o0, o1: o1, width: o1 - o0, flat: !(o1 > o0), a: a,
+            let width = o1 - o0
+            return Segment(o0: o0, o1: o1, width: width, flat: !(o1 > o0),
+                           powerOfTwo: width.isNormal && width.significandBitPattern == 0, reciprocal: 1 / width, a: a,
                            delta: (b.0 - a.0, b.1 - a.1, b.2 - a.2, b.3 - a.3))
         }
     }
@@ -463,7 +472,7 @@ struct Ramp: Sendable {
     func color(_ t: Double, _ segments: UnsafeBufferPointer<Segment>) -> (Double, Double, Double, Double) {
         if t <= start { return first }
         for s in segments where t <= s.o1 {
-            let u = s.flat ? 0 : (t - s.o0) / s.width
+            let u = s.flat ? 0 : s.powerOfTwo ? (t - s.o0) * s.reciprocal : (t - s.o0) / s.width
             return (s.a.0 + s.delta.0 * u, s.a.1 + s.delta.1 * u, s.a.2 + s.delta.2 * u, s.a.3 + s.delta.3 * u)
         }
         return last
@@ -477,7 +486,7 @@ struct Ramp: Sendable {
         for s in segments.reversed() {
             let inside = t .<= s.o1
             if !any(inside) { continue }
-            let u = s.flat ? SIMD2(repeating: 0) : (t - s.o0) / s.width
+            let u = s.flat ? SIMD2(repeating: 0) : s.powerOfTwo ? (t - s.o0) * s.reciprocal : (t - s.o0) / s.width
             r.replace(with: s.a.0 + s.delta.0 * u, where: inside)
             g.replace(with: s.a.1 + s.delta.1 * u, where: inside)
             b.replace(with: s.a.2 + s.delta.2 * u, where: inside)
