@@ -213,9 +213,7 @@ public final class Canvas {
         let da = Double(buffer[i + 3]) * (1.0 / 255)
         let keep = da * (1 - sa)
         let outA = sa + keep
-        // Over an opaque pixel outA is exactly 1 (sa + fl(1 - sa) rounds to 1
-        // for every sa in 0...1): no division, the same bytes.
-        let inverse = outA == 1 ? 1 : 1 / outA
+        let inverse = 1 / outA
         buffer[i] = byte((c.0 * sa + Double(buffer[i]) * keep) * inverse)
         buffer[i + 1] = byte((c.1 * sa + Double(buffer[i + 1]) * keep) * inverse)
         buffer[i + 2] = byte((c.2 * sa + Double(buffer[i + 2]) * keep) * inverse)
