@@ -138,7 +138,7 @@ let package = Package(
         // Measurements for scripts/bench.py (make bench); not a product.
         .executableTarget(
             name: "BadgeBench",
-            dependencies: ["BadgeKit", "CurlTransport"],
+            dependencies: ["BadgeKit", "CurlTransport", "Canvas", "ProceduralBackend"],
             path: "Sources/BadgeBench"
         ),
 

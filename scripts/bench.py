@@ -262,6 +262,16 @@ def bench_import(rows, extra, work, env):
 RUNS = int(os.environ.get("BENCH_RUNS", "21"))
 
 
+def bench_draw(extra):
+    """The art engine alone, in process: no start-up, no file."""
+    if not os.path.exists(BENCH):
+        return
+    out = subprocess.run([BENCH, "draw", "1024", str(RUNS)], check=True, capture_output=True, text=True)
+    figures = json.loads(out.stdout)
+    extra.append(f"procedural 1024 px, in-process drawing (target <= 10 ms): {figures['drawMs']:.1f} ms, "
+                 f"encoding: {figures['encodeMs']:.1f} ms ({figures['bytes']} bytes)")
+
+
 def median_ms(argv, runs=RUNS, env=None):
     times = []
     for _ in range(runs):
@@ -307,6 +317,7 @@ def main():
     bench_http(rows)
     bench_batch(rows, work, env)
     extra = []
+    bench_draw(extra)
     bench_import(rows, extra, work, env)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")

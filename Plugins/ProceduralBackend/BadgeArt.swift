@@ -33,11 +33,25 @@ struct BadgeArt {
         var notes: [String: String]
     }
 
+    /// The picture before encoding: drawing and encoding are measured apart (badge-bench draw).
+    struct Drawing {
+        var canvas: Canvas
+        var notes: [String: String]
+    }
+
+    /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
+    static let filter = PNGEncoder.Filter.none
+
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
 
     func render() throws -> Result {
+        let drawing = try draw()
+        return Result(png: try PNGEncoder.encode(drawing.canvas, level: compression, filter: Self.filter), notes: drawing.notes)
+    }
+
+    func draw() throws -> Drawing {
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
@@ -102,7 +116,7 @@ struct BadgeArt {
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
-        return Result(png: try PNGEncoder.encode(canvas, level: compression), notes: notes)
+        return Drawing(canvas: canvas, notes: notes)
     }
 
     /// The caption and the pixel size at which it fits the badge, or nil when
@@ -139,14 +153,18 @@ struct BadgeArt {
         let c = Point(s / 2, s / 2)
         let outer = s * 0.455, inner = s * 0.385
         // Soft shadow, then the metal rim with light from the top left.
-        // The shadow and the rim are drawn only where they can show: the opaque
-        // rim hides the shadow's middle, and the face hides the rim's.
+        // The shadow and the rim are drawn only where they can show: the rim
+        // and the face are opaque, and every pixel they cover wholly (out to
+        // half a pixel inside their edges) takes their colour whatever was
+        // below, so the shadow is not drawn inside the rim's outer edge nor
+        // the rim inside the face's edge (a hundredth of a pixel to spare).
         let soft = s * 0.022
         canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
-                    with: .solid(RGBA(0, 0, 0, 120)), softness: soft)
+                    with: .solid(RGBA(0, 0, 0, 120)), softness: soft, hidden: Disc(center: c, radius: outer - 0.51))
         canvas.fill(.ring(center: c, inner: inner - 2, outer: outer), with: .linear(
             start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
-            stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]))
+            stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]),
+                    hidden: Disc(center: c, radius: inner - 0.51))
         // A bevel: the inner edge of the rim catches light from the other side.
         canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.02), with: .linear(
             start: Point(s * 0.8, s * 0.9), end: Point(s * 0.2, s * 0.1),

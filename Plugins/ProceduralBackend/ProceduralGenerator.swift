@@ -44,4 +44,15 @@ public struct ProceduralGenerator: BadgeGenerator {
             file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes, isDrawnInProcess: true)
     }
+
+    /// The badge's pixels without encoding them, for measuring the drawing alone (badge-bench draw).
+    public func draw(_ request: BadgeRequest) throws -> Canvas {
+        try request.validate()
+        return try BadgeArt(request: request, caption: caption, compression: compression).draw().canvas
+    }
+
+    /// Encodes a drawing as `generate` does.
+    public func encode(_ canvas: Canvas) throws -> Data {
+        try PNGEncoder.encode(canvas, level: compression, filter: BadgeArt.filter)
+    }
 }

@@ -4,23 +4,60 @@
 //   badge-bench http URL COUNT CONCURRENCY
 //     sends COUNT GET requests through CurlTransport, at most CONCURRENCY at a
 //     time, and prints {"totalMs": ..., "perRequestMs": ..., "failures": ...}.
+//
+//   badge-bench draw SIZE RUNS [PROMPT]
+//     draws the procedural medal for PROMPT ("A pair of dumbbells"; seed 1,
+//     caption on, as `badge generate` does) RUNS times, then encodes it, and
+//     prints {"drawMs": median, "encodeMs": median, "bytes": N}.
 import BadgeKit
+import Canvas
 import CurlTransport
 import Foundation
+import ProceduralBackend
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, arguments[1] == "http", let url = URL(string: arguments[2]),
-      let count = Int(arguments[3]), let concurrency = Int(arguments[4]), count > 0, concurrency > 0
-else {
-    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n".utf8))
+let clock = ContinuousClock()
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n".utf8))
     exit(64)
 }
+
+if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size = Int(arguments[2]), let runs = Int(arguments[3]), runs > 0 {
+    let generator = ProceduralGenerator()
+    let request = BadgeRequest(prompt: arguments.count == 5 ? arguments[4] : "A pair of dumbbells", size: size, seed: 1)
+    var drawMs: [Double] = [], encodeMs: [Double] = []
+    var bytes = 0
+    for _ in 0..<runs {
+        let started = clock.now
+        let canvas = try generator.draw(request)
+        let drawn = clock.now
+        let png = try generator.encode(canvas)
+        encodeMs.append(milliseconds(clock.now - drawn))
+        drawMs.append(milliseconds(drawn - started))
+        bytes = png.count
+    }
+    print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"bytes\": \(bytes)}")
+    exit(0)
+}
+
+guard arguments.count == 5, arguments[1] == "http", let url = URL(string: arguments[2]),
+      let count = Int(arguments[3]), let concurrency = Int(arguments[4]), count > 0, concurrency > 0
+else { usage() }
 
 let transport = CurlTransport()
 // One warm-up request: connection set-up and libcurl's initialisation are not per-request costs.
 _ = try? await transport.send(HTTPRequest(url: url))
 
-let clock = ContinuousClock()
 let started = clock.now
 let failures = await withTaskGroup(of: Bool.self) { group -> Int in
     var next = 0, failed = 0
@@ -35,6 +72,5 @@ let failures = await withTaskGroup(of: Bool.self) { group -> Int in
     }
     return failed
 }
-let elapsed = clock.now - started
-let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+let ms = milliseconds(clock.now - started)
 print("{\"totalMs\": \(ms), \"perRequestMs\": \(ms / Double(count)), \"failures\": \(failures)}")

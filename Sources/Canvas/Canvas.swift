@@ -39,32 +39,52 @@ public final class Canvas {
 
     /// Fills `shape` with `paint`. `softness` (pixels) widens the edge into a
     /// smooth falloff, for shadows and glows; 0 gives a crisp anti-aliased edge.
-    public func fill(_ shape: Shape, with paint: Paint, opacity: Double = 1, softness: Double = 0) {
+    /// Pixels whose centres lie inside `hidden` are left as they are: for a
+    /// caller that paints them over opaquely afterwards, to whom drawing them
+    /// would be wasted work.
+    public func fill(_ shape: Shape, with paint: Paint, opacity: Double = 1, softness: Double = 0, hidden: Disc? = nil) {
         let box = shape.bounds(margin: softness)
         // One specialised loop per kind of shape: the distance function is
         // inlined and no array is retained per pixel.
         switch shape {
-        case let .circle(c, r): fill(CircleField(cx: c.x, cy: c.y, r: r), box, paint, opacity, softness)
-        case let .ellipse(c, rx, ry): fill(EllipseField(cx: c.x, cy: c.y, rx: rx, ry: ry), box, paint, opacity, softness)
-        case let .ring(c, inner, outer): fill(RingField(cx: c.x, cy: c.y, inner: inner, outer: outer), box, paint, opacity, softness)
-        case let .roundedRect(x, y, w, h, r): fill(RectField(x: x, y: y, w: w, h: h, r: r), box, paint, opacity, softness)
-        case let .capsule(a, b, r): fill(CapsuleField(a: a, b: b, r: r), box, paint, opacity, softness)
-        case let .polyline(points, r): fill(PolylineField(points: points, r: r), box, paint, opacity, softness)
-        case let .polygon(points): fill(PolygonField(points: points), box, paint, opacity, softness)
+        case let .circle(c, r): fill(CircleField(cx: c.x, cy: c.y, r: r), box, paint, opacity, softness, hidden)
+        case let .ellipse(c, rx, ry): fill(EllipseField(cx: c.x, cy: c.y, rx: rx, ry: ry), box, paint, opacity, softness, hidden)
+        case let .ring(c, inner, outer): fill(RingField(cx: c.x, cy: c.y, inner: inner, outer: outer), box, paint, opacity, softness, hidden)
+        case let .roundedRect(x, y, w, h, r): fill(RectField(x: x, y: y, w: w, h: h, r: r), box, paint, opacity, softness, hidden)
+        case let .capsule(a, b, r): fill(CapsuleField(a: a, b: b, r: r), box, paint, opacity, softness, hidden)
+        case let .polyline(points, r): fill(PolylineField(points: points, r: r), box, paint, opacity, softness, hidden)
+        case let .polygon(points): fill(PolygonField(points: points), box, paint, opacity, softness, hidden)
         }
     }
 
     private func fill<F: DistanceField>(
-        _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: Paint, _ opacity: Double, _ softness: Double
+        _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: Paint, _ opacity: Double, _ softness: Double,
+        _ hidden: Disc?
+    ) {
+        // And one per kind of paint, so the pixel loop never asks which it is.
+        switch paint {
+        case let .solid(c):
+            fill(field, box, SolidPaint(c), opacity, softness, hidden)
+        case let .linear(start, end, stops):
+            fill(field, box, LinearPaint(start: start, end: end, ramp: Ramp(stops)), opacity, softness, hidden)
+        case let .radial(center, radius, stops):
+            fill(field, box, RadialPaint(center: center, radius: radius, ramp: Ramp(stops)), opacity, softness, hidden)
+        }
+    }
+
+    private func fill<F: DistanceField, P: PaintSource>(
+        _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: P, _ opacity: Double, _ softness: Double,
+        _ hidden: Disc?
     ) {
         let x0 = max(0, Int(box.x0.rounded(.down))), y0 = max(0, Int(box.y0.rounded(.down)))
         let x1 = min(width, Int(box.x1.rounded(.up))), y1 = min(height, Int(box.y1.rounded(.up)))
         guard x0 < x1, y0 < y1, opacity > 0 else { return }
-        let sampler = PaintSampler(paint)
         let soft = max(softness, 0)
         let width = self.width
         // Beyond `band` from the edge a pixel is wholly in or out: no distance needed.
         let band = soft > 0 ? soft : 0.5
+        // Wholly covered pixels then get sa = 1 in `blend`: they are written, not blended.
+        let opaque = opacity == 1 && paint.isOpaque
         pixels.withUnsafeMutableBufferPointer { whole in
             let shared = SharedRows(buffer: whole)
             // Rows are independent (each writes only its own pixels, and the dither
@@ -74,56 +94,12 @@ public final class Canvas {
             let draw: @Sendable (Int) -> Void = { k in
                 let buffer = shared.buffer
                 let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
-            for y in from..<to {
-                let py = Double(y) + 0.5
-                var rowStart = x0, rowEnd = x1
-                var innerStart = Int.max, innerEnd = Int.min
-                var holeStart = Int.max, holeEnd = Int.min
-                if let span = field.span(y: py, band: band) {
-                    rowStart = Swift.max(x0, Int((span.outer.lowerBound - 0.5).rounded(.down)))
-                    rowEnd = Swift.min(x1, Int((span.outer.upperBound - 0.5).rounded(.up)) + 1)
-                    if let inner = span.inner {
-                        innerStart = Int((inner.lowerBound - 0.5).rounded(.up))
-                        innerEnd = Int((inner.upperBound - 0.5).rounded(.down))
-                    }
-                    if let hole = span.hole {
-                        holeStart = Int((hole.lowerBound - 0.5).rounded(.up))
-                        holeEnd = Int((hole.upperBound - 0.5).rounded(.down))
+                paint.ramp.segments.withUnsafeBufferPointer { segments in
+                    for y in from..<to {
+                        Self.fillRow(y, x0..<x1, field, paint.row(y, segments), opacity: opacity, opaque: opaque, soft: soft, band: band,
+                                     hidden: hidden, buffer: buffer, width: width)
                     }
                 }
-                guard rowStart < rowEnd else { continue }
-                let field = field.row(y: py, band: band)
-                var i = (y * width + rowStart) * 4
-                var x = rowStart
-                while x < rowEnd {
-                    if x >= holeStart && x <= holeEnd {
-                        // Every pixel of the hole is at least `band` outside: nothing to draw.
-                        let next = Swift.min(rowEnd, holeEnd + 1)
-                        i += (next - x) * 4
-                        x = next
-                        continue
-                    }
-                    defer {
-                        i += 4
-                        x += 1
-                    }
-                    var coverage: Double
-                    if x >= innerStart && x <= innerEnd {
-                        coverage = 1
-                    } else {
-                        let d = field.distance(Double(x) + 0.5, py)
-                        if soft > 0 {
-                            let t = max(0, min(1, (soft - d) / (2 * soft)))
-                            coverage = t * t * (3 - 2 * t)
-                        } else {
-                            coverage = max(0, min(1, 0.5 - d))
-                        }
-                    }
-                    coverage *= opacity
-                    if coverage <= 0 { continue }
-                    Self.blend(buffer, at: i, sampler.color(x, y), coverage)
-                }
-            }
             }
             if parts == 1 {
                 draw(0)
@@ -133,11 +109,92 @@ public final class Canvas {
         }
     }
 
-    /// Below this many pixels (about 724²) a shape is drawn on the calling thread
-    /// alone: the big fills of a 1024 px badge gain from a second core, while a
-    /// batch of smaller badges already keeps every core busy with one badge each.
-    static let parallelArea = 1 << 19
+    @inline(__always)
+    private static func fillRow<F: DistanceField, R: PaintRow>(
+        _ y: Int, _ columns: Range<Int>, _ field: F, _ paint: R, opacity: Double, opaque: Bool, soft: Double, band: Double, hidden: Disc?,
+        buffer: UnsafeMutableBufferPointer<UInt8>, width: Int
+    ) {
+        let py = Double(y) + 0.5
+        var rowStart = columns.lowerBound, rowEnd = columns.upperBound
+        // Pixels in `inner` but not in `gap` are solid; those in `hole` or `cover` are skipped.
+        var innerStart = Int.max, innerEnd = Int.min
+        var gapStart = Int.max, gapEnd = Int.min
+        var holeStart = Int.max, holeEnd = Int.min
+        var coverStart = Int.max, coverEnd = Int.min
+        if let span = field.span(y: py, band: band) {
+            rowStart = Swift.max(rowStart, Int((span.outer.lowerBound - 0.5).rounded(.down)))
+            rowEnd = Swift.min(rowEnd, Int((span.outer.upperBound - 0.5).rounded(.up)) + 1)
+            if let inner = span.inner {
+                innerStart = Int((inner.lowerBound - 0.5).rounded(.up))
+                innerEnd = Int((inner.upperBound - 0.5).rounded(.down))
+            }
+            if let gap = span.innerGap {
+                // Rounded outwards: a pixel wrongly in the gap only costs a distance.
+                gapStart = Int((gap.lowerBound - 0.5).rounded(.down))
+                gapEnd = Int((gap.upperBound - 0.5).rounded(.up))
+            }
+            if let hole = span.hole {
+                holeStart = Int((hole.lowerBound - 0.5).rounded(.up))
+                holeEnd = Int((hole.upperBound - 0.5).rounded(.down))
+            }
+        }
+        if let hidden, let chord = CircleField.chord(cx: hidden.center.x, dy: py - hidden.center.y, radius: hidden.radius) {
+            coverStart = Int((chord.lowerBound - 0.5).rounded(.up))
+            coverEnd = Int((chord.upperBound - 0.5).rounded(.down))
+        }
+        guard rowStart < rowEnd else { return }
+        let field = field.row(y: py, band: band)
+        var x = rowStart
+        while x < rowEnd {
+            if x >= holeStart && x <= holeEnd {
+                // Every pixel of the hole is at least `band` outside: nothing to draw.
+                x = Swift.min(rowEnd, holeEnd + 1)
+                continue
+            }
+            if x >= coverStart && x <= coverEnd {
+                x = Swift.min(rowEnd, coverEnd + 1)
+                continue
+            }
+            let solid = x >= innerStart && x <= innerEnd && !(x >= gapStart && x <= gapEnd)
+            if solid && opaque {
+                // Up to the next pixel that is not wholly covered or is skipped,
+                // each pixel takes the paint's colour whatever was below.
+                var last = Swift.min(innerEnd, rowEnd - 1)
+                for start in [gapStart, holeStart, coverStart] where start > x { last = Swift.min(last, start - 1) }
+                paint.writeOpaque(buffer, at: (y * width + x) * 4, x...last)
+                x = last + 1
+                continue
+            }
+            defer { x += 1 }
+            var coverage: Double
+            if solid {
+                coverage = 1
+            } else {
+                let d = field.distance(Double(x) + 0.5, py)
+                if soft > 0 {
+                    let t = max(0, min(1, (soft - d) / (2 * soft)))
+                    coverage = t * t * (3 - 2 * t)
+                } else {
+                    coverage = max(0, min(1, 0.5 - d))
+                }
+            }
+            coverage *= opacity
+            if coverage <= 0 { continue }
+            blend(buffer, at: (y * width + x) * 4, paint.color(x), coverage)
+        }
+    }
+
+    /// Below this many pixels (about 362²) a shape is drawn on the calling thread
+    /// alone: the big fills of a 1024 px badge (the medal's sheen, 620 × 300,
+    /// among them) gain from a second core, while a batch of smaller badges
+    /// already keeps every core busy with one badge each.
+    static let parallelArea = 1 << 17
     public static let defaultDrawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
+    /// truncating (`rounded()` is a libm call on baseline x86-64, and this runs per pixel).
+    @inline(__always)
+    static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
 
     /// Source-over compositing of one straight-alpha colour (channels 0–255 as
     /// Doubles, already dithered) at `coverage`.
@@ -145,10 +202,8 @@ public final class Canvas {
     static func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ c: (Double, Double, Double, Double), _ coverage: Double) {
         let sa = c.3 * (1.0 / 255) * coverage
         if sa <= 0 { return }
-        // Values are clamped to 0...255 and rounded by adding 0.5 and truncating:
-        // `rounded()` is a libm call on baseline x86-64, and this loop runs per pixel.
-        @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
         if sa >= 1 {
+            // PaintRow.writeOpaque does the same for a run of pixels.
             buffer[i] = byte(c.0)
             buffer[i + 1] = byte(c.1)
             buffer[i + 2] = byte(c.2)
@@ -166,76 +221,279 @@ public final class Canvas {
     }
 }
 
-/// Evaluates a `Paint` at a pixel, with a 4×4 ordered dither on gradients so
-/// that slow ramps never show bands. Deterministic: the dither depends only
-/// on the pixel position.
-struct PaintSampler: Sendable {
-    private enum Kind { case solid, linear, radial }
+/// A caller's promise that it will paint over a disc opaquely: a fill may
+/// leave the pixels whose centres lie inside it untouched.
+public struct Disc: Sendable {
+    public var center: Point
+    public var radius: Double
+    public init(center: Point, radius: Double) {
+        self.center = center
+        self.radius = radius
+    }
+}
 
-    private let kind: Kind
-    private let solid: (Double, Double, Double, Double)
-    // Linear: t = (p - start) · direction / |direction|²; radial: t = |p - centre| / radius.
-    private let ax: Double, ay: Double, dx: Double, dy: Double, scale: Double
-    private let offsets: [Double]
-    private let colors: [(Double, Double, Double, Double)]
-    /// The 4×4 Bayer matrix, sixteen 4-bit entries packed in one word, so the
-    /// per-pixel lookup is a shift and a mask rather than a memory access.
-    private static let bayer: UInt64 = 0x5d7f91b36e4ca280
+/// A `Paint` prepared for one fill. Gradients are dithered with a 4×4 ordered
+/// dither so that slow ramps never show bands; the dither depends only on the
+/// pixel position. Each kind is its own type, and each row is prepared once,
+/// so the pixel loop does only what varies along x.
+protocol PaintSource: Sendable {
+    associatedtype Row: PaintRow
+    var ramp: Ramp { get }
+    /// Every colour it gives has alpha 255.
+    var isOpaque: Bool { get }
+    func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> Row
+}
 
-    init(_ paint: Paint) {
-        var stops: [(Double, RGBA)] = []
-        switch paint {
-        case let .solid(c):
-            kind = .solid
-            solid = (Double(c.r), Double(c.g), Double(c.b), Double(c.a))
-            (ax, ay, dx, dy, scale) = (0, 0, 0, 0, 0)
-        case let .linear(start, end, s):
-            kind = .linear
-            solid = (0, 0, 0, 0)
-            let ddx = end.x - start.x, ddy = end.y - start.y
-            let length = ddx * ddx + ddy * ddy
-            (ax, ay, dx, dy, scale) = (start.x, start.y, ddx, ddy, length > 0 ? 1 / length : 0)
-            stops = s
-        case let .radial(center, radius, s):
-            kind = .radial
-            solid = (0, 0, 0, 0)
-            (ax, ay, dx, dy, scale) = (center.x, center.y, 0, 0, radius > 0 ? 1 / radius : 0)
-            stops = s
+protocol PaintRow {
+    /// Channels 0–255 as Doubles, dithered.
+    func color(_ x: Int) -> (Double, Double, Double, Double)
+    /// Writes the pixels of `run` from byte `i` on as `Canvas.blend` does
+    /// when sa = 1: an opaque paint at full coverage.
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>)
+}
+
+extension PaintRow {
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        var i = i
+        for x in run {
+            let c = color(x)
+            buffer[i] = Canvas.byte(c.0)
+            buffer[i + 1] = Canvas.byte(c.1)
+            buffer[i + 2] = Canvas.byte(c.2)
+            buffer[i + 3] = 255
+            i += 4
         }
+    }
+}
+
+/// A gradient's row, which works out two pixels at a time in writeOpaque:
+/// the same operations on each lane of a SIMD2, so the same results, but two
+/// square roots and divisions under way at once.
+protocol GradientRow: PaintRow {
+    var ramp: Ramp { get }
+    var segments: UnsafeBufferPointer<Ramp.Segment> { get }
+    var dither: SIMD4<Double> { get }
+    /// t for the pixels at x and x + 1, before clamping.
+    func t(_ x: SIMD2<Double>) -> SIMD2<Double>
+}
+
+extension GradientRow {
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        var i = i
+        var x = run.lowerBound
+        while x < run.upperBound {
+            var t = self.t(SIMD2(Double(x), Double(x + 1)))
+            // max(0, min(1, t)) as Swift's min and max choose.
+            t.replace(with: 1, where: .!(t .< 1))
+            t.replace(with: 0, where: .!(t .>= 0))
+            let c = ramp.colors(t, segments)
+            let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
+            let r = c.0 + n, g = c.1 + n, b = c.2 + n
+            buffer[i] = Canvas.byte(r[0])
+            buffer[i + 1] = Canvas.byte(g[0])
+            buffer[i + 2] = Canvas.byte(b[0])
+            buffer[i + 3] = 255
+            buffer[i + 4] = Canvas.byte(r[1])
+            buffer[i + 5] = Canvas.byte(g[1])
+            buffer[i + 6] = Canvas.byte(b[1])
+            buffer[i + 7] = 255
+            i += 8
+            x += 2
+        }
+        if x == run.upperBound {
+            let c = color(x)
+            buffer[i] = Canvas.byte(c.0)
+            buffer[i + 1] = Canvas.byte(c.1)
+            buffer[i + 2] = Canvas.byte(c.2)
+            buffer[i + 3] = 255
+        }
+    }
+}
+
+/// The 4×4 Bayer matrix, sixteen 4-bit entries packed in one word.
+private let bayer: UInt64 = 0x5d7f91b36e4ca280
+
+/// The dither offsets of row `y`, by `x & 3`.
+@inline(__always)
+private func ditherRow(_ y: Int) -> SIMD4<Double> {
+    var n = SIMD4<Double>()
+    for x in 0..<4 {
+        let level = (bayer >> UInt64(((y & 3) * 4 + x) * 4)) & 0xF
+        n[x] = (Double(level) + 0.5) * (1.0 / 16) - 0.5
+    }
+    return n
+}
+
+struct SolidPaint: PaintSource, PaintRow {
+    let c: (Double, Double, Double, Double)
+    let ramp = Ramp([])
+    let isOpaque: Bool
+    init(_ c: RGBA) {
+        self.c = (Double(c.r), Double(c.g), Double(c.b), Double(c.a))
+        isOpaque = c.a == 255
+    }
+    @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> SolidPaint { self }
+    @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) { c }
+
+    @inline(__always)
+    func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
+        let r = Canvas.byte(c.0), g = Canvas.byte(c.1), b = Canvas.byte(c.2)
+        var i = i
+        for _ in run {
+            buffer[i] = r
+            buffer[i + 1] = g
+            buffer[i + 2] = b
+            buffer[i + 3] = 255
+            i += 4
+        }
+    }
+}
+
+/// t = (p - start) · direction / |direction|².
+struct LinearPaint: PaintSource {
+    let ax: Double, ay: Double, dx: Double, dy: Double, scale: Double
+    let ramp: Ramp
+
+    init(start: Point, end: Point, ramp: Ramp) {
+        let ddx = end.x - start.x, ddy = end.y - start.y
+        let length = ddx * ddx + ddy * ddy
+        (ax, ay, dx, dy, scale) = (start.x, start.y, ddx, ddy, length > 0 ? 1 / length : 0)
+        self.ramp = ramp
+    }
+
+    var isOpaque: Bool { ramp.isOpaque }
+
+    struct Row: GradientRow {
+        let ax: Double, dx: Double, scale: Double
+        /// The y term of the dot product, the same for the whole row.
+        let along: Double
+        let dither: SIMD4<Double>
+        let ramp: Ramp, segments: UnsafeBufferPointer<Ramp.Segment>
+
+        @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) {
+            let t = ((Double(x) + 0.5 - ax) * dx + along) * scale
+            let c = ramp.color(max(0, min(1, t)), segments)
+            let n = dither[x & 3]
+            return (c.0 + n, c.1 + n, c.2 + n, c.3)
+        }
+
+        @inline(__always) func t(_ x: SIMD2<Double>) -> SIMD2<Double> { ((x + 0.5 - ax) * dx + along) * scale }
+    }
+
+    @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> Row {
+        Row(ax: ax, dx: dx, scale: scale, along: (Double(y) + 0.5 - ay) * dy, dither: ditherRow(y), ramp: ramp, segments: segments)
+    }
+}
+
+/// t = |p - centre| / radius.
+struct RadialPaint: PaintSource {
+    let ax: Double, ay: Double, scale: Double
+    let ramp: Ramp
+
+    init(center: Point, radius: Double, ramp: Ramp) {
+        (ax, ay, scale) = (center.x, center.y, radius > 0 ? 1 / radius : 0)
+        self.ramp = ramp
+    }
+
+    var isOpaque: Bool { ramp.isOpaque }
+
+    struct Row: GradientRow {
+        let ax: Double, scale: Double
+        /// The square of the y offset, the same for the whole row.
+        let yy: Double
+        let dither: SIMD4<Double>
+        let ramp: Ramp, segments: UnsafeBufferPointer<Ramp.Segment>
+
+        @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) {
+            let px = Double(x) + 0.5 - ax
+            let t = (px * px + yy).squareRoot() * scale
+            let c = ramp.color(max(0, min(1, t)), segments)
+            let n = dither[x & 3]
+            return (c.0 + n, c.1 + n, c.2 + n, c.3)
+        }
+
+        @inline(__always) func t(_ x: SIMD2<Double>) -> SIMD2<Double> {
+            let px = x + 0.5 - ax
+            return (px * px + yy).squareRoot() * scale
+        }
+    }
+
+    @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> Row {
+        let py = Double(y) + 0.5 - ay
+        return Row(ax: ax, scale: scale, yy: py * py, dither: ditherRow(y), ramp: ramp, segments: segments)
+    }
+}
+
+/// A gradient's stops, sorted, as spans between neighbours with the
+/// differences the interpolation needs computed once (the same values as
+/// computed per pixel, so the colours are exactly the same).
+struct Ramp: Sendable {
+    struct Segment {
+        let o0: Double, o1: Double, width: Double
+        let flat: Bool
+        /// Dividing by a power of two is multiplying by its reciprocal, exactly
+        /// (both round the same real number), and much cheaper: stops at 0,
+        /// 0.5 and 1 make such widths.
+        let powerOfTwo: Bool, reciprocal: Double
+        let a: (Double, Double, Double, Double)
+        let delta: (Double, Double, Double, Double)
+    }
+
+    /// At or below `start`, `first`; past the last segment, `last`.
+    let start: Double
+    let first: (Double, Double, Double, Double)
+    let last: (Double, Double, Double, Double)
+    let segments: [Segment]
+    let isOpaque: Bool
+
+    init(_ stops: [(Double, RGBA)]) {
+        isOpaque = !stops.isEmpty && stops.allSatisfy { $0.1.a == 255 }
         let sorted = stops.sorted { $0.0 < $1.0 }
-        offsets = sorted.map(\.0)
-        colors = sorted.map { (Double($0.1.r), Double($0.1.g), Double($0.1.b), Double($0.1.a)) }
-    }
-
-    @inline(__always)
-    func color(_ x: Int, _ y: Int) -> (Double, Double, Double, Double) {
-        let t: Double
-        switch kind {
-        case .solid:
-            return solid
-        case .linear:
-            t = ((Double(x) + 0.5 - ax) * dx + (Double(y) + 0.5 - ay) * dy) * scale
-        case .radial:
-            let px = Double(x) + 0.5 - ax, py = Double(y) + 0.5 - ay
-            t = (px * px + py * py).squareRoot() * scale
-        }
-        let c = interpolate(max(0, min(1, t)))
-        let level = (Self.bayer >> UInt64(((y & 3) * 4 + (x & 3)) * 4)) & 0xF
-        let n = (Double(level) + 0.5) * (1.0 / 16) - 0.5
-        return (c.0 + n, c.1 + n, c.2 + n, c.3)
-    }
-
-    @inline(__always)
-    private func interpolate(_ t: Double) -> (Double, Double, Double, Double) {
-        guard !offsets.isEmpty else { return (0, 0, 0, 0) }
-        if t <= offsets[0] { return colors[0] }
-        for k in 1..<offsets.count where t <= offsets[k] {
-            let o0 = offsets[k - 1], o1 = offsets[k]
+        let colors = sorted.map { (Double($0.1.r), Double($0.1.g), Double($0.1.b), Double($0.1.a)) }
+        // No stops paints transparent black: every t is at or below +∞.
+        start = sorted.first?.0 ?? .infinity
+        first = colors.first ?? (0, 0, 0, 0)
+        last = colors.last ?? (0, 0, 0, 0)
+        segments = sorted.indices.dropFirst().map { k in
+            let o0 = sorted[k - 1].0, o1 = sorted[k].0
             let a = colors[k - 1], b = colors[k]
-            let u = o1 > o0 ? (t - o0) / (o1 - o0) : 0
-            return (a.0 + (b.0 - a.0) * u, a.1 + (b.1 - a.1) * u, a.2 + (b.2 - a.2) * u, a.3 + (b.3 - a.3) * u)
+            let width = o1 - o0
+            return Segment(o0: o0, o1: o1, width: width, flat: !(o1 > o0),
+                           powerOfTwo: width.isNormal && width.significandBitPattern == 0, reciprocal: 1 / width, a: a,
+                           delta: (b.0 - a.0, b.1 - a.1, b.2 - a.2, b.3 - a.3))
         }
-        return colors[colors.count - 1]
+    }
+
+    @inline(__always)
+    func color(_ t: Double, _ segments: UnsafeBufferPointer<Segment>) -> (Double, Double, Double, Double) {
+        if t <= start { return first }
+        for s in segments where t <= s.o1 {
+            let u = s.flat ? 0 : s.powerOfTwo ? (t - s.o0) * s.reciprocal : (t - s.o0) / s.width
+            return (s.a.0 + s.delta.0 * u, s.a.1 + s.delta.1 * u, s.a.2 + s.delta.2 * u, s.a.3 + s.delta.3 * u)
+        }
+        return last
+    }
+
+    /// The red, green and blue of `color` for two t at once (clamped already).
+    @inline(__always)
+    func colors(_ t: SIMD2<Double>, _ segments: UnsafeBufferPointer<Segment>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+        var r = SIMD2(repeating: last.0), g = SIMD2(repeating: last.1), b = SIMD2(repeating: last.2)
+        // Last segment first, so each lane ends with the first segment that holds it.
+        for s in segments.reversed() {
+            let inside = t .<= s.o1
+            if !any(inside) { continue }
+            let u = s.flat ? SIMD2(repeating: 0) : s.powerOfTwo ? (t - s.o0) * s.reciprocal : (t - s.o0) / s.width
+            r.replace(with: s.a.0 + s.delta.0 * u, where: inside)
+            g.replace(with: s.a.1 + s.delta.1 * u, where: inside)
+            b.replace(with: s.a.2 + s.delta.2 * u, where: inside)
+        }
+        let below = t .<= start
+        r.replace(with: first.0, where: below)
+        g.replace(with: first.1, where: below)
+        b.replace(with: first.2, where: below)
+        return (r, g, b)
     }
 }
 

@@ -85,12 +85,14 @@ extension DistanceField {
 }
 
 /// One row of a shape: the x range it can touch at all, the x range where
-/// every point is at least `band` inside it, and an x range within the outer
-/// one where every point is at least `band` outside it (a ring's hole).
+/// every point is at least `band` inside it (but for `innerGap`, where that
+/// is not known: the middle of a ring), and an x range within the outer one
+/// where every point is at least `band` outside it (a ring's hole).
 struct RowSpan {
     var outer: ClosedRange<Double>
     var inner: ClosedRange<Double>? = nil
     var hole: ClosedRange<Double>? = nil
+    var innerGap: ClosedRange<Double>? = nil
 }
 
 struct CircleField: DistanceField {
@@ -126,6 +128,26 @@ struct EllipseField: DistanceField {
         let g = (gx * gx + gy * gy).squareRoot()
         return g > 0 ? (k - 1) * k / g : -min(rx, ry)
     }
+
+    /// With k the scaled radius above, g ≤ k / min(rx, ry), so the distance is
+    /// at least (k - 1)·min(rx, ry) outside and at most -(1 - k)·min(rx, ry)
+    /// inside: beyond k = 1 ± (band + 1) / min(rx, ry) a pixel is wholly out or
+    /// in. The extra pixel is far more than any rounding.
+    func span(y: Double, band: Double) -> RowSpan? {
+        let shortest = min(rx, ry)
+        guard shortest > 0, rx.isFinite, ry.isFinite else { return nil }
+        let ny = (y - cy) / ry
+        let reach = (band + 1) / shortest
+        let outerK = 1 + reach, innerK = 1 - reach
+        guard outerK * outerK > ny * ny else { return RowSpan(outer: cx...cx) }
+        let half = rx * (outerK * outerK - ny * ny).squareRoot() + 1
+        var span = RowSpan(outer: (cx - half)...(cx + half))
+        if innerK > 0 && innerK * innerK > ny * ny {
+            let inside = rx * (innerK * innerK - ny * ny).squareRoot()
+            span.inner = (cx - inside)...(cx + inside)
+        }
+        return span
+    }
 }
 
 struct RingField: DistanceField {
@@ -138,7 +160,12 @@ struct RingField: DistanceField {
     func span(y: Double, band: Double) -> RowSpan? {
         let dy = y - cy
         guard let outerChord = CircleField.chord(cx: cx, dy: dy, radius: outer + band) else { return RowSpan(outer: cx...cx) }
-        return RowSpan(outer: outerChord, hole: CircleField.chord(cx: cx, dy: dy, radius: inner - band))
+        // The solid band is narrowed by a hair, so that no pixel whose distance
+        // would round to a coverage below 1 is called solid.
+        let hair = 1e-7
+        return RowSpan(outer: outerChord, inner: CircleField.chord(cx: cx, dy: dy, radius: outer - band - hair),
+                       hole: CircleField.chord(cx: cx, dy: dy, radius: inner - band),
+                       innerGap: CircleField.chord(cx: cx, dy: dy, radius: inner + band + hair))
     }
 }
 
