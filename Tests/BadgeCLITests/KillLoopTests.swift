@@ -69,7 +69,10 @@ struct KillLoopTests {
             #expect(try await sandbox.run(Self.arguments(k)).status == 0)
             lifetimes.append(clock.now - started)
         }
-        let lifetime = lifetimes.sorted()[1]
+        // The shortest: these runs start while every other suite is starting
+        // too, and a window stretched by that moment's load puts most kills
+        // after the commit (and the loop takes minutes longer).
+        let lifetime = lifetimes.min()!
         let window = Double(lifetime.components.attoseconds) / 1e12 + Double(lifetime.components.seconds) * 1e6  // µs
 
         var generator = SystemRandomNumberGenerator()
