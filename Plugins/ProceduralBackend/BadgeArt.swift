@@ -45,6 +45,8 @@ struct BadgeArt {
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
+    /// How many threads the drawing and encoding may use (nil: the canvas's default).
+    var threads: Int? = nil
 
     func render() throws -> Result {
         let drawing = try draw()
@@ -59,6 +61,7 @@ struct BadgeArt {
         let (motif, words) = reading.scene
         let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
         let canvas = try Canvas(width: request.size, height: request.size)
+        if let threads { canvas.drawingThreads = threads }
         let round = style != .tile
         // One face for fitting and drawing the caption: opening it costs more than a measure.
         let face = caption && request.size >= 96 ? try? Font.caption().open() : nil

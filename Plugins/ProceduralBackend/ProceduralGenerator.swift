@@ -37,7 +37,7 @@ public struct ProceduralGenerator: BadgeGenerator {
         try request.validate()
         // An unknown style is the user's mistake: say so before any drawing starts.
         _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
-        let art = BadgeArt(request: request, caption: caption, compression: compression)
+        let art = BadgeArt(request: request, caption: caption, compression: compression, threads: ImageThreads.limit)
         let result = try await BlockingExecutor.run { try art.render() }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(

@@ -112,6 +112,14 @@ public protocol ImageDecoding: Sendable {
     func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits) async throws -> Data
 }
 
+/// How many threads one image may be drawn and encoded with. A batch that
+/// draws several images at once sets 1: its images keep every core busy
+/// already, and splitting each one's rows as well only makes them wait on
+/// each other's halves. nil: as many as the drawing finds worth it.
+public enum ImageThreads {
+    @TaskLocal public static var limit: Int? = nil
+}
+
 /// Runs blocking work (C calls, large file I/O, waits on processes) on threads
 /// of its own, so Swift's cooperative pool never stalls on it. A thread per
 /// call rather than Dispatch's global pool: on Linux that pool has about one

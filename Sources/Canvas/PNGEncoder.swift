@@ -31,10 +31,16 @@ public enum PNGEncoder {
             // concurrentPerform returns only when every band is done, so the
             // pixels stay pinned for as long as any worker reads them.
             let pixels = ReadOnlyPixels(buffer: px)
-            DispatchQueue.concurrentPerform(iterations: bands.count - 1) { k in
+            let compress: @Sendable (Int) -> Void = { k in
                 slots.store(k, Result {
                     try compressBand(pixels.buffer, layout: layout, rows: bands[k]..<bands[k + 1], last: k == bands.count - 2, level: level)
                 })
+            }
+            // The same bands either way: the bytes never depend on the threads.
+            if canvas.drawingThreads > 1 {
+                DispatchQueue.concurrentPerform(iterations: bands.count - 1, execute: compress)
+            } else {
+                (0..<(bands.count - 1)).forEach(compress)
             }
             return slots.results
         }

@@ -19,6 +19,14 @@ struct ProceduralBackendTests {
             generator, request: BadgeRequest(prompt: "A pair of dumbbells", size: 128, seed: 7), expectDeterministic: true)
     }
 
+    /// A batch draws each image on one thread (ImageThreads.limit = 1), a
+    /// single badge on every core: the bytes must not tell them apart.
+    @Test func oneThreadOrManyGiveTheSameBytes() async throws {
+        let (_, many) = try await render("A pair of dumbbells", size: 1024)
+        let (_, one) = try await ImageThreads.$limit.withValue(1) { try await render("A pair of dumbbells", size: 1024) }
+        #expect(one == many)
+    }
+
     @Test func theSameRequestGivesTheSameBytesAndAnotherSeedAnotherBadge() async throws {
         let (_, a) = try await render("A path through a forest", seed: 11)
         let (_, b) = try await render("A path through a forest", seed: 11)

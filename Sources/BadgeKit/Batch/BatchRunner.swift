@@ -176,9 +176,11 @@ public struct BatchRunner: Sendable {
     private func draw(_ item: BatchItem, with chain: Chain) async -> Step {
         let started = ContinuousClock.now
         do {
-            let (png, metadata) = try await pipeline.render(
-                item.request, backend: chain.backend, fallbacks: chain.fallbacks, commitment: commitment,
-                extra: [Self.requestHashKey: item.requestHash])
+            let (png, metadata) = try await ImageThreads.$limit.withValue(concurrency > 1 && chain.limit > 1 ? 1 : nil) {
+                try await pipeline.render(
+                    item.request, backend: chain.backend, fallbacks: chain.fallbacks, commitment: commitment,
+                    extra: [Self.requestHashKey: item.requestHash])
+            }
             try Task.checkCancellation()
             return .drawn(png: png, metadata: metadata, started: started)
         } catch {
