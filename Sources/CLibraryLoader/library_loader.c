@@ -12,7 +12,7 @@ static _Noreturn void fail(const char *what, const char *soname, const char *pac
 }
 
 void *badge_library_open(const char *soname, const char *package) {
-    void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (!library) fail("the library", soname, package);
     return library;
 }
