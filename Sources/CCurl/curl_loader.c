@@ -25,10 +25,8 @@
     RETURNING(struct curl_slist *, curl_slist_append, (struct curl_slist * list, const char *string), (list, string)) \
     VOID(curl_slist_free_all, (struct curl_slist * list), (list))
 
-#define POINTER(type, name, parameters, arguments) type(*name) parameters;
-#define VOID_POINTER(name, parameters, arguments) void(*name) parameters;
 static struct {
-    BADGE_CURL_FUNCTIONS(POINTER, VOID_POINTER)
+    BADGE_CURL_FUNCTIONS(BADGE_POINTER, BADGE_VOID_POINTER)
     CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
     CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
 } curl;
@@ -48,23 +46,17 @@ static void resolve(void) {
 
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
-#define FORWARD(type, name, parameters, arguments) \
-    type name parameters {                         \
-        pthread_once(&resolved, resolve);          \
-        return curl.name arguments;                \
-    }
-#define FORWARD_VOID(name, parameters, arguments) \
-    void name parameters {                        \
-        pthread_once(&resolved, resolve);         \
-        curl.name arguments;                      \
-    }
+static void ensure_loaded(void) { pthread_once(&resolved, resolve); }
+
+#define FORWARD(type, name, parameters, arguments) BADGE_FORWARD(curl, ensure_loaded, type, name, parameters, arguments)
+#define FORWARD_VOID(name, parameters, arguments) BADGE_FORWARD_VOID(curl, ensure_loaded, name, parameters, arguments)
 BADGE_CURL_FUNCTIONS(FORWARD, FORWARD_VOID)
 
 // The variadic two, each with the one argument type its option takes.
-#define SETOPT(name, type)                                                      \
-    CURLcode name(CURL *handle, CURLoption option, type value) {                \
-        pthread_once(&resolved, resolve);                                       \
-        return curl.easy_setopt(handle, option, value);                         \
+#define SETOPT(name, type)                                       \
+    CURLcode name(CURL *handle, CURLoption option, type value) { \
+        ensure_loaded();                                                 \
+        return curl.easy_setopt(handle, option, value);          \
     }
 SETOPT(badge_curl_setopt_long, long)
 SETOPT(badge_curl_setopt_string, const char *)
@@ -74,16 +66,16 @@ SETOPT(badge_curl_setopt_slist, struct curl_slist *)
 SETOPT(badge_curl_setopt_write_callback, curl_write_callback)
 
 CURLcode badge_curl_setopt_xferinfo_callback(CURL *handle, curl_xferinfo_callback value) {
-    pthread_once(&resolved, resolve);
+    ensure_loaded();
     return curl.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
 CURLcode badge_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    pthread_once(&resolved, resolve);
+    ensure_loaded();
     return curl.easy_getinfo(handle, info, value);
 }
 
 CURLcode badge_curl_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    pthread_once(&resolved, resolve);
+    ensure_loaded();
     return curl.easy_getinfo(handle, info, value);
 }

@@ -39,10 +39,8 @@
               (im, size, localCM, left, top, delay, disposal, previous))                                         \
     RETURNING(void *, gdImageGifAnimEndPtr, (int *size), (size))
 
-#define POINTER(type, name, parameters, arguments) type(*name) parameters;
-#define VOID_POINTER(name, parameters, arguments) void(*name) parameters;
 static struct {
-    BADGE_GD_FUNCTIONS(POINTER, VOID_POINTER)
+    BADGE_GD_FUNCTIONS(BADGE_POINTER, BADGE_VOID_POINTER)
 } gd;
 
 #define SONAME "libgd.so.3"
@@ -57,14 +55,8 @@ static void resolve(void) {
 
 static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
-#define FORWARD(type, name, parameters, arguments) \
-    type name parameters {                         \
-        pthread_once(&resolved, resolve);          \
-        return gd.name arguments;                  \
-    }
-#define FORWARD_VOID(name, parameters, arguments) \
-    void name parameters {                        \
-        pthread_once(&resolved, resolve);         \
-        gd.name arguments;                        \
-    }
+static void ensure_loaded(void) { pthread_once(&resolved, resolve); }
+
+#define FORWARD(type, name, parameters, arguments) BADGE_FORWARD(gd, ensure_loaded, type, name, parameters, arguments)
+#define FORWARD_VOID(name, parameters, arguments) BADGE_FORWARD_VOID(gd, ensure_loaded, name, parameters, arguments)
 BADGE_GD_FUNCTIONS(FORWARD, FORWARD_VOID)

@@ -15,4 +15,20 @@ void *badge_library_open(const char *soname, const char *package);
 // `name` in `library` (opened by badge_library_open), or the process ends as above.
 void *badge_library_symbol(void *library, const char *soname, const char *package, const char *name);
 
+// For the loaders' X-macro lists (return type, name, parameters, arguments):
+// a table of function pointers, and functions of the library's own names that
+// call through it once `load()` (which fills the table, once) has returned.
+#define BADGE_POINTER(type, name, parameters, arguments) type(*name) parameters;
+#define BADGE_VOID_POINTER(name, parameters, arguments) void(*name) parameters;
+#define BADGE_FORWARD(table, load, type, name, parameters, arguments) \
+    type name parameters {                                           \
+        load();                                                      \
+        return table.name arguments;                                 \
+    }
+#define BADGE_FORWARD_VOID(table, load, name, parameters, arguments) \
+    void name parameters {                                          \
+        load();                                                     \
+        table.name arguments;                                       \
+    }
+
 #endif
