@@ -159,8 +159,9 @@ public final class Canvas {
             if solid && opaque {
                 // Up to the next pixel that is not wholly covered or is skipped,
                 // each pixel takes the paint's colour whatever was below.
-                var last = Swift.min(innerEnd, rowEnd - 1)
-                for start in [gapStart, holeStart, coverStart] where start > x { last = Swift.min(last, start - 1) }
+                // (No array of the three starts: this runs once per run of pixels.)
+                @inline(__always) func before(_ start: Int) -> Int { start > x ? start - 1 : Int.max }
+                let last = Swift.min(innerEnd, rowEnd - 1, before(gapStart), before(holeStart), before(coverStart))
                 paint.writeOpaque(buffer, at: (y * width + x) * 4, x...last)
                 x = last + 1
                 continue
@@ -196,6 +197,15 @@ public final class Canvas {
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
 
+    /// One pixel of an opaque colour at full coverage: what was below does not count.
+    @inline(__always)
+    static func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ r: Double, _ g: Double, _ b: Double) {
+        buffer[i] = byte(r)
+        buffer[i + 1] = byte(g)
+        buffer[i + 2] = byte(b)
+        buffer[i + 3] = 255
+    }
+
     /// Source-over compositing of one straight-alpha colour (channels 0–255 as
     /// Doubles, already dithered) at `coverage`.
     @inline(__always)
@@ -204,10 +214,7 @@ public final class Canvas {
         if sa <= 0 { return }
         if sa >= 1 {
             // PaintRow.writeOpaque does the same for a run of pixels.
-            buffer[i] = byte(c.0)
-            buffer[i + 1] = byte(c.1)
-            buffer[i + 2] = byte(c.2)
-            buffer[i + 3] = 255
+            writeOpaque(buffer, at: i, c.0, c.1, c.2)
             return
         }
         let da = Double(buffer[i + 3]) * (1.0 / 255)
@@ -258,10 +265,7 @@ extension PaintRow {
         var i = i
         for x in run {
             let c = color(x)
-            buffer[i] = Canvas.byte(c.0)
-            buffer[i + 1] = Canvas.byte(c.1)
-            buffer[i + 2] = Canvas.byte(c.2)
-            buffer[i + 3] = 255
+            Canvas.writeOpaque(buffer, at: i, c.0, c.1, c.2)
             i += 4
         }
     }
@@ -291,23 +295,14 @@ extension GradientRow {
             let c = ramp.colors(t, segments)
             let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
             let r = c.0 + n, g = c.1 + n, b = c.2 + n
-            buffer[i] = Canvas.byte(r[0])
-            buffer[i + 1] = Canvas.byte(g[0])
-            buffer[i + 2] = Canvas.byte(b[0])
-            buffer[i + 3] = 255
-            buffer[i + 4] = Canvas.byte(r[1])
-            buffer[i + 5] = Canvas.byte(g[1])
-            buffer[i + 6] = Canvas.byte(b[1])
-            buffer[i + 7] = 255
+            Canvas.writeOpaque(buffer, at: i, r[0], g[0], b[0])
+            Canvas.writeOpaque(buffer, at: i + 4, r[1], g[1], b[1])
             i += 8
             x += 2
         }
         if x == run.upperBound {
             let c = color(x)
-            buffer[i] = Canvas.byte(c.0)
-            buffer[i + 1] = Canvas.byte(c.1)
-            buffer[i + 2] = Canvas.byte(c.2)
-            buffer[i + 3] = 255
+            Canvas.writeOpaque(buffer, at: i, c.0, c.1, c.2)
         }
     }
 }

@@ -15,13 +15,17 @@ public struct Font: Sendable {
     public static let captionFile = Font("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 
     /// The first of the caption fonts that FreeType can open here.
-    public static func caption() throws -> Font {
+    public static func caption() throws -> Font { try captionFont.get() }
+
+    /// Found once per process: which fonts are installed does not change
+    /// under a run, and each try opens the font file.
+    private static let captionFont: Result<Font, BadgeError> = {
         for font in [captionPattern, captionFile] where (try? font.open()) != nil {
-            return font
+            return .success(font)
         }
-        throw BadgeError(.generationFailed, "no caption font was found (DejaVu Sans Bold)",
-                         hint: "install it: apt-get install fonts-dejavu-core fontconfig")
-    }
+        return .failure(BadgeError(.generationFailed, "no caption font was found (DejaVu Sans Bold)",
+                                   hint: "install it: apt-get install fonts-dejavu-core fontconfig"))
+    }()
 
     /// The font opened for laying out text: open it once when measuring the
     /// same text at several sizes.
