@@ -80,9 +80,11 @@ public enum PNGEncoder {
         return [UInt8(header >> 8), UInt8(header & 0xFF)]
     }
 
-    /// A PNG row filter (the five of the spec less the two that never won here).
+    /// A PNG row filter: the two that win here (Sub was smaller than None for
+    /// the procedural art only at 4096 px, and a third slower; Paeth and
+    /// per-row choice never won; see the README's benchmark notes).
     public enum Filter: UInt8, Sendable {
-        case none = 0, sub = 1, up = 2
+        case none = 0, up = 2
     }
 
     struct RowLayout {
@@ -107,16 +109,6 @@ public enum PNGEncoder {
                 let above = src - width * 4
                 for k in 0..<width {
                     for c in 0..<3 { dst[k * 3 + c] = src[k * 4 + c] &- above[k * 4 + c] }
-                }
-            case (.sub, 4):
-                for i in 0..<min(4, n) { dst[i] = src[i] }
-                if n > 4 { for i in 4..<n { dst[i] = src[i] &- src[i - 4] } }
-            case (.sub, _):
-                for c in 0..<3 { dst[c] = src[c] }
-                if width > 1 {
-                    for k in 1..<width {
-                        for c in 0..<3 { dst[k * 3 + c] = src[k * 4 + c] &- src[k * 4 - 4 + c] }
-                    }
                 }
             case (_, 4):
                 dst.update(from: src, count: n)
