@@ -183,6 +183,20 @@ struct BatchRunnerTests {
         #expect(throws: BadgeError.self) { try BatchOutputDirectory(url: output).write(Data(), as: ".hidden") }
     }
 
+    /// A drawn badge that cannot be written fails as the output's fault, not
+    /// the backend's; the other jobs are written and no temporary is left.
+    @Test func aWriteFailureIsTheOutputsNotTheBackends() async throws {
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("a.png/inside"), withIntermediateDirectories: true)
+        let results = await runner(["good": Self.chain("good", ProbeGenerator(delay: .zero))])
+            .run(try plan([BatchJob(name: "a", prompt: "one"), BatchJob(name: "b", prompt: "two")]).items,
+                 into: try BatchOutputDirectory(url: output))
+        #expect(results.map(\.status) == [.failed, .made])
+        let error = try #require(results[0].error)
+        #expect(error.backend == nil, "\(error)")
+        #expect(error.path?.hasSuffix("a.png") == true, "\(error)")
+        #expect(files == ["a.png", "b.png"])
+    }
+
     @Test func temporariesOfKilledRunsAreSwept() async throws {
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         // A pid that cannot be alive (above pid_max), on this host and on another.

@@ -184,7 +184,7 @@ public struct BatchRunner: Sendable {
             try Task.checkCancellation()
             return .drawn(png: png, metadata: metadata, started: started)
         } catch {
-            return .failed(Self.failure(item, error, started: started))
+            return .failed(Self.failure(item, error, backend: item.backend, started: started))
         }
     }
 
@@ -201,12 +201,13 @@ public struct BatchRunner: Sendable {
             return BatchResult(item: item, status: .made, metadata: metadata, sha256: digest, bytes: png.count,
                                duration: ContinuousClock.now - started)
         } catch {
-            return Self.failure(item, error, started: started)
+            // The image was drawn: a failure here is the output directory's, not the backend's.
+            return Self.failure(item, error, backend: nil, started: started)
         }
     }
 
-    private static func failure(_ item: BatchItem, _ error: any Error, started: ContinuousClock.Instant) -> BatchResult {
-        let badgeError = BadgeError.wrap(error, backend: item.backend, message: "the backend failed")
+    private static func failure(_ item: BatchItem, _ error: any Error, backend: String?, started: ContinuousClock.Instant) -> BatchResult {
+        let badgeError = BadgeError.wrap(error, backend: backend, message: backend == nil ? "cannot write the badge" : "the backend failed")
         return BatchResult(item: item, status: badgeError.code == .cancelled ? .cancelled : .failed,
                            duration: ContinuousClock.now - started, error: badgeError)
     }
