@@ -44,6 +44,8 @@ let package = Package(
             pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev", "libfreetype-dev"])]
         ),
+        // Two-lane square roots and conversions for Canvas's gradient loops.
+        .target(name: "CCanvasMath", path: "Sources/CCanvasMath"),
         .systemLibrary(
             name: "CZlib",
             path: "Sources/CZlib",
@@ -69,7 +71,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CJPEG", "CFreeType", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CJPEG", "CFreeType", "CCanvasMath", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

@@ -57,58 +57,40 @@ struct BadgeArt {
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
+        let round = style != .tile
+        // Finding the font (fontconfig reads its configuration, ~4 ms) and
+        // fitting the caption (a measure at each size tried) need nothing of
+        // the background, so a spare core does them while it is drawn; with
+        // one thread allowed (a batch keeps every core busy) they come first.
+        let fitting: @Sendable () -> TextImage? = { [request, caption] in
+            guard caption && request.size >= 96, let face = try? Font.caption().open(),
+                  let (text, pixelSize) = Self.fittedCaption(reading.caption, face: face, size: size, round: round)
+            else { return nil }
+            return try? face.render(text, pixelSize: pixelSize)
+        }
+        let pending = threads == 1 ? nil : BackgroundValue(fitting)
+        let ready = pending == nil ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
         let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
+        let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random,
+                        caption: { (try? pending?.value) ?? ready })
         let canvas = try Canvas(width: request.size, height: request.size)
-        if let threads { canvas.drawingThreads = threads }
-        let round = style != .tile
-        // One face for fitting and drawing the caption: opening it costs more than a measure.
-        let face = caption && request.size >= 96 ? try? Font.caption().open() : nil
-        let text = face.flatMap { fittedCaption(reading.caption, face: $0, size: size, round: round) }
-        let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
-
-        switch style {
-        case .medal: drawMedal(canvas, size: size, palette: palette, random: &random)
-        case .tile: drawTile(canvas, size: size, palette: palette)
-        case .flat: drawFlat(canvas, size: size, palette: palette)
-        case .sketch: drawPaper(canvas, size: size)
-        }
-        if reading.grain && style != .sketch {
-            canvas.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
-        }
-        // The seed turns the motif a little, so variants differ at a glance.
-        let tilt = (random.unit() - 0.5) * 0.16
-        let motifRadius = size * (round ? (text == nil ? 0.25 : 0.2) : (text == nil ? 0.32 : 0.27))
-        let frame = Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt)
-        if reading.glow && style != .sketch {
-            canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
-                        softness: motifRadius * 0.55)
-        }
-        let sketchInk = RGBA(44, 44, 56)
-        if style == .sketch {
-            // Line art: the motif is drawn as a mask, and only its outline is inked.
-            let mask = try Canvas(width: request.size, height: request.size)
-            var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
-            painter.draw(motif)
-            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
+        let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
+        if bands == 1 {
+            if let threads { canvas.drawingThreads = threads }
+            let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
+            paint(plan, on: canvas, mask: mask)
         } else {
-            if let (backdrop, _) = reading.backdrop {
-                var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
-                                          ink: palette.ink.withAlpha(62), cut: .clear, random: random)
-                behind.draw(backdrop)
+            // Every band draws the whole plan within its rows, on as many
+            // threads as there are cores: the same pixels as drawn whole.
+            let shared = SharedCanvas(canvas: canvas)
+            DispatchQueue.concurrentPerform(iterations: bands) { k in
+                let rows = (request.size * k / bands)..<(request.size * (k + 1) / bands)
+                paint(plan, on: shared.canvas.rows(rows), mask: nil)
             }
-            var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
-                                       cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
-            painter.draw(motif)
         }
 
-        if let (string, pixelSize) = text, let face {
-            let box = try face.measure(string, pixelSize: pixelSize)
-            let y = Int(size * (round ? 0.685 : 0.8))
-            try canvas.draw(string, face: face, pixelSize: pixelSize, color: style == .sketch ? sketchInk : palette.ink,
-                            x: (request.size - box.width) / 2, y: y - box.height / 2)
-        }
         var notes = [
             "motif": motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", ")),
             "palette": palette.name + (reading.colorWords.isEmpty ? "" : " <- " + reading.colorWords.joined(separator: ", ")),
@@ -122,9 +104,85 @@ struct BadgeArt {
         return Drawing(canvas: canvas, notes: notes)
     }
 
+    /// Bands of about 128 rows: enough for two cores to share unevenly
+    /// loaded rows (the caption lies low, the corners are empty), few enough
+    /// that replaying the plan's geometry in each costs little. Below 256 px
+    /// a badge takes under a millisecond and is drawn whole.
+    static func bandCount(side: Int) -> Int {
+        side < 256 ? 1 : min(16, side / 128)
+    }
+
+    /// What the picture is drawn from, worked out once before any drawing.
+    private struct Plan: Sendable {
+        var style: Style
+        var reading: PromptReading
+        var motif: Motif
+        var palette: Palette
+        /// The generator after the palette was chosen: every band makes the
+        /// same draws from it, so every band draws the same picture.
+        var random: SplitMix64
+        /// The caption, rendered; waits for it when it is fitted on another thread.
+        var caption: @Sendable () -> TextImage?
+    }
+
+    /// The canvas, shared by the threads that draw its disjoint bands.
+    private struct SharedCanvas: @unchecked Sendable {
+        let canvas: Canvas
+    }
+
+    /// Draws the whole picture of `plan` within `canvas`'s rows. `mask` is the
+    /// sketch style's scratch canvas, of the badge's size.
+    private func paint(_ plan: Plan, on canvas: Canvas, mask: Canvas?) {
+        let size = Double(request.size)
+        let (style, reading, palette) = (plan.style, plan.reading, plan.palette)
+        let round = style != .tile
+        var random = plan.random
+        switch style {
+        case .medal: drawMedal(canvas, size: size, palette: palette, random: &random)
+        case .tile: drawTile(canvas, size: size, palette: palette)
+        case .flat: drawFlat(canvas, size: size, palette: palette)
+        case .sketch: drawPaper(canvas, size: size)
+        }
+        let text = plan.caption()
+        let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
+        if reading.grain && style != .sketch {
+            canvas.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
+        }
+        // The seed turns the motif a little, so variants differ at a glance.
+        let tilt = (random.unit() - 0.5) * 0.16
+        let motifRadius = size * (round ? (text == nil ? 0.25 : 0.2) : (text == nil ? 0.32 : 0.27))
+        let frame = Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt)
+        if reading.glow && style != .sketch {
+            canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
+                        softness: motifRadius * 0.55)
+        }
+        let sketchInk = RGBA(44, 44, 56)
+        if let mask {
+            // Line art: the motif is drawn as a mask, and only its outline is inked.
+            var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
+            painter.draw(plan.motif)
+            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
+        } else {
+            if let (backdrop, _) = reading.backdrop {
+                var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
+                                          ink: palette.ink.withAlpha(62), cut: .clear, random: random)
+                behind.draw(backdrop)
+            }
+            var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
+                                       cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
+            painter.draw(plan.motif)
+        }
+
+        if let text {
+            let y = Int(size * (round ? 0.685 : 0.8))
+            canvas.draw(text, color: style == .sketch ? sketchInk : palette.ink,
+                        x: (request.size - text.box.width) / 2, y: y - text.box.height / 2)
+        }
+    }
+
     /// The caption and the pixel size at which it fits the badge, or nil when
     /// nothing of the prompt can be drawn or the badge is too small to read it.
-    private func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> (String, Double)? {
+    private static func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> (String, Double)? {
         guard !caption.isEmpty else { return nil }
         let maxWidth = size * (round ? 0.56 : 0.8)
         let all = caption.split(separator: " ").map(String.init)

@@ -48,8 +48,10 @@ struct BadgeOptions: ParsableArguments {
 
     /// Runs the pipeline for one request and reports the result.
     func run(prompt: String, backendName: String?, source: String?, context: CommandContext) async throws {
+        BadgeMetadata.prepareReport(locale: UserLocale.current)
         let config = context.config
-        let zone = TimeZone.current
+        // Resolved when first used: after the drawing, unless --date needs it now.
+        let zone = TimeZone.autoupdatingCurrent
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         var random = SystemRandomNumberGenerator()
         let request = BadgeRequest(

@@ -52,7 +52,7 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
 
     public static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return String(format: "%016llx", generator.next() as UInt64)
+        return hexDigits(generator.next() as UInt64, count: 16)
     }
 
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }
@@ -63,9 +63,26 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     /// "January 1, 2027" (in the given locale), on the calendar day of the
     /// commitment's own time zone, wherever it is read.
     public func longCommitmentDate(locale: Locale = .current) -> String {
-        var style = Date.FormatStyle(date: .long, time: .omitted, locale: locale, timeZone: zone)
+        commitmentDate.formatted(Self.longDateStyle(locale: locale, timeZone: zone))
+    }
+
+    /// The style of `longCommitmentDate`: its formatter is cached by style,
+    /// so one made ahead (`prepareReport`) serves the real date.
+    static func longDateStyle(locale: Locale, timeZone: TimeZone) -> Date.FormatStyle {
+        var style = Date.FormatStyle(date: .long, time: .omitted, locale: locale, timeZone: timeZone)
         style.calendar = Calendar(identifier: .gregorian)
-        return commitmentDate.formatted(style)
+        return style
+    }
+
+    /// Loads, on a thread of its own, what stamping and reporting a badge made
+    /// now will need from ICU (the local time zone's rules, the long-date
+    /// formatter of `locale`: ~7 ms): a command starts it before a badge is
+    /// drawn, and the drawing hides it.
+    public static func prepareReport(locale: Locale) {
+        _ = BackgroundValue {
+            let zone = TimeZone(identifier: TimeZone.current.identifier) ?? TimeZone(secondsFromGMT: 0)!
+            _ = Date().formatted(longDateStyle(locale: locale, timeZone: zone))
+        }
     }
 
     // MARK: - Chunks
@@ -123,9 +140,13 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
         guard chunks.first?.type == "IHDR" else {
             throw BadgeError(.invalidImage, "the PNG does not start with an IHDR chunk")
         }
-        var out: [PNGChunk] = [chunks[0]]
-        out += textEntries.map { PNG.iTXt(keyword: $0.keyword, text: $0.text) }
-        out.append(PNG.iTXt(keyword: "Software", text: generator))
+        // The chunks kept are copied as they are, CRC included (the IDAT of a
+        // large badge is megabytes): only the new text chunks are computed.
+        var out = Data(PNG.signature)
+        out.reserveCapacity(png.count + 4096)
+        out.append(PNG.rawBytes(of: chunks[0], in: png))
+        for entry in textEntries { PNG.append(PNG.iTXt(keyword: entry.keyword, text: entry.text), to: &out) }
+        PNG.append(PNG.iTXt(keyword: "Software", text: generator), to: &out)
         for chunk in chunks.dropFirst() {
             if chunk.type == "eXIf" { continue }
             if ["iTXt", "tEXt", "zTXt"].contains(chunk.type) {
@@ -133,9 +154,9 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
                 let name = String(decoding: keyword, as: UTF8.self)
                 if name.hasPrefix(Self.prefix) || name == "Software" { continue }
             }
-            out.append(chunk)
+            out.append(PNG.rawBytes(of: chunk, in: png))
         }
-        return PNG.assemble(out)
+        return out
     }
 
     /// Reads a badge's metadata from a PNG file (header chunks only).
@@ -179,4 +200,12 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
         throw BadgeError(.usage, "cannot read the date \"\(text)\"",
                          hint: "write the day to begin as YYYY-MM-DD, e.g. --date 2027-01-01")
     }
+}
+
+/// `value` as `count` lowercase hex digits, zero-padded ("%016llx"): plain
+/// Swift, where String(format:) costs its first caller a scan of every
+/// protocol conformance in the binary (~1 ms).
+func hexDigits(_ value: UInt64, count: Int) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: max(0, count - digits.count)) + digits
 }

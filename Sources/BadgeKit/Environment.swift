@@ -143,3 +143,31 @@ public enum BlockingExecutor {
         }
     }
 }
+
+/// A value worked out on a thread of its own while the caller goes on with
+/// other work, for blocking work whose result is needed only later (a font
+/// looked up, a time zone's rules loaded): `value` waits for it.
+public final class BackgroundValue<T>: @unchecked Sendable {
+    // `result` is written once, by the worker, before `done` is signalled, and
+    // read only after a wait on `done`: the semaphore orders the two.
+    private var result: Result<T, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ work: @escaping @Sendable () throws -> T) {
+        let thread = Thread { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+        thread.name = "badge.background"
+        thread.start()
+    }
+
+    /// Waits until the work is done (blocking: call it off the cooperative pool).
+    public var value: T {
+        get throws {
+            done.wait()
+            defer { done.signal() }
+            return try result!.get()
+        }
+    }
+}

@@ -106,7 +106,7 @@ public struct AtomicFileWriter: Sendable {
     /// host and process, so that a later run can tell one left by a killed run.
     public static func temporaryName(for name: String) -> String {
         var random = SystemRandomNumberGenerator()
-        let tag = String(format: "%08x", random.next() as UInt32)
+        let tag = hexDigits(UInt64(random.next() as UInt32), count: 8)
         return ".\(name).\(host).\(getpid()).\(tag)\(temporarySuffix)"
     }
 

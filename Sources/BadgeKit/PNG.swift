@@ -63,7 +63,8 @@ public enum PNG {
                                      hint: "the file is corrupt")
                 }
             }
-            result.append(PNGChunk(type: type, data: Data(payload), offset: offset))
+            // A slice shares the file's bytes: an IDAT is not copied.
+            result.append(PNGChunk(type: type, data: payload, offset: offset))
             offset += 12 + length
             if type == "IEND" {
                 return result
@@ -80,21 +81,21 @@ public enum PNG {
     }
 
     static func append(_ chunk: PNGChunk, to out: inout Data) {
-        let type = Data(chunk.type.utf8)
+        let type = Array(chunk.type.utf8)
         appendUInt32(UInt32(chunk.data.count), to: &out)
-        out.append(type)
+        out.append(contentsOf: type)
         out.append(chunk.data)
         appendUInt32(CRC32.checksum(type, chunk.data), to: &out)
     }
 
     /// An uncompressed international text chunk (UTF-8 text, keyword 1-79 Latin-1 bytes).
     public static func iTXt(keyword: String, text: String) -> PNGChunk {
-        var data = Data(keyword.utf8.prefix(79))
-        data.append(contentsOf: [0, 0, 0])  // NUL, compression flag, compression method
-        data.append(0)  // empty language tag
-        data.append(0)  // empty translated keyword
-        data.append(contentsOf: text.utf8)
-        return PNGChunk(type: "iTXt", data: data)
+        var bytes = Array(keyword.utf8.prefix(79))
+        bytes += [0, 0, 0]  // NUL, compression flag, compression method
+        bytes.append(0)  // empty language tag
+        bytes.append(0)  // empty translated keyword
+        bytes += text.utf8
+        return PNGChunk(type: "iTXt", data: Data(bytes))
     }
 
     /// Reads keyword and text of an uncompressed iTXt or a tEXt chunk; nil for others.
@@ -159,6 +160,13 @@ public enum PNG {
             if let entry = textEntry(chunk) { entries.append(entry) }
             offset += 12 + length
         }
+    }
+
+    /// The whole of `chunk` (length, type, data, CRC) as it stands in `data`,
+    /// the file it was read from: for passing a chunk on without recomputing its CRC.
+    public static func rawBytes(of chunk: PNGChunk, in data: Data) -> Data {
+        let start = data.startIndex + chunk.offset
+        return data[start..<(start + 12 + chunk.data.count)]
     }
 
     static func readUInt32(_ data: Data, at index: Int) -> UInt32 {

@@ -1,14 +1,19 @@
 import BadgeKit
+import CCanvasMath
 import Foundation
 
 /// An RGBA raster drawn in Swift: anti-aliased shapes by coverage, dithered
-/// gradients, soft shadows. Text and encoding go through libgd (`GDImage`).
-/// Not thread-safe: one canvas belongs to one drawing call.
+/// gradients, soft shadows. Text is rasterised by FreeType (`FontFace`),
+/// encoding is `PNGEncoder`; decoding and resampling go through libgd (`GDImage`).
+/// Not thread-safe: one canvas belongs to one drawing call. Disjoint bands of
+/// rows (`rows(_:)`) may be drawn on different threads at once.
 public final class Canvas {
     public let width: Int
     public let height: Int
     /// Straight-alpha RGBA, row-major, 4 bytes a pixel.
-    public internal(set) var pixels: [UInt8]
+    public let pixels: PixelMemory
+    /// The rows that drawing may change: all of them, or a band's.
+    public let rows: Range<Int>
     /// How many threads may share the rows of one large shape (the result is
     /// the same for any number; 1 draws on the calling thread only).
     public var drawingThreads = Canvas.defaultDrawingThreads
@@ -22,8 +27,25 @@ public final class Canvas {
         }
         self.width = width
         self.height = height
-        pixels = [UInt8](repeating: 0, count: width * height * 4)
+        pixels = PixelMemory(zeroedCount: width * height * 4)
+        rows = 0..<height
         if background != .clear { fill(.roundedRect(x: 0, y: 0, width: Double(width), height: Double(height), radius: 0), with: .solid(background)) }
+    }
+
+    private init(sharing canvas: Canvas, rows: Range<Int>) {
+        width = canvas.width
+        height = canvas.height
+        pixels = canvas.pixels
+        self.rows = rows
+        drawingThreads = 1
+    }
+
+    /// The same pixels, with drawing confined to `band`: each pixel's colour
+    /// depends only on what is drawn over it, so a picture drawn band by band,
+    /// the bands on different threads, is the very picture drawn whole.
+    /// A band draws on its calling thread only.
+    public func rows(_ band: Range<Int>) -> Canvas {
+        Canvas(sharing: self, rows: band.clamped(to: rows))
     }
 
     /// The RGBA bytes, for renderers that compute every pixel themselves
@@ -76,8 +98,8 @@ public final class Canvas {
         _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: P, _ opacity: Double, _ softness: Double,
         _ hidden: Disc?
     ) {
-        let x0 = max(0, Int(box.x0.rounded(.down))), y0 = max(0, Int(box.y0.rounded(.down)))
-        let x1 = min(width, Int(box.x1.rounded(.up))), y1 = min(height, Int(box.y1.rounded(.up)))
+        let x0 = max(0, Int(box.x0.rounded(.down))), y0 = max(rows.lowerBound, Int(box.y0.rounded(.down)))
+        let x1 = min(width, Int(box.x1.rounded(.up))), y1 = min(rows.upperBound, Int(box.y1.rounded(.up)))
         guard x0 < x1, y0 < y1, opacity > 0 else { return }
         let soft = max(softness, 0)
         let width = self.width
@@ -197,6 +219,19 @@ public final class Canvas {
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(max(0, min(255, v)) + 0.5)) }
 
+    /// Two pixels side by side, their channels already bytes (`badge_bytes2`),
+    /// written as `writeOpaque` writes each.
+    @inline(__always)
+    static func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ r: SIMD2<Int32>, _ g: SIMD2<Int32>, _ b: SIMD2<Int32>) {
+        precondition(i >= 0 && i + 8 <= buffer.count)
+        // Each pixel as one little-endian word: r, g, b, 255 in memory order.
+        let pixels = SIMD2<UInt32>(truncatingIfNeeded: r) | SIMD2<UInt32>(truncatingIfNeeded: g) &<< 8
+            | SIMD2<UInt32>(truncatingIfNeeded: b) &<< 16 | 0xFF00_0000
+        let out = UnsafeMutableRawPointer(buffer.baseAddress! + i)
+        out.storeBytes(of: pixels[0].littleEndian, as: UInt32.self)
+        out.storeBytes(of: pixels[1].littleEndian, toByteOffset: 4, as: UInt32.self)
+    }
+
     /// One pixel of an opaque colour at full coverage: what was below does not count.
     @inline(__always)
     static func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ r: Double, _ g: Double, _ b: Double) {
@@ -220,11 +255,16 @@ public final class Canvas {
         let da = Double(buffer[i + 3]) * (1.0 / 255)
         let keep = da * (1 - sa)
         let outA = sa + keep
-        let inverse = 1 / outA
-        buffer[i] = byte((c.0 * sa + Double(buffer[i]) * keep) * inverse)
-        buffer[i + 1] = byte((c.1 * sa + Double(buffer[i + 1]) * keep) * inverse)
-        buffer[i + 2] = byte((c.2 * sa + Double(buffer[i + 2]) * keep) * inverse)
-        buffer[i + 3] = byte(outA * 255)
+        // Over an opaque pixel outA is mostly exactly 1, whose inverse is 1:
+        // the division (the slowest step here) is skipped, the result the same.
+        let inverse = outA == 1 ? 1 : 1 / outA
+        let dst = SIMD4(Double(buffer[i]), Double(buffer[i + 1]), Double(buffer[i + 2]), 0)
+        let mixed = (SIMD4(c.0, c.1, c.2, 0) * sa + dst * keep) * inverse
+        let rg = badge_bytes2(SIMD2(mixed[0], mixed[1])), ba = badge_bytes2(SIMD2(mixed[2], outA * 255))
+        buffer[i] = UInt8(truncatingIfNeeded: rg[0])
+        buffer[i + 1] = UInt8(truncatingIfNeeded: rg[1])
+        buffer[i + 2] = UInt8(truncatingIfNeeded: ba[0])
+        buffer[i + 3] = UInt8(truncatingIfNeeded: ba[1])
     }
 }
 
@@ -294,9 +334,7 @@ extension GradientRow {
             t.replace(with: 0, where: .!(t .>= 0))
             let c = ramp.colors(t, segments)
             let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
-            let r = c.0 + n, g = c.1 + n, b = c.2 + n
-            Canvas.writeOpaque(buffer, at: i, r[0], g[0], b[0])
-            Canvas.writeOpaque(buffer, at: i + 4, r[1], g[1], b[1])
+            Canvas.writeOpaque(buffer, at: i, badge_bytes2(c.0 + n), badge_bytes2(c.1 + n), badge_bytes2(c.2 + n))
             i += 8
             x += 2
         }
@@ -411,7 +449,7 @@ struct RadialPaint: PaintSource {
 
         @inline(__always) func t(_ x: SIMD2<Double>) -> SIMD2<Double> {
             let px = x + 0.5 - ax
-            return (px * px + yy).squareRoot() * scale
+            return badge_sqrt2(px * px + yy) * scale
         }
     }
 

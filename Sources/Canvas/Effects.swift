@@ -16,7 +16,7 @@ extension Canvas {
         let shrunk = Self.rank(alpha, width: width, height: height, radius: r, max: false)
         let c = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
         pixels.withUnsafeMutableBufferPointer { buffer in
-            for i in 0..<n {
+            for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
                 let band = Int(grown[i]) - Int(shrunk[i])
                 if band > 0 { Self.blend(buffer, at: i * 4, c, Double(band) / 255) }
             }
@@ -65,7 +65,7 @@ extension Canvas {
         guard amount > 0 else { return }
         let span = UInt64(amount * 2 + 1)
         pixels.withUnsafeMutableBufferPointer { buffer in
-            for y in 0..<height {
+            for y in rows {
                 for x in 0..<width {
                     let i = (y * width + x) * 4
                     if buffer[i + 3] == 0 { continue }

@@ -185,7 +185,8 @@ private final class BandSlots: @unchecked Sendable {
 final class Deflater {
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     private(set) var output = Data()
-    private var chunk = [UInt8](repeating: 0, count: 256 << 10)
+    // Not zeroed: zlib writes before anything reads.
+    private let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256 << 10)
 
     init(level: Int, raw: Bool = false) throws {
         stream.initialize(to: z_stream())
@@ -199,6 +200,7 @@ final class Deflater {
     deinit {
         deflateEnd(stream)
         stream.deallocate()
+        chunk.deallocate()
     }
 
     func setDictionary(_ bytes: ArraySlice<UInt8>) throws {
@@ -221,15 +223,13 @@ final class Deflater {
             stream.pointee.next_in = UnsafeMutablePointer(mutating: src.baseAddress)
             stream.pointee.avail_in = uInt(src.count)
             repeat {
-                let status: Int32 = chunk.withUnsafeMutableBufferPointer { dst in
-                    stream.pointee.next_out = dst.baseAddress
-                    stream.pointee.avail_out = uInt(dst.count)
-                    return CZlib.deflate(stream, flush)
-                }
+                stream.pointee.next_out = chunk.baseAddress
+                stream.pointee.avail_out = uInt(chunk.count)
+                let status = CZlib.deflate(stream, flush)
                 guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
                     throw BadgeError(.generationFailed, "zlib failed to compress the image (status \(status))")
                 }
-                output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.pointee.avail_out))])
+                output.append(UnsafeBufferPointer(rebasing: chunk[0..<(chunk.count - Int(stream.pointee.avail_out))]))
             } while stream.pointee.avail_out == 0 || (flush != Z_NO_FLUSH && stream.pointee.avail_in > 0)
         }
     }

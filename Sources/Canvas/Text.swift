@@ -112,7 +112,13 @@ public final class FontFace {
 
     /// The ink box of `text` at `pixelSize`.
     public func measure(_ text: String, pixelSize: Double) throws -> TextBox {
-        Self.box(of: try glyphs(text, pixelSize: pixelSize))
+        try render(text, pixelSize: pixelSize).box
+    }
+
+    /// `text` at `pixelSize`, rendered once, to be drawn on any thread (band by band, say).
+    public func render(_ text: String, pixelSize: Double) throws -> TextImage {
+        let glyphs = try glyphs(text, pixelSize: pixelSize)
+        return TextImage(glyphs: glyphs, box: Self.box(of: glyphs))
     }
 
     static func box(of glyphs: [Glyph]) -> TextBox {
@@ -170,6 +176,12 @@ public final class FontFace {
     }
 }
 
+/// A line of text rendered by a `FontFace`: its glyphs' coverage and its ink box.
+public struct TextImage: Sendable {
+    let glyphs: [FontFace.Glyph]
+    public let box: TextBox
+}
+
 extension Canvas {
     /// Draws `text` with its ink box's top-left corner at (x, y).
     public func draw(_ text: String, font: Font, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
@@ -178,16 +190,19 @@ extension Canvas {
 
     /// Draws `text` with its ink box's top-left corner at (x, y), in a face already open.
     public func draw(_ text: String, face: FontFace, pixelSize: Double, color: RGBA, x: Int, y: Int) throws {
-        let glyphs = try face.glyphs(text, pixelSize: pixelSize)
-        let box = FontFace.box(of: glyphs)
-        let originX = x - box.left, originY = y - box.top
+        draw(try face.render(text, pixelSize: pixelSize), color: color, x: x, y: y)
+    }
+
+    /// Draws rendered text with its ink box's top-left corner at (x, y).
+    public func draw(_ text: TextImage, color: RGBA, x: Int, y: Int) {
+        let originX = x - text.box.left, originY = y - text.box.top
         let ink = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
-        let (width, height) = (self.width, self.height)
+        let (width, rows) = (self.width, self.rows)
         pixels.withUnsafeMutableBufferPointer { buffer in
-            for glyph in glyphs {
+            for glyph in text.glyphs {
                 for gy in 0..<glyph.height {
                     let cy = originY + glyph.y + gy
-                    guard cy >= 0 && cy < height else { continue }
+                    guard rows.contains(cy) else { continue }
                     for gx in 0..<glyph.width {
                         let cx = originX + glyph.x + gx
                         let coverage = glyph.coverage[gy * glyph.width + gx]

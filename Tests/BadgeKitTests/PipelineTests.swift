@@ -142,9 +142,10 @@ struct MetadataTests {
             backendType: "http", style: "tile", size: 32, seed: 42, model: "gpt-image-1", revisedPrompt: "a revised one",
             extra: ["motif": "sun <- sunrise"]))
         #expect(metadata.commitmentDateString == "2026-12-31T19:00:00-05:00")
-        // The image data is untouched.
-        let idat = { (d: Data) in try PNG.chunks(in: d).filter { $0.type == "IDAT" }.map(\.data) }
+        // The image data is untouched, passed on byte for byte (its CRC too), and the result is a valid PNG.
+        let idat = { (d: Data) in try PNG.chunks(in: d).filter { $0.type == "IDAT" }.map { PNG.rawBytes(of: $0, in: d) } }
         #expect(try idat(stamped) == idat(original))
+        #expect(try ImageIntake().inspect(stamped).width == 32)
     }
 
     @Test func restampingReplacesOldMetadataAndDropsExif() throws {
@@ -202,5 +203,16 @@ struct MetadataTests {
         } catch let error as BadgeError {
             #expect(error.message.contains("bad CRC") && error.message.contains("at byte 33"), "\(error)")
         }
+    }
+}
+
+struct BackgroundValueTests {
+    @Test func theValueIsTheWorksResultAndAFailureIsRethrown() throws {
+        let sum = BackgroundValue { (1...1000).reduce(0, +) }
+        #expect(try sum.value == 500500)
+        // Read again, it does not wait for a second signal.
+        #expect(try sum.value == 500500)
+        let failing = BackgroundValue { () throws -> Int in throw BadgeError(.io, "the disk is gone") }
+        #expect(throws: BadgeError.self) { try failing.value }
     }
 }

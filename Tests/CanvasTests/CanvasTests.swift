@@ -5,6 +5,47 @@ import Foundation
 import Testing
 
 struct CanvasTests {
+    /// Small canvases come from calloc, large ones (1 MB and up) are mapped
+    /// from the kernel: both start transparent, and a new canvas never shows
+    /// what a freed one held.
+    @Test(arguments: [64, 600, 1024])
+    func aNewCanvasIsTransparentEverywhere(side: Int) throws {
+        let drawn = try Canvas(width: side, height: side, background: RGBA(200, 10, 10))
+        #expect(drawn.pixel(side - 1, side - 1) == RGBA(200, 10, 10))
+        let fresh = try Canvas(width: side, height: side)
+        #expect(fresh.pixels.allSatisfy { $0 == 0 })
+        #expect(fresh.pixels.count == side * side * 4)
+        let other = try Canvas(width: side, height: side)
+        #expect(fresh.pixels == other.pixels)
+        other.fill(.circle(center: Point(2, 2), radius: 1), with: .solid(.white))
+        #expect(fresh.pixels != other.pixels)
+    }
+
+    /// A picture drawn band by band (as the art engine does on several
+    /// threads) is the picture drawn whole, and a band never draws outside its rows.
+    @Test func drawingInBandsGivesThePictureDrawnWhole() throws {
+        func paint(_ canvas: Canvas) throws {
+            canvas.fill(.circle(center: Point(100, 100), radius: 80), with: .radial(
+                center: Point(80, 70), radius: 120, stops: [(0, RGBA(250, 220, 130)), (1, RGBA(90, 40, 10))]))
+            canvas.fill(.ellipse(center: Point(100, 60), rx: 70, ry: 30), with: .linear(
+                start: Point(0, 30), end: Point(0, 90), stops: [(0, RGBA(255, 255, 255, 60)), (1, RGBA(255, 255, 255, 0))]))
+            canvas.fill(.ring(center: Point(100, 104), inner: 70, outer: 90), with: .solid(RGBA(0, 0, 0, 100)), softness: 6)
+            canvas.addGrain(amount: 5, seed: 9)
+            let face = try Font.caption().open()
+            canvas.draw(try face.render("BANDS", pixelSize: 30), color: .white, x: 55, y: 120)
+        }
+        let whole = try Canvas(width: 200, height: 200)
+        try paint(whole)
+        let banded = try Canvas(width: 200, height: 200)
+        for rows in [0..<37, 37..<100, 100..<101, 101..<200] { try paint(banded.rows(rows)) }
+        #expect(banded.pixels == whole.pixels)
+
+        let band = try Canvas(width: 200, height: 200)
+        try paint(band.rows(50..<60))
+        for y in [0, 49, 60, 199] { for x in stride(from: 0, to: 200, by: 7) { #expect(band.pixel(x, y).a == 0) } }
+        #expect((0..<200).contains { band.pixel($0, 55).a > 0 })
+    }
+
     @Test func discEdgesAreAntiAliased() throws {
         let canvas = try Canvas(width: 200, height: 200)
         canvas.fill(.circle(center: Point(100, 100), radius: 70.3), with: .solid(.white))

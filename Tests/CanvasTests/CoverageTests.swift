@@ -73,7 +73,7 @@ struct ParallelDrawingTests {
         canvas.fill(.ring(center: Point(512, 512), inner: 400, outer: 460), with: .radial(center: Point(400, 380), radius: 600,
                     stops: [(0, RGBA(250, 220, 130)), (1, RGBA(168, 118, 30))]))
         canvas.fill(.polygon(CoverageTests.star.map { Point($0.x * 9 + 60, $0.y * 9 + 40) }), with: .solid(.white), opacity: 0.9)
-        return canvas.pixels
+        return Array(canvas.pixels)
     }
 
     @Test func everyThreadCountGivesTheSamePixels() throws {

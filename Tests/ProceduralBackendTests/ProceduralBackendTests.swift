@@ -19,11 +19,16 @@ struct ProceduralBackendTests {
             generator, request: BadgeRequest(prompt: "A pair of dumbbells", size: 128, seed: 7), expectDeterministic: true)
     }
 
-    /// A batch draws each image on one thread (ImageThreads.limit = 1), a
-    /// single badge on every core: the bytes must not tell them apart.
-    @Test func oneThreadOrManyGiveTheSameBytes() async throws {
-        let (_, many) = try await render("A pair of dumbbells", size: 1024)
-        let (_, one) = try await ImageThreads.$limit.withValue(1) { try await render("A pair of dumbbells", size: 1024) }
+    /// A batch draws each image whole on one thread (ImageThreads.limit = 1),
+    /// a single badge band by band on every core, its caption fitted on a
+    /// thread of its own: the bytes must not tell them apart, whatever the
+    /// style and effects.
+    @Test(arguments: [("A pair of dumbbells", "medal", 1024), ("A path through a forest", "tile", 512),
+                      ("Run a marathon at sunrise, golden grain glow", "medal", 768), ("Drink more water", "flat", 384),
+                      ("Read 20 books", "sketch", 512)])
+    func oneThreadOrManyGiveTheSameBytes(prompt: String, style: String, size: Int) async throws {
+        let (_, many) = try await render(prompt, style: style, size: size)
+        let (_, one) = try await ImageThreads.$limit.withValue(1) { try await render(prompt, style: style, size: size) }
         #expect(one == many)
     }
 

@@ -1,0 +1,3 @@
+// CCanvasMath is header-only (static inline functions that Swift inlines);
+// SwiftPM wants a source file in every C target.
+#include "canvas_math.h"
