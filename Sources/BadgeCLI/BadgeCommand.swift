@@ -29,6 +29,7 @@ struct Badge: AsyncParsableCommand {
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        Prewarm.start(for: CommandLine.arguments)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -48,7 +48,6 @@ struct BadgeOptions: ParsableArguments {
 
     /// Runs the pipeline for one request and reports the result.
     func run(prompt: String, backendName: String?, source: String?, context: CommandContext) async throws {
-        BadgeMetadata.prepareReport(locale: UserLocale.current)
         let config = context.config
         // Resolved when first used: after the drawing, unless --date needs it now.
         let zone = TimeZone.autoupdatingCurrent

@@ -67,22 +67,20 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     }
 
     /// The style of `longCommitmentDate`: its formatter is cached by style,
-    /// so one made ahead (`prepareReport`) serves the real date.
+    /// so one made ahead (`warmUpReport`) serves the real date.
     static func longDateStyle(locale: Locale, timeZone: TimeZone) -> Date.FormatStyle {
         var style = Date.FormatStyle(date: .long, time: .omitted, locale: locale, timeZone: timeZone)
         style.calendar = Calendar(identifier: .gregorian)
         return style
     }
 
-    /// Loads, on a thread of its own, what stamping and reporting a badge made
-    /// now will need from ICU (the local time zone's rules, the long-date
-    /// formatter of `locale`: ~7 ms): a command starts it before a badge is
-    /// drawn, and the drawing hides it.
-    public static func prepareReport(locale: Locale) {
-        _ = BackgroundValue {
-            let zone = TimeZone(identifier: TimeZone.current.identifier) ?? TimeZone(secondsFromGMT: 0)!
-            _ = Date().formatted(longDateStyle(locale: locale, timeZone: zone))
-        }
+    /// Loads what stamping and reporting a badge made now will need from ICU
+    /// (the local time zone's rules, the long-date formatter of `locale`:
+    /// ~7 ms), into Foundation's caches: for a spare thread to do while the
+    /// badge is being made.
+    public static func warmUpReport(locale: Locale) {
+        let zone = TimeZone(identifier: TimeZone.current.identifier) ?? TimeZone(secondsFromGMT: 0)!
+        _ = Date().formatted(longDateStyle(locale: locale, timeZone: zone))
     }
 
     // MARK: - Chunks

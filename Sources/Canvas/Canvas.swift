@@ -49,7 +49,8 @@ public final class Canvas {
     }
 
     /// The RGBA bytes, for renderers that compute every pixel themselves
-    /// (the card's perspective warp) rather than filling shapes.
+    /// (the card's perspective warp) rather than filling shapes: all of
+    /// them, whatever `rows` says.
     public func withMutablePixels<R>(_ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try pixels.withUnsafeMutableBufferPointer { try body($0) }
     }

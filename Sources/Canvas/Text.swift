@@ -15,6 +15,8 @@ public struct Font: Sendable {
     public static let captionFile = Font("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 
     /// The first of the caption fonts that FreeType can open here.
+    /// The first call finds it (fontconfig reads its whole configuration
+    /// first, ~4 ms); later calls, on any thread, get the same answer.
     public static func caption() throws -> Font { try captionFont.get() }
 
     /// Found once per process: which fonts are installed does not change
