@@ -4,7 +4,8 @@ import Foundation
 /// after IHDR. Image and date live in one file, so one rename commits both.
 public struct BadgeMetadata: Sendable, Equatable, Codable {
     /// The version of the badge tool that wrote the file.
-    public static let generatorVersion = "badge 0.1.0"
+    public static let version = "0.1.0"
+    public static let generatorVersion = "badge " + version
     static let prefix = "badge:"
 
     /// A random 64-bit id in hex: what `badge history` lists and `badge restore` takes.
