@@ -63,10 +63,8 @@ struct BadgeArt {
         // the background, so a spare core does them while it is drawn; with
         // one thread allowed (a batch keeps every core busy) they come first.
         let fitting: @Sendable () -> TextImage? = { [request, caption] in
-            guard caption && request.size >= 96, let face = try? Font.caption().open(),
-                  let (text, pixelSize) = Self.fittedCaption(reading.caption, face: face, size: size, round: round)
-            else { return nil }
-            return try? face.render(text, pixelSize: pixelSize)
+            guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
+            return Self.fittedCaption(reading.caption, face: face, size: size, round: round)
         }
         let pending = threads == 1 ? nil : BackgroundValue(fitting)
         let ready = pending == nil ? fitting() : nil
@@ -180,9 +178,9 @@ struct BadgeArt {
         }
     }
 
-    /// The caption and the pixel size at which it fits the badge, or nil when
-    /// nothing of the prompt can be drawn or the badge is too small to read it.
-    private static func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> (String, Double)? {
+    /// The caption rendered at the largest size at which it fits the badge, or
+    /// nil when nothing of the prompt can be drawn or the badge is too small to read it.
+    private static func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> TextImage? {
         guard !caption.isEmpty else { return nil }
         let maxWidth = size * (round ? 0.56 : 0.8)
         let all = caption.split(separator: " ").map(String.init)
@@ -201,8 +199,9 @@ struct BadgeArt {
             let text = words.joined(separator: " ")
             var pixelSize = size * 0.068
             while pixelSize >= size * 0.04 {
-                if let box = try? face.measure(text, pixelSize: pixelSize), Double(box.width) <= maxWidth {
-                    return (text, pixelSize)
+                // The rendering that fits is the one drawn: no second rendering.
+                if let image = try? face.render(text, pixelSize: pixelSize), Double(image.box.width) <= maxWidth {
+                    return image
                 }
                 pixelSize *= 0.92
             }

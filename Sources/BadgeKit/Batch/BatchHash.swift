@@ -5,7 +5,7 @@ import Foundation
 public enum BatchHash {
     /// SHA-256 of `data`, lowercase hex: the manifest's file digests and request hashes.
     public static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: data).map { hexDigits(UInt64($0), count: 2) }.joined()
     }
 
     public static func sha256(_ text: String) -> String { sha256(Data(text.utf8)) }

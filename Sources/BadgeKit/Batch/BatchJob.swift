@@ -122,6 +122,6 @@ public struct BatchJob: Sendable, Hashable {
             }
         }
         // A prompt with no Latin letters or digits (Chinese, emoji) still gets a stable name.
-        return out.isEmpty ? "badge-" + String(format: "%08x", UInt32(truncatingIfNeeded: BatchHash.fnv1a(prompt))) : out
+        return out.isEmpty ? "badge-" + hexDigits(UInt64(UInt32(truncatingIfNeeded: BatchHash.fnv1a(prompt))), count: 8) : out
     }
 }
