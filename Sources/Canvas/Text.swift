@@ -57,7 +57,50 @@ public struct Font: Sendable {
         }
     }
 
+    /// fontconfig's file for `pattern`, from the answer cached by an earlier
+    /// run while nothing it depends on has changed (see FontMatchCache).
     private static func match(_ pattern: String) -> String? {
+        FontMatchCache.standard.file(key: matchKey(pattern)) { fontconfigMatch(pattern) }
+    }
+
+    /// Besides its files, what fontconfig's answer depends on: the pattern,
+    /// its version and the environment it reads (the user's directories, and
+    /// the language, which FcDefaultSubstitute adds to the pattern).
+    static func matchKey(_ pattern: String) -> String {
+        var key = pattern + "\nfontconfig \(FcGetVersion())"
+        for name in ["FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                     "XDG_CACHE_HOME", "LC_ALL", "LC_CTYPE", "LANG", "FC_LANG"] {
+            key += "\n\(name)=\(FontMatchCache.environment(name) ?? "")"
+        }
+        return key
+    }
+
+    /// Asks fontconfig, and lists what it read to answer: its config files and
+    /// their directories, its font directories, and the user's config paths
+    /// it would read if they existed.
+    private static func fontconfigMatch(_ pattern: String) -> FontMatchCache.Match? {
+        guard let file = fontconfigFile(pattern) else { return nil }
+        func paths(_ list: OpaquePointer?) -> [String] {
+            guard let list else { return [] }
+            defer { FcStrListDone(list) }
+            var paths: [String] = []
+            while let path = FcStrListNext(list) {
+                paths.append(String(cString: UnsafeRawPointer(path).assumingMemoryBound(to: CChar.self)))
+            }
+            return paths
+        }
+        let configFiles = paths(FcConfigGetConfigFiles(nil))
+        // A config file's directory: a file added next to it is read too.
+        var watched = configFiles + configFiles.map { ($0 as NSString).deletingLastPathComponent }
+        watched += paths(FcConfigGetFontDirs(nil))
+        let home = FontMatchCache.environment("HOME") ?? ""
+        let config = FontMatchCache.environment("XDG_CONFIG_HOME") ?? home + "/.config"
+        watched += [config + "/fontconfig", config + "/fontconfig/fonts.conf", config + "/fontconfig/conf.d",
+                    home + "/.fonts.conf", home + "/.fonts.conf.d", (file as NSString).deletingLastPathComponent]
+        return FontMatchCache.Match(file: file, watched: watched)
+    }
+
+    private static func fontconfigFile(_ pattern: String) -> String? {
         guard let parsed = pattern.withCString({ FcNameParse(UnsafeRawPointer($0).assumingMemoryBound(to: FcChar8.self)) }) else {
             return nil
         }
