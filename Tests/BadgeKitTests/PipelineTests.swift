@@ -188,6 +188,10 @@ struct MetadataTests {
         let precise = BadgeMetadata.rfc3339(date, in: .gmt, fractionalSeconds: true)
         #expect(precise == "2026-09-21T14:13:20.250Z")
         #expect(BadgeMetadata.parseRFC3339(precise) == date)
+        // Only full timestamps: a day alone is parseCommitmentDate's other form.
+        for malformed in ["2026-09-21", "2026-09-21 14:13:20Z", "2026-09-21T14:13Z", "21/09/2026", ""] {
+            #expect(BadgeMetadata.parseRFC3339(malformed) == nil, "\(malformed)")
+        }
     }
 
     @Test func crcMatchesTheStandardVector() {
