@@ -225,6 +225,13 @@ public struct BadgeConfig: Sendable {
         return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("badge", isDirectory: true)
     }
 
+    /// `$XDG_CACHE_HOME/badge`, then `~/.cache/badge`: what badge keeps only
+    /// to be faster (fontconfig's answer), safe to delete.
+    public static func cacheDirectory(variables: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let cacheHome = variables["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home(variables) + "/.cache")
+        return URL(fileURLWithPath: cacheHome, isDirectory: true).appendingPathComponent("badge", isDirectory: true)
+    }
+
     static func home(_ variables: [String: String]) -> String {
         variables["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }

@@ -16,24 +16,16 @@ import Foundation
 /// rewritten. ~40 stats cost ~0.1 ms.
 struct FontMatchCache {
     /// What fontconfig answered and what the answer depends on.
-    struct Match: Equatable {
+    struct Match {
         var file: String
         var watched: [String]
     }
 
-    /// nil: no cache (no home directory); every lookup resolves.
+    /// nil: no cache; every lookup resolves.
     let directory: URL?
 
-    /// `$XDG_CACHE_HOME/badge`, else `~/.cache/badge`.
-    static var standard: FontMatchCache {
-        if let cache = Self.environment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
-            return FontMatchCache(directory: URL(fileURLWithPath: cache).appendingPathComponent("badge"))
-        }
-        if let home = Self.environment("HOME"), home.hasPrefix("/") {
-            return FontMatchCache(directory: URL(fileURLWithPath: home).appendingPathComponent(".cache/badge"))
-        }
-        return FontMatchCache(directory: nil)
-    }
+    /// In badge's cache directory (`BadgeConfig.cacheDirectory`).
+    static var standard: FontMatchCache { FontMatchCache(directory: BadgeConfig.cacheDirectory()) }
 
     /// The file for `key` (the pattern and everything else the answer depends
     /// on), from the cache when it is still true, else from `resolve`, whose

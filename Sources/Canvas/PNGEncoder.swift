@@ -203,7 +203,8 @@ extension PNGEncoder {
         let written = badge_deflate(input.baseAddress, history, length, last ? 1 : 0, out, capacity, scratch.tables)
         guard written > 0 else {
             free(out)
-            throw BadgeError(.generationFailed, "the compressed image did not fit its buffer (\(capacity) bytes)")
+            throw BadgeError(.generationFailed, "the compressed image did not fit its buffer (\(capacity) bytes)",
+                             hint: "this is a bug in badge's PNG encoder; please report it with the command that made it")
         }
         return Band(deflated: Data(bytesNoCopy: out, count: written, deallocator: .free), adler: adler, length: length)
     }

@@ -10,9 +10,10 @@ import Glibc
 /// writable up front (MADV_POPULATE_WRITE, Linux 5.14+). Left to fault as it
 /// is drawn, blending reads a pixel before writing it: the read maps the
 /// shared zero page, the write then copies it and flushes the TLB of every
-/// core the process runs on, twice the faults and an interrupt each. A block malloc reuses (a
-/// batch's next canvas) is cleared by calloc without faulting at all: mapping
-/// every canvas afresh instead cost a batch on two cores a tenth of its speed.
+/// core the process runs on, twice the faults and an interrupt each. A block
+/// malloc reuses (a batch's next canvas) is cleared by calloc without faulting
+/// at all: mapping every canvas afresh instead cost a batch on two cores a
+/// tenth of its speed.
 public final class PixelMemory: RandomAccessCollection, Equatable {
     public let count: Int
     private let base: UnsafeMutablePointer<UInt8>
