@@ -71,8 +71,12 @@ public enum GeneratorConformance {
         } catch {
             throw ConformanceFailure(requirement: "cancellation", detail: "threw \(error) instead of a cancellation")
         }
-        if clock.now - started > .seconds(10) {
-            throw ConformanceFailure(requirement: "cancellation", detail: "took more than 10 s to stop")
+        // A bound for a backend that ignores cancellation and runs on, not a
+        // speed test: under a full parallel `swift test` on two cores (the
+        // kill loop spawning badges all the while) an exec plugin's spawn and
+        // teardown took over 10 s twice in a day.
+        if clock.now - started > .seconds(30) {
+            throw ConformanceFailure(requirement: "cancellation", detail: "took more than 30 s to stop")
         }
     }
 
