@@ -3,6 +3,12 @@ import PackageDescription
 
 // Arrows point one way: BadgeCLI -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
 // BadgeKit imports nothing of ours; C libraries stay behind Canvas.
+// FreeType's headers include one another as <freetype/...>, from here (upstream's install
+// layout, Debian's too). pkg-config would find it, but a system-library target with a pkgConfig
+// also links the library, and fontconfig and FreeType are opened on first use (CFontLoader).
+let freeTypeIncludes = "-I/usr/include/freetype2"
+let freeTypeHeaders = CSetting.unsafeFlags([freeTypeIncludes])
+
 let package = Package(
     name: "badge",
     platforms: [.macOS(.v15)],
@@ -31,19 +37,22 @@ let package = Package(
         .target(name: "CGD", dependencies: ["CLibraryLoader"], path: "Sources/CGD"),
         .target(name: "CCurl", dependencies: ["CLibraryLoader"], path: "Sources/CCurl"),
 
-        // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale.
+        // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale; fontconfig and FreeType for
+        // captions. Their headers come from these system-library targets; the libraries themselves
+        // are opened on first use too (CJPEGLoader, CFontLoader), not linked.
         .systemLibrary(
             name: "CJPEG",
             path: "Sources/CJPEG",
-            pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         .systemLibrary(
             name: "CFreeType",
             path: "Sources/CFreeType",
-            pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev", "libfreetype-dev"])]
         ),
+        .target(name: "CJPEGLoader", dependencies: ["CJPEG", "CLibraryLoader"], path: "Sources/CJPEGLoader", publicHeadersPath: "."),
+        .target(name: "CFontLoader", dependencies: ["CFreeType", "CLibraryLoader"], path: "Sources/CFontLoader", publicHeadersPath: ".",
+                cSettings: [freeTypeHeaders]),
         // Two-lane square roots and conversions for Canvas's gradient loops.
         .target(name: "CCanvasMath", path: "Sources/CCanvasMath"),
         // deflate for compression levels 1-2: faster than zlib on badges, and bands joinable (see the file).
@@ -73,8 +82,9 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CCanvasMath", "BadgeKit"],
-            path: "Sources/Canvas"
+            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CJPEGLoader", "CFreeType", "CFontLoader", "CCanvasMath", "BadgeKit"],
+            path: "Sources/Canvas",
+            swiftSettings: [.unsafeFlags(["-Xcc", freeTypeIncludes])]
         ),
 
         // The card: the back face, the flip animation, the HTML page.
@@ -126,7 +136,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/BadgeCLI"
+            path: "Sources/BadgeCLI",
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
+            ]
         ),
 
         // `swift package badge ...`: runs the badge tool, so other packages can stamp badges in their builds.
