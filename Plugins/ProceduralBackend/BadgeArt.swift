@@ -58,23 +58,27 @@ struct BadgeArt {
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
         let round = style != .tile
-        // Finding the font (fontconfig reads its configuration, ~4 ms) and
-        // fitting the caption (a measure at each size tried) need nothing of
-        // the background, so a spare core does them while it is drawn; with
-        // one thread allowed (a batch keeps every core busy) they come first.
+        // Finding the font and fitting the caption (a measure at each size
+        // tried) need nothing of the background. Drawn in bands, the caption
+        // is the first piece of work the drawing threads take: its rows come
+        // last, so it is ready before a band needs it, and no third thread
+        // takes a core from the two drawing (2-3 ms late, at times). Drawn
+        // whole, it is fitted on a thread of its own; with one thread allowed
+        // (a batch keeps every core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
             return Self.fittedCaption(reading.caption, face: face, size: size, round: round)
         }
-        let pending = threads == 1 ? nil : BackgroundValue(fitting)
-        let ready = pending == nil ? fitting() : nil
+        let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
+        let slot = bands > 1 ? CaptionSlot() : nil
+        let pending = threads == 1 || slot != nil ? nil : BackgroundValue(fitting)
+        let ready = threads == 1 ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
         let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random,
-                        caption: { (try? pending?.value) ?? ready })
-        let canvas = try Canvas(width: request.size, height: request.size)
-        let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
+                        caption: { slot?.value ?? (try? pending?.value) ?? ready })
+        let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
         if bands == 1 {
             if let threads { canvas.drawingThreads = threads }
             let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
@@ -83,9 +87,15 @@ struct BadgeArt {
             // Every band draws the whole plan within its rows, on as many
             // threads as there are cores: the same pixels as drawn whole.
             let shared = SharedCanvas(canvas: canvas)
-            DispatchQueue.concurrentPerform(iterations: bands) { k in
+            // Work items are claimed in order, so the caption (item 0) is under
+            // way before any band that waits for it.
+            DispatchQueue.concurrentPerform(iterations: bands + 1) { item in
+                guard item > 0 else { return slot!.fill(fitting()) }
+                let k = item - 1
                 let rows = (request.size * k / bands)..<(request.size * (k + 1) / bands)
-                paint(plan, on: shared.canvas.rows(rows), mask: nil)
+                let band = shared.canvas.rows(rows)
+                band.mapRows()
+                paint(plan, on: band, mask: nil)
             }
         }
 
@@ -121,6 +131,24 @@ struct BadgeArt {
         var random: SplitMix64
         /// The caption, rendered; waits for it when it is fitted on another thread.
         var caption: @Sendable () -> TextImage?
+    }
+
+    /// The caption, fitted by one drawing thread and waited for by the bands that draw it.
+    private final class CaptionSlot: @unchecked Sendable {
+        // Written once, before `filled` is signalled; read only after a wait on it.
+        private var caption: TextImage?
+        private let filled = DispatchSemaphore(value: 0)
+
+        func fill(_ value: TextImage?) {
+            caption = value
+            filled.signal()
+        }
+
+        var value: TextImage? {
+            filled.wait()
+            defer { filled.signal() }
+            return caption
+        }
     }
 
     /// The canvas, shared by the threads that draw its disjoint bands.

@@ -20,14 +20,16 @@ public final class Canvas {
 
     public static let maxSide = 8192
 
-    public init(width: Int, height: Int, background: RGBA = .clear) throws {
+    /// `mapped: false` leaves the pages to be mapped by the threads that draw
+    /// the rows (`mapRows`), band by band.
+    public init(width: Int, height: Int, background: RGBA = .clear, mapped: Bool = true) throws {
         guard (1...Self.maxSide).contains(width), (1...Self.maxSide).contains(height) else {
             throw BadgeError(.usage, "a canvas of \(width)×\(height) pixels is out of range",
                              hint: "use 1 to \(Self.maxSide) pixels a side")
         }
         self.width = width
         self.height = height
-        pixels = PixelMemory(zeroedCount: width * height * 4)
+        pixels = PixelMemory(zeroedCount: width * height * 4, mapped: mapped || background != .clear)
         rows = 0..<height
         if background != .clear { fill(.roundedRect(x: 0, y: 0, width: Double(width), height: Double(height), radius: 0), with: .solid(background)) }
     }
@@ -46,6 +48,12 @@ public final class Canvas {
     /// A band draws on its calling thread only.
     public func rows(_ band: Range<Int>) -> Canvas {
         Canvas(sharing: self, rows: band.clamped(to: rows))
+    }
+
+    /// Maps the pages of this canvas's rows now (see `PixelMemory.map`): for
+    /// a band of a canvas made with `mapped: false`, on the thread drawing it.
+    public func mapRows() {
+        pixels.map(rows.lowerBound * width * 4..<rows.upperBound * width * 4)
     }
 
     /// The RGBA bytes, for renderers that compute every pixel themselves

@@ -37,13 +37,15 @@ public enum PNGEncoder {
             let pixels = ReadOnlyPixels(buffer: px)
             let count = bands.count - 1
             let workers = max(1, min(count, canvas.drawingThreads))
-            // Each worker compresses every workers-th band with one scratch,
-            // whose pages are faulted in once. The same bands however many
-            // workers: the bytes never depend on the threads.
+            // Each worker takes the next band not yet taken (bands compress at
+            // very different speeds: the motif's rows are the slowest), with one
+            // scratch whose pages are faulted in once. The bands are the same
+            // however many workers: the bytes never depend on the threads.
+            let next = Atomic<Int>(0)
             let work: @Sendable (Int) -> Void = { w in
                 let scratch = usesOwnDeflate(level) ? FastScratch.take(largestBand: layout.bandBytes(rows: bands.last! / count + 1)) : nil
                 defer { scratch.map(FastScratch.give) }
-                for k in Swift.stride(from: w, to: count, by: workers) {
+                while case let k = next.add(1, ordering: .relaxed).oldValue, k < count {
                     slots.store(k, Result {
                         try compressBand(pixels.buffer, layout: layout, rows: bands[k]..<bands[k + 1], last: k == count - 1,
                                          level: level, scratch: scratch)
@@ -57,32 +59,57 @@ public enum PNGEncoder {
             }
             return slots.results
         }
-        var stream = Data(zlibHeader(level: level))
+        // The file is put together once, at its final size: the IDAT's CRC is
+        // combined from the bands' own (each worked out by its worker), so the
+        // compressed bytes are neither copied twice nor read again here.
         var adler = adler32(0, nil, 0)
+        var idatLength = 2 + 4
         for result in results {
             let band = try result.get()
-            stream.append(band.deflated)
             adler = adler32_combine(adler, band.adler, band.length)
+            idatLength += band.deflated.count
         }
-        stream.append(contentsOf: [UInt8(adler >> 24 & 0xFF), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)])
+        let zlibHeader = zlibHeader(level: level)
+        let adlerBytes = bigEndian(UInt32(adler))
+        var crc = crc32(0, nil, 0)
+        for bytes in [Array("IDAT".utf8), zlibHeader] {
+            crc = bytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
+        }
+        for result in results {
+            let band = try result.get()
+            crc = crc32_combine(crc, band.crc, band.deflated.count)
+        }
+        crc = adlerBytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
 
         var ihdr = Data()
-        for v in [UInt32(canvas.width), UInt32(canvas.height)] {
-            ihdr.append(contentsOf: [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)])
-        }
+        for v in [UInt32(canvas.width), UInt32(canvas.height)] { ihdr.append(contentsOf: bigEndian(v)) }
         ihdr.append(contentsOf: [8, opaque ? 2 : 6, 0, 0, 0])
-        return PNG.assemble([
-            PNGChunk(type: "IHDR", data: ihdr),
-            PNGChunk(type: "IDAT", data: stream),
-            PNGChunk(type: "IEND", data: Data()),
-        ])
+        var png = PNG.assemble([PNGChunk(type: "IHDR", data: ihdr)])
+        png.reserveCapacity(png.count + 12 + idatLength + 12)
+        png.append(contentsOf: bigEndian(UInt32(idatLength)))
+        png.append(contentsOf: Array("IDAT".utf8))
+        png.append(contentsOf: zlibHeader)
+        for result in results { png.append(try result.get().deflated) }
+        png.append(contentsOf: adlerBytes)
+        png.append(contentsOf: bigEndian(UInt32(crc)))
+        png.append(contentsOf: Self.iend)
+        return png
     }
 
-    /// Row indices where bands start, ending with the height: about 256 K
-    /// pixels a band, at most 32 bands (a 4096 px badge: 2 MB of rows a band,
-    /// which is what each worker holds filtered at once).
+    /// The IEND chunk: no data, and the CRC of its type.
+    static let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+
+    static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
+
+    /// Row indices where bands start, ending with the height: about 80 K
+    /// pixels a band (12 at 1024 px: small enough for two cores to share
+    /// bands of uneven cost, each band re-reading only 32 KB of history), at
+    /// most 32 bands (a 4096 px badge: 2 MB of rows a band, which is what each
+    /// worker holds filtered at once).
     static func bandStarts(height: Int, width: Int) -> [Int] {
-        let count = max(1, min(32, min(height, width * height / (256 * 1024))))
+        let count = max(1, min(32, min(height, width * height / (80 * 1024))))
         return (0...count).map { $0 * height / count }
     }
 
@@ -143,8 +170,17 @@ public enum PNGEncoder {
 
     struct Band {
         var deflated: Data
+        /// Adler-32 of the filtered rows, CRC-32 of `deflated`.
         var adler: uLong
+        var crc: uLong
         var length: Int
+
+        init(deflated: Data, adler: uLong, length: Int) {
+            self.deflated = deflated
+            self.adler = adler
+            self.length = length
+            crc = deflated.withUnsafeBytes { crc32(0, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt($0.count)) }
+        }
     }
 
     static func compressBand(_ px: UnsafeBufferPointer<UInt8>, layout: RowLayout, rows: Range<Int>, last: Bool, level: Int,

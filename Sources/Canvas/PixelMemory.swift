@@ -21,7 +21,7 @@ public final class PixelMemory: RandomAccessCollection, Equatable {
     private static let hugePage = 2 << 20
     private static let page = 4096
 
-    init(zeroedCount count: Int) {
+    init(zeroedCount count: Int, mapped: Bool = true) {
         self.count = count
         guard let memory = calloc(Swift.max(count, 1), 1) else { fatalError("out of memory for a \(count)-byte canvas") }
         base = memory.assumingMemoryBound(to: UInt8.self)
@@ -31,9 +31,16 @@ public final class PixelMemory: RandomAccessCollection, Equatable {
             // A hint the kernel may ignore; the memory is the same either way.
             _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
         }
-        // Also a hint: on an older kernel the pages fault in as they are drawn.
-        let pageStart = (Int(bitPattern: memory) + Self.page - 1) & ~(Self.page - 1)
-        let pageEnd = (Int(bitPattern: memory) + count) & ~(Self.page - 1)
+        if mapped { map(0..<count) }
+    }
+
+    /// Maps the pages of `bytes` writable now (MADV_POPULATE_WRITE, Linux
+    /// 5.14+), rather than as they are drawn. A hint: on an older kernel the
+    /// pages fault in as before. Threads drawing different bands map their
+    /// own rows, at the same time.
+    func map(_ bytes: Range<Int>) {
+        let pageStart = (Int(bitPattern: base) + bytes.lowerBound + Self.page - 1) & ~(Self.page - 1)
+        let pageEnd = (Int(bitPattern: base) + bytes.upperBound) & ~(Self.page - 1)
         if pageEnd > pageStart {
             _ = madvise(UnsafeMutableRawPointer(bitPattern: pageStart), pageEnd - pageStart, MADV_POPULATE_WRITE)
         }

@@ -39,6 +39,15 @@ struct CanvasTests {
         let banded = try Canvas(width: 200, height: 200)
         for rows in [0..<37, 37..<100, 100..<101, 101..<200] { try paint(banded.rows(rows)) }
         #expect(banded.pixels == whole.pixels)
+        // As the art engine draws: pages left unmapped, each band mapping its own rows first.
+        let unmapped = try Canvas(width: 200, height: 200, mapped: false)
+        #expect(unmapped.pixels.allSatisfy { $0 == 0 })
+        for rows in [101..<200, 0..<37, 37..<101] {
+            let band = unmapped.rows(rows)
+            band.mapRows()
+            try paint(band)
+        }
+        #expect(unmapped.pixels == whole.pixels)
 
         let band = try Canvas(width: 200, height: 200)
         try paint(band.rows(50..<60))
