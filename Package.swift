@@ -9,6 +9,10 @@ import PackageDescription
 let freeTypeIncludes = "-I/usr/include/freetype2"
 let freeTypeHeaders = CSetting.unsafeFlags([freeTypeIncludes])
 
+// The release binary starts fast (see the README's "Start-up"): lld with packed relative
+// relocations, no exported symbols, and libstdc++ linked statically (linker/libstdc++.so says how).
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
 let package = Package(
     name: "badge",
     platforms: [.macOS(.v15)],
@@ -138,7 +142,7 @@ let package = Package(
             ],
             path: "Sources/BadgeCLI",
             linkerSettings: [
-                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
+                .unsafeFlags(["-L", packageDirectory + "/linker", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
             ]
         ),
 
