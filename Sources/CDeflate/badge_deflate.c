@@ -338,20 +338,40 @@ static void write_block(BitWriter *w, const uint32_t *symbols, unsigned n, Frequ
     }
     const uint8_t *dist_lengths = lengths + LITLEN_CODES;
     const uint16_t *dist_codes = codes + LITLEN_CODES;
+    // The bit writer's state in locals: stores into the output (bytes)
+    // could alias it, which kept the compiler reloading it after every one.
+    uint8_t *out = w->out;
+    size_t pos = w->pos;
+    uint64_t bits = w->bits;
+    unsigned count = w->count;
+#define FLUSH32()                                  \
+    if (count >= 32) {                             \
+        uint32_t word = (uint32_t)bits;            \
+        memcpy(out + pos, &word, 4);               \
+        pos += 4, bits >>= 32, count -= 32;        \
+    }
     for (unsigned i = 0; i < n; i++) {
         uint32_t symbol = symbols[i];
         if (!(symbol & MATCH_FLAG)) {
-            put_bits(w, codes[symbol], lengths[symbol]);
+            bits |= (uint64_t)codes[symbol] << count;
+            count += lengths[symbol];
+            FLUSH32()
             continue;
         }
         unsigned l = symbol & 0xFF, d = (symbol >> 8) & 0x7FFF;
         unsigned lc = length_code(l), dc = distance_code(d);
         unsigned lx = length_extra_bits(l), dx = distance_extra_bits(d);
-        // A length code and its extra bits: at most 15 + 5 bits.
-        put_bits(w, codes[lc] | ((l & ((1u << lx) - 1)) << lengths[lc]), lengths[lc] + lx);
-        put_bits(w, dist_codes[dc], dist_lengths[dc]);
-        if (dx) put_bits(w, d & ((1u << dx) - 1), dx);
+        // The length code and its extra bits (<= 20 bits), then the distance
+        // code (<= 15) and its extra bits (<= 13): at most 32 bits after a flush.
+        bits |= (uint64_t)(codes[lc] | ((l & ((1u << lx) - 1)) << lengths[lc])) << count;
+        count += lengths[lc] + lx;
+        FLUSH32()
+        bits |= (uint64_t)(dist_codes[dc] | ((d & ((1u << dx) - 1)) << dist_lengths[dc])) << count;
+        count += dist_lengths[dc] + dx;
+        FLUSH32()
     }
+#undef FLUSH32
+    w->pos = pos, w->bits = bits, w->count = count;
     put_bits(w, codes[256], lengths[256]);
 }
 

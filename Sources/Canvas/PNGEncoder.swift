@@ -207,7 +207,7 @@ public enum PNGEncoder {
         try row.withUnsafeMutableBufferPointer { row in
             for y in rows {
                 layout.filter(px, row: y, into: row)
-                adler = adler32(adler, row.baseAddress, uInt(stride))
+                adler = uLong(badge_adler32(UInt32(adler), row.baseAddress, stride))
                 try deflater.add(UnsafeBufferPointer(row), flush: y == rows.upperBound - 1 ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH)
             }
         }
@@ -231,7 +231,7 @@ extension PNGEncoder {
         for y in first..<rows.upperBound {
             layout.filter(px, row: y, into: UnsafeMutableBufferPointer(rebasing: input[((y - first) * stride)...]))
         }
-        let adler = adler32(adler32(0, nil, 0), input.baseAddress! + history, uInt(length))
+        let adler = uLong(badge_adler32(1, input.baseAddress! + history, length))
         let capacity = badge_deflate_bound(length)
         guard let out = malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else {
             throw BadgeError(.generationFailed, "no memory for the compressed image (\(capacity) bytes)", hint: "is memory short?")

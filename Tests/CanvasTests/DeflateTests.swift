@@ -108,6 +108,26 @@ import Testing
     /// A canvas big enough for four bands, with gradients, transparency and a
     /// noisy patch, encoded at badge's levels and zlib's and with both filters:
     /// every file decodes, by zlib and the PNG filters alone, to the canvas.
+    /// badge's Adler-32 is zlib's, whatever the length (under and over its
+    /// 32-byte steps and 4 KB rounds), the starting value, and the bytes (all
+    /// 255, the largest sums).
+    @Test func adler32IsZlibs() {
+        var random = SystemRandomNumberGenerator()
+        let noise = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let full = [UInt8](repeating: 255, count: 300_000)
+        let lengths = [0, 1, 31, 32, 33, 4095, 4096, 4097, 5552, 5553, 70_001, 299_000]
+        for bytes in [noise, full] {
+            for length in lengths {
+                for start: UInt32 in [1, 0xFFF0_FFF0, UInt32.random(in: 0...65520, using: &random) << 16 | UInt32.random(in: 0...65520, using: &random)] {
+                    let offset = Int.random(in: 0...999, using: &random)
+                    let ours = bytes.withUnsafeBufferPointer { badge_adler32(start, $0.baseAddress! + offset, length) }
+                    let zlibs = bytes.withUnsafeBufferPointer { adler32(uLong(start), $0.baseAddress! + offset, uInt(length)) }
+                    #expect(uLong(ours) == zlibs, "length \(length), start \(start)")
+                }
+            }
+        }
+    }
+
     @Test func everyLevelAndFilterEncodesTheSamePixels() throws {
         let canvas = try Canvas(width: 1100, height: 1000)
         canvas.fill(.circle(center: Point(550, 500), radius: 480), with: .radial(
