@@ -221,7 +221,10 @@ public final class Canvas {
     /// among them) gain from a second core, while a batch of smaller badges
     /// already keeps every core busy with one badge each.
     static let parallelArea = 1 << 17
-    public static let defaultDrawingThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    public static let defaultDrawingThreads = max(1, min(4, processorCount))
+
+    /// Read once: Foundation reads the cgroup's CPU quota and cpuset files on every call.
+    static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
     /// truncating (`rounded()` is a libm call on baseline x86-64, and this runs per pixel).

@@ -261,7 +261,7 @@ final class FastScratch: @unchecked Sendable {
 
     static func give(_ scratch: FastScratch) {
         pool.withLock { pool in
-            if pool.count < ProcessInfo.processInfo.activeProcessorCount { pool.append(scratch) }
+            if pool.count < Canvas.processorCount { pool.append(scratch) }
         }
     }
 
