@@ -39,24 +39,6 @@
               (im, size, localCM, left, top, delay, disposal, previous))                                         \
     RETURNING(void *, gdImageGifAnimEndPtr, (int *size), (size))
 
-static struct {
-    BADGE_GD_FUNCTIONS(BADGE_POINTER, BADGE_VOID_POINTER)
-} gd;
-
-#define SONAME "libgd.so.3"
-#define PACKAGE "libgd3"
-
-static void resolve(void) {
-    void *library = badge_library_open(SONAME, PACKAGE);
-#define RESOLVE(type, name, parameters, arguments) *(void **)&gd.name = badge_library_symbol(library, SONAME, PACKAGE, #name);
-#define RESOLVE_VOID(name, parameters, arguments) RESOLVE(void, name, parameters, arguments)
-    BADGE_GD_FUNCTIONS(RESOLVE, RESOLVE_VOID)
-}
-
-static pthread_once_t resolved = PTHREAD_ONCE_INIT;
-
-static void ensure_loaded(void) { pthread_once(&resolved, resolve); }
-
-#define FORWARD(type, name, parameters, arguments) BADGE_FORWARD(gd, ensure_loaded, type, name, parameters, arguments)
-#define FORWARD_VOID(name, parameters, arguments) BADGE_FORWARD_VOID(gd, ensure_loaded, name, parameters, arguments)
-BADGE_GD_FUNCTIONS(FORWARD, FORWARD_VOID)
+#define BADGE_SONAME "libgd.so.3"
+#define BADGE_PACKAGE "libgd3"
+BADGE_LIBRARY(BADGE_GD_FUNCTIONS)

@@ -19,24 +19,6 @@
               (info, rows, count))                                                                                  \
     RETURNING(boolean, jpeg_finish_decompress, (j_decompress_ptr info), (info))
 
-static struct {
-    BADGE_JPEG_FUNCTIONS(BADGE_POINTER, BADGE_VOID_POINTER)
-} jpeg;
-
-#define SONAME "libjpeg.so.62"
-#define PACKAGE "libjpeg62-turbo"
-
-static void resolve(void) {
-    void *library = badge_library_open(SONAME, PACKAGE);
-#define RESOLVE(type, name, parameters, arguments) *(void **)&jpeg.name = badge_library_symbol(library, SONAME, PACKAGE, #name);
-#define RESOLVE_VOID(name, parameters, arguments) RESOLVE(void, name, parameters, arguments)
-    BADGE_JPEG_FUNCTIONS(RESOLVE, RESOLVE_VOID)
-}
-
-static pthread_once_t resolved = PTHREAD_ONCE_INIT;
-
-static void ensure_loaded(void) { pthread_once(&resolved, resolve); }
-
-#define FORWARD(type, name, parameters, arguments) BADGE_FORWARD(jpeg, ensure_loaded, type, name, parameters, arguments)
-#define FORWARD_VOID(name, parameters, arguments) BADGE_FORWARD_VOID(jpeg, ensure_loaded, name, parameters, arguments)
-BADGE_JPEG_FUNCTIONS(FORWARD, FORWARD_VOID)
+#define BADGE_SONAME "libjpeg.so.62"
+#define BADGE_PACKAGE "libjpeg62-turbo"
+BADGE_LIBRARY(BADGE_JPEG_FUNCTIONS)

@@ -31,4 +31,27 @@ void *badge_library_symbol(void *library, const char *soname, const char *packag
         table.name arguments;                                       \
     }
 
+// A whole loader for one library per source file: with BADGE_SONAME and
+// BADGE_PACKAGE defined first, BADGE_LIBRARY(FUNCTIONS) makes the table,
+// `badge_load()` (opens the library and fills the table, once; needs
+// <pthread.h>) and a forwarding function for each entry of the list.
+#define BADGE_RESOLVE(type, name, parameters, arguments) \
+    *(void **)&badge_table.name = badge_library_symbol(library, BADGE_SONAME, BADGE_PACKAGE, #name);
+#define BADGE_RESOLVE_VOID(name, parameters, arguments) BADGE_RESOLVE(void, name, parameters, arguments)
+#define BADGE_TABLE_FORWARD(type, name, parameters, arguments) \
+    BADGE_FORWARD(badge_table, badge_load, type, name, parameters, arguments)
+#define BADGE_TABLE_FORWARD_VOID(name, parameters, arguments) \
+    BADGE_FORWARD_VOID(badge_table, badge_load, name, parameters, arguments)
+#define BADGE_LIBRARY(FUNCTIONS)                                                \
+    static struct {                                                             \
+        FUNCTIONS(BADGE_POINTER, BADGE_VOID_POINTER)                            \
+    } badge_table;                                                              \
+    static void badge_resolve(void) {                                           \
+        void *library = badge_library_open(BADGE_SONAME, BADGE_PACKAGE);        \
+        FUNCTIONS(BADGE_RESOLVE, BADGE_RESOLVE_VOID)                            \
+    }                                                                           \
+    static pthread_once_t badge_resolved = PTHREAD_ONCE_INIT;                   \
+    static void badge_load(void) { pthread_once(&badge_resolved, badge_resolve); } \
+    FUNCTIONS(BADGE_TABLE_FORWARD, BADGE_TABLE_FORWARD_VOID)
+
 #endif
