@@ -37,6 +37,8 @@ struct BadgeArt {
     struct Drawing {
         var canvas: Canvas
         var notes: [String: String]
+        /// The PNG's bands, compressed while the picture was drawn.
+        var encoded: BandedPNG? = nil
     }
 
     /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
@@ -49,11 +51,18 @@ struct BadgeArt {
     var threads: Int? = nil
 
     func render() throws -> Result {
-        let drawing = try draw()
-        return Result(png: try PNGEncoder.encode(drawing.canvas, level: compression, filter: Self.filter), notes: drawing.notes)
+        let drawing = try draw(encoding: true)
+        let png = try drawing.encoded?.finish() ?? PNGEncoder.encode(drawing.canvas, level: compression, filter: Self.filter)
+        return Result(png: png, notes: drawing.notes)
     }
 
     func draw() throws -> Drawing {
+        try draw(encoding: false)
+    }
+
+    /// Draws the picture; drawn in bands and `encoding`, the same threads also
+    /// compress the PNG's bands as soon as the rows each reads are drawn.
+    private func draw(encoding: Bool) throws -> Drawing {
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
@@ -79,24 +88,37 @@ struct BadgeArt {
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random,
                         caption: { slot?.value ?? (try? pending?.value) ?? ready })
         let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
+        var encoded: BandedPNG?
         if bands == 1 {
             if let threads { canvas.drawingThreads = threads }
             let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
             paint(plan, on: canvas, mask: mask)
         } else {
             // Every band draws the whole plan within its rows, on as many
-            // threads as there are cores: the same pixels as drawn whole.
+            // threads as there are cores: the same pixels as drawn whole. Work
+            // items are claimed in order: the caption first (the bands that
+            // draw it wait for it), then the bands, then the PNG's bands (each
+            // waits for the rows it reads). A round badge has transparent
+            // corners (RGBA); a tile is promised opaque (RGB), which the
+            // encoding checks.
+            let side = request.size
             let shared = SharedCanvas(canvas: canvas)
-            // Work items are claimed in order, so the caption (item 0) is under
-            // way before any band that waits for it.
-            DispatchQueue.concurrentPerform(iterations: bands + 1) { item in
-                guard item > 0 else { return slot!.fill(fitting()) }
-                let k = item - 1
-                let rows = (request.size * k / bands)..<(request.size * (k + 1) / bands)
-                let band = shared.canvas.rows(rows)
-                band.mapRows()
-                paint(plan, on: band, mask: nil)
+            let job = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
+            let drawn = DrawnBands(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) })
+            DispatchQueue.concurrentPerform(iterations: 1 + bands + (job?.count ?? 0)) { item in
+                if item == 0 { return slot!.fill(fitting()) }
+                if item <= bands {
+                    let k = item - 1
+                    let band = shared.canvas.rows(drawn.rows[k])
+                    band.mapRows()
+                    paint(plan, on: band, mask: nil)
+                    return drawn.finish(k)
+                }
+                let k = item - 1 - bands
+                drawn.wait(forRows: job!.rowsRead(by: k))
+                job!.compress(k)
             }
+            encoded = job
         }
 
         var notes = [
@@ -109,7 +131,7 @@ struct BadgeArt {
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
-        return Drawing(canvas: canvas, notes: notes)
+        return Drawing(canvas: canvas, notes: notes, encoded: encoded)
     }
 
     /// Bands of about 128 rows: enough for two cores to share unevenly
@@ -148,6 +170,37 @@ struct BadgeArt {
             filled.wait()
             defer { filled.signal() }
             return caption
+        }
+    }
+
+    /// Which drawing bands are finished, for the PNG bands that read their rows.
+    private final class DrawnBands: @unchecked Sendable {
+        /// Each drawing band's rows.
+        let rows: [Range<Int>]
+        // `done` is read and written only with `condition` locked.
+        private var done: [Bool]
+        private let condition = NSCondition()
+
+        init(rows: [Range<Int>]) {
+            self.rows = rows
+            done = Array(repeating: false, count: rows.count)
+        }
+
+        func finish(_ k: Int) {
+            condition.lock()
+            done[k] = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Waits until every band holding some of `needed` is finished: each
+        /// is being drawn by another thread, since all were claimed before any
+        /// PNG band.
+        func wait(forRows needed: Range<Int>) {
+            let bands = rows.indices.filter { rows[$0].overlaps(needed) }
+            condition.lock()
+            while !bands.allSatisfy({ done[$0] }) { condition.wait() }
+            condition.unlock()
         }
     }
 

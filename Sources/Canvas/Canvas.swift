@@ -50,6 +50,11 @@ public final class Canvas {
         Canvas(sharing: self, rows: band.clamped(to: rows))
     }
 
+    /// Whether every pixel is opaque (alpha 255); stops at the first that is not.
+    public var isOpaque: Bool {
+        pixels.withUnsafeBufferPointer { PNGEncoder.isOpaque($0, rows: 0..<height, width: width) }
+    }
+
     /// Maps the pages of this canvas's rows now (see `PixelMemory.map`): for
     /// a band of a canvas made with `mapped: false`, on the thread drawing it.
     public func mapRows() {

@@ -24,48 +24,28 @@ public enum PNGEncoder {
     /// `keepAlpha` writes RGBA even when every pixel is opaque: the frames of
     /// an animated PNG must all share the first frame's colour type.
     public static func encode(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false, filter: Filter = .up) throws -> Data {
-        let level = max(0, min(9, level))
-        let opaque = !keepAlpha && canvas.pixels.withUnsafeBufferPointer { px in
-            stride(from: 3, to: px.count, by: 4).allSatisfy { px[$0] == 255 }
-        }
-        let layout = RowLayout(width: canvas.width, channels: opaque ? 3 : 4, filter: filter)
-        let bands = bandStarts(height: canvas.height, width: canvas.width)
-        let results = canvas.pixels.withUnsafeBufferPointer { px in
-            let slots = BandSlots(count: bands.count - 1)
-            // concurrentPerform returns only when every band is done, so the
-            // pixels stay pinned for as long as any worker reads them.
-            let pixels = ReadOnlyPixels(buffer: px)
-            let count = bands.count - 1
-            let workers = max(1, min(count, canvas.drawingThreads))
-            // Each worker takes the next band not yet taken (bands compress at
-            // very different speeds: the motif's rows are the slowest), with one
-            // scratch whose pages are faulted in once. The bands are the same
-            // however many workers: the bytes never depend on the threads.
-            let next = Atomic<Int>(0)
-            let work: @Sendable (Int) -> Void = { w in
-                let scratch = usesOwnDeflate(level) ? FastScratch.take(largestBand: layout.bandBytes(rows: bands.last! / count + 1)) : nil
-                defer { scratch.map(FastScratch.give) }
-                while case let k = next.add(1, ordering: .relaxed).oldValue, k < count {
-                    slots.store(k, Result {
-                        try compressBand(pixels.buffer, layout: layout, rows: bands[k]..<bands[k + 1], last: k == count - 1,
-                                         level: level, scratch: scratch)
-                    })
-                }
+        let job = BandedPNG(canvas, level: level, filter: filter, opaque: !keepAlpha && canvas.isOpaque, checked: true)
+        let workers = max(1, min(job.count, canvas.drawingThreads))
+        // Each worker takes the next band not yet taken (bands compress at very
+        // different speeds: the motif's rows are the slowest). The bands are the
+        // same however many workers: the bytes never depend on the threads.
+        if workers > 1 {
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while let k = job.nextBand() { job.compress(k) }
             }
-            if workers > 1 {
-                DispatchQueue.concurrentPerform(iterations: workers, execute: work)
-            } else {
-                work(0)
-            }
-            return slots.results
+        } else {
+            for k in 0..<job.count { job.compress(k) }
         }
-        // The file is put together once, at its final size: the IDAT's CRC is
-        // combined from the bands' own (each worked out by its worker), so the
-        // compressed bytes are neither copied twice nor read again here.
+        return try job.finish()
+    }
+
+    /// The file put together once, at its final size: the IDAT's CRC is
+    /// combined from the bands' own (each worked out by its worker), so the
+    /// compressed bytes are neither copied twice nor read again here.
+    static func assemble(_ bands: [Band], width: Int, height: Int, opaque: Bool, level: Int) -> Data {
         var adler = adler32(0, nil, 0)
         var idatLength = 2 + 4
-        for result in results {
-            let band = try result.get()
+        for band in bands {
             adler = adler32_combine(adler, band.adler, band.length)
             idatLength += band.deflated.count
         }
@@ -75,25 +55,27 @@ public enum PNGEncoder {
         for bytes in [Array("IDAT".utf8), zlibHeader] {
             crc = bytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
         }
-        for result in results {
-            let band = try result.get()
-            crc = crc32_combine(crc, band.crc, band.deflated.count)
-        }
+        for band in bands { crc = crc32_combine(crc, band.crc, band.deflated.count) }
         crc = adlerBytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
 
         var ihdr = Data()
-        for v in [UInt32(canvas.width), UInt32(canvas.height)] { ihdr.append(contentsOf: bigEndian(v)) }
+        for v in [UInt32(width), UInt32(height)] { ihdr.append(contentsOf: bigEndian(v)) }
         ihdr.append(contentsOf: [8, opaque ? 2 : 6, 0, 0, 0])
         var png = PNG.assemble([PNGChunk(type: "IHDR", data: ihdr)])
         png.reserveCapacity(png.count + 12 + idatLength + 12)
         png.append(contentsOf: bigEndian(UInt32(idatLength)))
         png.append(contentsOf: Array("IDAT".utf8))
         png.append(contentsOf: zlibHeader)
-        for result in results { png.append(try result.get().deflated) }
+        for band in bands { png.append(band.deflated) }
         png.append(contentsOf: adlerBytes)
         png.append(contentsOf: bigEndian(UInt32(crc)))
         png.append(contentsOf: Self.iend)
         return png
+    }
+
+    /// Whether every pixel of `rows` has alpha 255.
+    static func isOpaque(_ px: UnsafeBufferPointer<UInt8>, rows: Range<Int>, width: Int) -> Bool {
+        stride(from: rows.lowerBound * width * 4 + 3, to: rows.upperBound * width * 4, by: 4).allSatisfy { px[$0] == 255 }
     }
 
     /// The IEND chunk: no data, and the CRC of its type.
@@ -246,6 +228,78 @@ extension PNGEncoder {
     }
 }
 
+/// One PNG compressed band by band, on whatever threads call `compress`, in
+/// any order: `PNGEncoder.encode` once the picture is finished, or a picture's
+/// drawing threads as soon as the rows a band reads are drawn (the art
+/// engine: no core waits at the end of the drawing, nor for the encoding's
+/// threads to start).
+///
+/// The colour type must be known before the first band: `opaque` is a
+/// promise the caller makes (RGB), and unless it was `checked` against every
+/// pixel, `finish` checks it and encodes again when it was wrong, so the
+/// bytes are always those of `PNGEncoder.encode`.
+public final class BandedPNG: @unchecked Sendable {
+    public let count: Int
+    private let canvas: Canvas
+    private let level: Int
+    private let layout: PNGEncoder.RowLayout
+    private let starts: [Int]
+    private let opaque: Bool
+    private let checked: Bool
+    private let slots: BandSlots
+    private let next = Atomic<Int>(0)
+    // A band found a pixel that is not opaque after RGB was promised.
+    private let translucent = Atomic<Bool>(false)
+
+    public init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false) {
+        self.canvas = canvas
+        self.level = max(0, min(9, level))
+        self.opaque = opaque
+        self.checked = checked
+        layout = PNGEncoder.RowLayout(width: canvas.width, channels: opaque ? 3 : 4, filter: filter)
+        starts = PNGEncoder.bandStarts(height: canvas.height, width: canvas.width)
+        count = starts.count - 1
+        slots = BandSlots(count: count)
+    }
+
+    /// The canvas rows band `k` reads: its own, and the 32 KB of rows before it
+    /// that its matches may reach back into.
+    public func rowsRead(by k: Int) -> Range<Int> {
+        max(0, starts[k] - layout.historyRows)..<starts[k + 1]
+    }
+
+    /// The next band nobody has taken, for workers that share this job.
+    public func nextBand() -> Int? {
+        let k = next.add(1, ordering: .relaxed).oldValue
+        return k < count ? k : nil
+    }
+
+    /// Compresses band `k` (each band once); its rows must be drawn.
+    public func compress(_ k: Int) {
+        let rows = starts[k]..<starts[k + 1]
+        let result = canvas.pixels.withUnsafeBufferPointer { px in
+            if opaque && !checked && !PNGEncoder.isOpaque(px, rows: rows, width: canvas.width) {
+                translucent.store(true, ordering: .relaxed)
+            }
+            let scratch = PNGEncoder.usesOwnDeflate(level) ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1)) : nil
+            defer { scratch.map(FastScratch.give) }
+            return Result {
+                try PNGEncoder.compressBand(px, layout: layout, rows: rows, last: k == count - 1, level: level, scratch: scratch)
+            }
+        }
+        slots.store(k, result)
+    }
+
+    /// The PNG, once every band is compressed.
+    public func finish() throws -> Data {
+        if !checked && opaque != (opaque ? !translucent.load(ordering: .relaxed) : canvas.isOpaque) {
+            return try PNGEncoder.encode(canvas, level: level, filter: layout.filter)
+        }
+        let bands = try slots.results.map { try $0.get() }
+        return PNGEncoder.assemble(bands, width: canvas.width, height: canvas.height, opaque: opaque, level: level)
+    }
+}
+
 /// What one worker reuses from band to band with badge's deflate: its tables
 /// and the buffer the band's rows are filtered into. Kept in a pool between
 /// images: a batch encodes hundreds, and memory this large is mapped afresh
@@ -284,11 +338,6 @@ final class FastScratch: @unchecked Sendable {
         tables.deallocate()
         buffer.deallocate()
     }
-}
-
-/// The canvas's pixels, shared read-only with the compressing workers.
-private struct ReadOnlyPixels: @unchecked Sendable {
-    let buffer: UnsafeBufferPointer<UInt8>
 }
 
 /// One result per band, written by the worker that made it.

@@ -108,6 +108,27 @@ import Testing
     /// A canvas big enough for four bands, with gradients, transparency and a
     /// noisy patch, encoded at badge's levels and zlib's and with both filters:
     /// every file decodes, by zlib and the PNG filters alone, to the canvas.
+    /// A PNG compressed band by band in any order, on a promise of its colour
+    /// type, is the file `PNGEncoder.encode` writes; a wrong promise (RGB for
+    /// a picture with a translucent pixel, RGBA for an opaque one) is caught
+    /// and the picture encoded again, to the same bytes.
+    @Test(arguments: [true, false])
+    func bandsInAnyOrderAndAnyPromiseGiveTheEncodersBytes(opaquePicture: Bool) throws {
+        let canvas = try Canvas(width: 700, height: 650, background: RGBA(30, 60, 90))
+        canvas.fill(.circle(center: Point(350, 325), radius: 300), with: .radial(
+            center: Point(300, 280), radius: 340, stops: [(0, RGBA(250, 210, 40)), (1, RGBA(120, 20, 160))]))
+        if !opaquePicture { canvas.withMutablePixels { $0[(400 * 700 + 123) * 4 + 3] = 200 } }
+        let expected = try PNGEncoder.encode(canvas, level: 2, filter: .none)
+        for promise in [true, false] {
+            let job = BandedPNG(canvas, level: 2, filter: .none, opaque: promise)
+            #expect(job.count > 3)
+            for k in (0..<job.count).reversed() { job.compress(k) }
+            #expect(try job.finish() == expected, "promised opaque: \(promise)")
+        }
+        let ihdr = try #require(try PNG.chunks(in: expected).first)
+        #expect(ihdr.data[ihdr.data.startIndex + 9] == (opaquePicture ? 2 : 6), "RGB only when every pixel is opaque")
+    }
+
     /// badge's Adler-32 is zlib's, whatever the length (under and over its
     /// 32-byte steps and 4 KB rounds), the starting value, and the bytes (all
     /// 255, the largest sums).
