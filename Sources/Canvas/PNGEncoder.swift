@@ -292,7 +292,8 @@ public final class BandedPNG: @unchecked Sendable {
 
     /// The PNG, once every band is compressed.
     public func finish() throws -> Data {
-        if !checked && opaque != (opaque ? !translucent.load(ordering: .relaxed) : canvas.isOpaque) {
+        let promiseHeld = checked || (opaque ? !translucent.load(ordering: .relaxed) : !canvas.isOpaque)
+        if !promiseHeld {
             return try PNGEncoder.encode(canvas, level: level, filter: layout.filter)
         }
         let bands = try slots.results.map { try $0.get() }
