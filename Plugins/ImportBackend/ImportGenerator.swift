@@ -8,7 +8,7 @@ public struct ImportGenerator: BadgeGenerator {
     public static let type = "import"
 
     /// Drawing is CPU work on this machine: one request per core.
-    public var preferredConcurrency: Int? { ProcessInfo.processInfo.activeProcessorCount }
+    public var preferredConcurrency: Int? { Canvas.processorCount }
 
     public enum Fit: String, Sendable, CaseIterable {
         /// Fill the square, cropping the centre.

@@ -8,7 +8,7 @@ public struct ProceduralGenerator: BadgeGenerator {
     public static let type = "procedural"
 
     /// Drawing is CPU work on this machine: one request per core.
-    public var preferredConcurrency: Int? { ProcessInfo.processInfo.activeProcessorCount }
+    public var preferredConcurrency: Int? { Canvas.processorCount }
     /// Recorded in every badge it draws; bumped whenever the pixels change.
     public static let artEngineVersion = "art-engine 2"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)

@@ -228,8 +228,9 @@ public final class Canvas {
     static let parallelArea = 1 << 17
     public static let defaultDrawingThreads = max(1, min(4, processorCount))
 
-    /// Read once: Foundation reads the cgroup's CPU quota and cpuset files on every call.
-    static let processorCount = ProcessInfo.processInfo.activeProcessorCount
+    /// The cores this process may use, read once: Foundation reads the
+    /// cgroup's CPU quota and cpuset files on every `activeProcessorCount`.
+    public static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
     /// truncating (`rounded()` is a libm call on baseline x86-64, and this runs per pixel).

@@ -301,11 +301,12 @@ public final class BandedPNG: @unchecked Sendable {
     }
 }
 
-/// What one worker reuses from band to band with badge's deflate: its tables
-/// and the buffer the band's rows are filtered into. Kept in a pool between
-/// images: a batch encodes hundreds, and memory this large is mapped afresh
-/// by every malloc, faulted in page by page and unmapped with an interrupt to
-/// every other core.
+/// What compressing one band takes with badge's deflate: its tables and the
+/// buffer the band's rows are filtered into. Taken from a pool for each band
+/// and given back, so a thread compressing several bands, and a batch
+/// encoding hundreds of images, reuse the same few: memory this large is
+/// mapped afresh by every malloc, faulted in page by page and unmapped with an
+/// interrupt to every other core.
 final class FastScratch: @unchecked Sendable {
     // Used by one worker at a time: the pool hands each out once.
     private static let pool = Mutex<[FastScratch]>([])
