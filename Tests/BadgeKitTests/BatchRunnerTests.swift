@@ -35,7 +35,8 @@ final class ProbeGenerator: BadgeGenerator, @unchecked Sendable {
     }
 }
 
-struct BatchRunnerTests {
+/// A class so that each test's directory is removed when the test ends.
+final class BatchRunnerTests: @unchecked Sendable {
     let directory: URL
     let config: BadgeConfig
 
@@ -46,6 +47,8 @@ struct BatchRunnerTests {
             {"backends": {"good": {"type": "fake"}, "bad": {"type": "fake"}, "slow": {"type": "fake"}, "other": {"type": "fake"}}}
             """.utf8), file: "test.json")
     }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     var output: URL { directory.appendingPathComponent("out") }
 
