@@ -34,15 +34,26 @@ public struct ProceduralGenerator: BadgeGenerator {
     public func availability() async -> Availability { .available }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
-        try request.validate()
-        // An unknown style is the user's mistake: say so before any drawing starts.
-        _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
-        let art = BadgeArt(request: request, caption: caption, compression: compression, threads: ImageThreads.limit)
+        let art = try self.art(for: request)
         let result = try await BlockingExecutor.run { try art.render() }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
             file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes, isDrawnInProcess: true)
+    }
+
+    /// The PNG `generate` writes into its workspace, drawn and encoded as it
+    /// does (the drawing threads compress the bands already drawn), on the
+    /// caller's thread: for measuring the two together (badge-bench draw).
+    public func render(_ request: BadgeRequest) throws -> Data {
+        try art(for: request).render().png
+    }
+
+    private func art(for request: BadgeRequest) throws -> BadgeArt {
+        try request.validate()
+        // An unknown style is the user's mistake: say so before any drawing starts.
+        _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
+        return BadgeArt(request: request, caption: caption, compression: compression, threads: ImageThreads.limit)
     }
 
     /// The badge's pixels without encoding them, for measuring the drawing alone (badge-bench draw).
@@ -51,7 +62,8 @@ public struct ProceduralGenerator: BadgeGenerator {
         return try BadgeArt(request: request, caption: caption, compression: compression).draw().canvas
     }
 
-    /// Encodes a drawing as `generate` does.
+    /// Encodes a finished drawing: the bytes `generate` writes, compressed
+    /// after the drawing rather than beside it.
     public func encode(_ canvas: Canvas) throws -> Data {
         try PNGEncoder.encode(canvas, level: compression, filter: BadgeArt.filter)
     }

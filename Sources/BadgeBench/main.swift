@@ -7,8 +7,10 @@
 //
 //   badge-bench draw SIZE RUNS [PROMPT]
 //     draws the procedural medal for PROMPT ("A pair of dumbbells"; seed 1,
-//     caption on, as `badge generate` does) RUNS times, then encodes it, and
-//     prints {"drawMs": median, "encodeMs": median, "bytes": N}.
+//     caption on, as `badge generate` does) RUNS times, then encodes it; then
+//     RUNS times draws and encodes it together, as `generate` does (the
+//     drawing threads compress the bands already drawn); and prints
+//     {"drawMs": median, "encodeMs": median, "renderMs": median, "bytes": N}.
 import BadgeKit
 import Canvas
 import CurlTransport
@@ -36,7 +38,7 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
     let generator = ProceduralGenerator()
     let request = BadgeRequest(prompt: arguments.count == 5 ? arguments[4] : "A pair of dumbbells", size: size, seed: 1)
     var drawMs: [Double] = [], encodeMs: [Double] = []
-    var bytes = 0
+    var encoded = Data()
     for _ in 0..<runs {
         let started = clock.now
         let canvas = try generator.draw(request)
@@ -44,9 +46,19 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
         let png = try generator.encode(canvas)
         encodeMs.append(milliseconds(clock.now - drawn))
         drawMs.append(milliseconds(drawn - started))
-        bytes = png.count
+        encoded = png
     }
-    print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"bytes\": \(bytes)}")
+    var renderMs: [Double] = []
+    for _ in 0..<runs {
+        let started = clock.now
+        let png = try generator.render(request)
+        renderMs.append(milliseconds(clock.now - started))
+        guard png == encoded else {
+            FileHandle.standardError.write(Data("badge-bench: the PNG drawn and encoded together differs from the one encoded after the drawing\n".utf8))
+            exit(1)
+        }
+    }
+    print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"renderMs\": \(median(renderMs)), \"bytes\": \(encoded.count)}")
     exit(0)
 }
 

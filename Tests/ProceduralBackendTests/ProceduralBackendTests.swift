@@ -32,6 +32,17 @@ struct ProceduralBackendTests {
         #expect(one == many)
     }
 
+    /// What badge-bench times as "drawing" and "encoding" apart must be what
+    /// `generate` writes, where the drawing threads also compress.
+    @Test(arguments: [("medal", 1024), ("tile", 512), ("flat", 300)])
+    func drawingThenEncodingGivesWhatGenerateWrites(style: String, size: Int) async throws {
+        let request = BadgeRequest(prompt: "A pair of dumbbells", style: style, size: size, seed: 3)
+        let (_, written) = try await render(request.prompt, seed: request.seed, style: style, size: size)
+        let rendered = try generator.render(request)
+        #expect(rendered == written)
+        #expect(try generator.encode(generator.draw(request)) == written)
+    }
+
     @Test func theSameRequestGivesTheSameBytesAndAnotherSeedAnotherBadge() async throws {
         let (_, a) = try await render("A path through a forest", seed: 11)
         let (_, b) = try await render("A path through a forest", seed: 11)
