@@ -147,27 +147,14 @@ public enum BlockingExecutor {
 /// A value worked out on a thread of its own while the caller goes on with
 /// other work, for blocking work whose result is needed only later (a font
 /// looked up, a time zone's rules loaded): `value` waits for it.
-///
-/// `whenIdle` work runs only on a core nothing else wants (Linux's
-/// SCHED_IDLE): for work needed late, which should not take a core from the
-/// work needed first. Should another thread wait for it, that thread's core
-/// falls idle and the work goes on there.
 public final class BackgroundValue<T>: @unchecked Sendable {
-    /// <sched.h>'s SCHED_IDLE, which Swift's Glibc module does not export.
-    private static var idlePolicy: Int32 { 5 }
-
     // `result` is written once, by the worker, before `done` is signalled, and
     // read only after a wait on `done`: the semaphore orders the two.
     private var result: Result<T, any Error>?
     private let done = DispatchSemaphore(value: 0)
 
-    public init(whenIdle: Bool = false, _ work: @escaping @Sendable () throws -> T) {
+    public init(_ work: @escaping @Sendable () throws -> T) {
         let thread = Thread { [self] in
-            if whenIdle {
-                // A hint: where it is refused, the work runs as any other thread.
-                var parameters = sched_param()
-                _ = sched_setscheduler(0, Self.idlePolicy, &parameters)
-            }
             result = Result { try work() }
             done.signal()
         }

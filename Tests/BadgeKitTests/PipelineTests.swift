@@ -219,10 +219,4 @@ struct BackgroundValueTests {
         let failing = BackgroundValue { () throws -> Int in throw BadgeError(.io, "the disk is gone") }
         #expect(throws: BadgeError.self) { try failing.value }
     }
-
-    /// Idle work runs under SCHED_IDLE (5), other work under the default policy.
-    @Test func idleWorkRunsUnderSchedIdle() throws {
-        #expect(try BackgroundValue(whenIdle: true) { sched_getscheduler(0) }.value == 5)
-        #expect(try BackgroundValue { sched_getscheduler(0) }.value == SCHED_OTHER)
-    }
 }
