@@ -192,28 +192,29 @@ public final class Canvas {
                 continue
             }
             let solid = x >= innerStart && x <= innerEnd && !(x >= gapStart && x <= gapEnd)
-            if solid && opaque {
+            if solid {
                 // Up to the next pixel that is not wholly covered or is skipped,
-                // each pixel takes the paint's colour whatever was below.
+                // an opaque paint's colour replaces what was below; any other
+                // is blended at the fill's opacity.
                 // (No array of the three starts: this runs once per run of pixels.)
                 @inline(__always) func before(_ start: Int) -> Int { start > x ? start - 1 : Int.max }
                 let last = Swift.min(innerEnd, rowEnd - 1, before(gapStart), before(holeStart), before(coverStart))
-                paint.writeOpaque(buffer, at: (y * width + x) * 4, x...last)
+                if opaque {
+                    paint.writeOpaque(buffer, at: (y * width + x) * 4, x...last)
+                } else {
+                    paint.blend(buffer, at: (y * width + x) * 4, x...last, coverage: opacity)
+                }
                 x = last + 1
                 continue
             }
             defer { x += 1 }
             var coverage: Double
-            if solid {
-                coverage = 1
+            let d = field.distance(Double(x) + 0.5, py)
+            if soft > 0 {
+                let t = max(0, min(1, (soft - d) / (2 * soft)))
+                coverage = t * t * (3 - 2 * t)
             } else {
-                let d = field.distance(Double(x) + 0.5, py)
-                if soft > 0 {
-                    let t = max(0, min(1, (soft - d) / (2 * soft)))
-                    coverage = t * t * (3 - 2 * t)
-                } else {
-                    coverage = max(0, min(1, 0.5 - d))
-                }
+                coverage = max(0, min(1, 0.5 - d))
             }
             coverage *= opacity
             if coverage <= 0 { continue }
@@ -286,6 +287,46 @@ public final class Canvas {
     }
 }
 
+extension Canvas {
+    /// `blend` for the pixels at byte `i` and `i + 4` at once: each lane the
+    /// very operations of `blend` (the same bytes), two pixels an instruction.
+    /// Channels 0–255, already dithered.
+    @inline(__always)
+    static func blend2(
+        _ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int,
+        _ r: SIMD2<Double>, _ g: SIMD2<Double>, _ b: SIMD2<Double>, _ a: SIMD2<Double>, _ coverage: Double
+    ) {
+        precondition(i >= 0 && i + 8 <= buffer.count)
+        let sa = a * (1.0 / 255) * coverage
+        let skip = sa .<= 0, opaque = sa .>= 1
+        if all(skip) { return }
+        let out = UnsafeMutableRawPointer(buffer.baseAddress! + i)
+        let below = SIMD2(out.loadUnaligned(as: UInt32.self), out.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        @inline(__always) func channel(_ shift: UInt32) -> SIMD2<Double> {
+            let bytes = SIMD2<Int32>(truncatingIfNeeded: (below &>> shift) & 0xFF)
+            return SIMD2(Double(bytes[0]), Double(bytes[1]))
+        }
+        let da = channel(24) * (1.0 / 255)
+        let keep = da * (1 - sa)
+        let outA = sa + keep
+        // Where outA is 1 (over an opaque pixel), its inverse is exactly 1 too.
+        let inverse = 1 / outA
+        let mixedR = (r * sa + channel(0) * keep) * inverse
+        let mixedG = (g * sa + channel(8) * keep) * inverse
+        let mixedB = (b * sa + channel(16) * keep) * inverse
+        // In 64-bit lanes, whose masks are the Doubles' comparisons.
+        @inline(__always) func word(_ v: SIMD2<Int32>) -> SIMD2<UInt64> { SIMD2<UInt64>(truncatingIfNeeded: v) }
+        var pixels = word(badge_bytes2(mixedR)) | word(badge_bytes2(mixedG)) &<< 8 | word(badge_bytes2(mixedB)) &<< 16
+            | word(badge_bytes2(outA * 255)) &<< 24
+        // Wholly covered: the colour, opaque, whatever was below (as `blend`).
+        let solid = word(badge_bytes2(r)) | word(badge_bytes2(g)) &<< 8 | word(badge_bytes2(b)) &<< 16 | 0xFF00_0000
+        pixels.replace(with: solid, where: opaque)
+        pixels.replace(with: SIMD2<UInt64>(truncatingIfNeeded: below), where: skip)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: pixels[0]).littleEndian, as: UInt32.self)
+        out.storeBytes(of: UInt32(truncatingIfNeeded: pixels[1]).littleEndian, toByteOffset: 4, as: UInt32.self)
+    }
+}
+
 /// A caller's promise that it will paint over a disc opaquely: a fill may
 /// leave the pixels whose centres lie inside it untouched.
 public struct Disc: Sendable {
@@ -315,9 +356,21 @@ protocol PaintRow {
     /// Writes the pixels of `run` from byte `i` on as `Canvas.blend` does
     /// when sa = 1: an opaque paint at full coverage.
     func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>)
+    /// Blends the pixels of `run` from byte `i` on at `coverage`, as
+    /// `Canvas.blend` does each.
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double)
 }
 
 extension PaintRow {
+    @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
+        var i = i
+        for x in run {
+            Canvas.blend(buffer, at: i, color(x), coverage)
+            i += 4
+        }
+    }
+
     @inline(__always)
     func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
         var i = i
@@ -341,24 +394,47 @@ protocol GradientRow: PaintRow {
 }
 
 extension GradientRow {
+    /// The colours of the pixels at x and x + 1, as `color` gives each:
+    /// red, green and blue dithered, and alpha.
+    @inline(__always)
+    func colors(_ x: Int) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+        var t = self.t(SIMD2(Double(x), Double(x + 1)))
+        // max(0, min(1, t)) as Swift's min and max choose.
+        t.replace(with: 1, where: .!(t .< 1))
+        t.replace(with: 0, where: .!(t .>= 0))
+        let c = ramp.colors(t, segments)
+        let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
+        return (c.0 + n, c.1 + n, c.2 + n, c.3)
+    }
+
     @inline(__always)
     func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
         var i = i
         var x = run.lowerBound
         while x < run.upperBound {
-            var t = self.t(SIMD2(Double(x), Double(x + 1)))
-            // max(0, min(1, t)) as Swift's min and max choose.
-            t.replace(with: 1, where: .!(t .< 1))
-            t.replace(with: 0, where: .!(t .>= 0))
-            let c = ramp.colors(t, segments)
-            let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
-            Canvas.writeOpaque(buffer, at: i, badge_bytes2(c.0 + n), badge_bytes2(c.1 + n), badge_bytes2(c.2 + n))
+            let c = colors(x)
+            Canvas.writeOpaque(buffer, at: i, badge_bytes2(c.0), badge_bytes2(c.1), badge_bytes2(c.2))
             i += 8
             x += 2
         }
         if x == run.upperBound {
             let c = color(x)
             Canvas.writeOpaque(buffer, at: i, c.0, c.1, c.2)
+        }
+    }
+
+    @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
+        var i = i
+        var x = run.lowerBound
+        while x < run.upperBound {
+            let c = colors(x)
+            Canvas.blend2(buffer, at: i, c.0, c.1, c.2, c.3, coverage)
+            i += 8
+            x += 2
+        }
+        if x == run.upperBound {
+            Canvas.blend(buffer, at: i, color(x), coverage)
         }
     }
 }
@@ -387,6 +463,21 @@ struct SolidPaint: PaintSource, PaintRow {
     }
     @inline(__always) func row(_ y: Int, _ segments: UnsafeBufferPointer<Ramp.Segment>) -> SolidPaint { self }
     @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) { c }
+
+    @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
+        let r = SIMD2(repeating: c.0), g = SIMD2(repeating: c.1), b = SIMD2(repeating: c.2), a = SIMD2(repeating: c.3)
+        var i = i
+        var x = run.lowerBound
+        while x < run.upperBound {
+            Canvas.blend2(buffer, at: i, r, g, b, a, coverage)
+            i += 8
+            x += 2
+        }
+        if x == run.upperBound {
+            Canvas.blend(buffer, at: i, c, coverage)
+        }
+    }
 
     @inline(__always)
     func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
@@ -527,10 +618,10 @@ struct Ramp: Sendable {
         return last
     }
 
-    /// The red, green and blue of `color` for two t at once (clamped already).
+    /// `color` for two t at once (clamped already).
     @inline(__always)
-    func colors(_ t: SIMD2<Double>, _ segments: UnsafeBufferPointer<Segment>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
-        var r = SIMD2(repeating: last.0), g = SIMD2(repeating: last.1), b = SIMD2(repeating: last.2)
+    func colors(_ t: SIMD2<Double>, _ segments: UnsafeBufferPointer<Segment>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+        var r = SIMD2(repeating: last.0), g = SIMD2(repeating: last.1), b = SIMD2(repeating: last.2), a = SIMD2(repeating: last.3)
         // Last segment first, so each lane ends with the first segment that holds it.
         for s in segments.reversed() {
             let inside = t .<= s.o1
@@ -539,12 +630,14 @@ struct Ramp: Sendable {
             r.replace(with: s.a.0 + s.delta.0 * u, where: inside)
             g.replace(with: s.a.1 + s.delta.1 * u, where: inside)
             b.replace(with: s.a.2 + s.delta.2 * u, where: inside)
+            a.replace(with: s.a.3 + s.delta.3 * u, where: inside)
         }
         let below = t .<= start
         r.replace(with: first.0, where: below)
         g.replace(with: first.1, where: below)
         b.replace(with: first.2, where: below)
-        return (r, g, b)
+        a.replace(with: first.3, where: below)
+        return (r, g, b, a)
     }
 }
 
