@@ -395,25 +395,34 @@ protocol GradientRow: PaintRow {
 
 extension GradientRow {
     /// The colours of the pixels at x and x + 1, as `color` gives each:
-    /// red, green and blue dithered, and alpha.
+    /// red, green and blue dithered by `n` (theirs), and alpha.
     @inline(__always)
-    func colors(_ x: Int) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+    func colors(_ x: Int, _ n: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
         var t = self.t(SIMD2(Double(x), Double(x + 1)))
         // max(0, min(1, t)) as Swift's min and max choose.
         t.replace(with: 1, where: .!(t .< 1))
         t.replace(with: 0, where: .!(t .>= 0))
         let c = ramp.colors(t, segments)
-        let n = SIMD2(dither[x & 3], dither[(x + 1) & 3])
         return (c.0 + n, c.1 + n, c.2 + n, c.3)
+    }
+
+    /// The dither of the pixel pairs from x on: the first pair's, then the
+    /// second's; the third takes the first's again (the dither repeats every
+    /// four pixels).
+    @inline(__always)
+    func ditherPairs(from x: Int) -> (SIMD2<Double>, SIMD2<Double>) {
+        (SIMD2(dither[x & 3], dither[(x + 1) & 3]), SIMD2(dither[(x + 2) & 3], dither[(x + 3) & 3]))
     }
 
     @inline(__always)
     func writeOpaque(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>) {
         var i = i
         var x = run.lowerBound
+        var (n, next) = ditherPairs(from: x)
         while x < run.upperBound {
-            let c = colors(x)
+            let c = colors(x, n)
             Canvas.writeOpaque(buffer, at: i, badge_bytes2(c.0), badge_bytes2(c.1), badge_bytes2(c.2))
+            swap(&n, &next)
             i += 8
             x += 2
         }
@@ -427,9 +436,11 @@ extension GradientRow {
     func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
         var i = i
         var x = run.lowerBound
+        var (n, next) = ditherPairs(from: x)
         while x < run.upperBound {
-            let c = colors(x)
+            let c = colors(x, n)
             Canvas.blend2(buffer, at: i, c.0, c.1, c.2, c.3, coverage)
+            swap(&n, &next)
             i += 8
             x += 2
         }
@@ -622,15 +633,24 @@ struct Ramp: Sendable {
     @inline(__always)
     func colors(_ t: SIMD2<Double>, _ segments: UnsafeBufferPointer<Segment>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
         var r = SIMD2(repeating: last.0), g = SIMD2(repeating: last.1), b = SIMD2(repeating: last.2), a = SIMD2(repeating: last.3)
-        // Last segment first, so each lane ends with the first segment that holds it.
-        for s in segments.reversed() {
-            let inside = t .<= s.o1
-            if !any(inside) { continue }
+        @inline(__always) func take(_ s: Segment, where inside: SIMDMask<SIMD2<Double.SIMDMaskScalar>>) {
             let u = s.flat ? SIMD2(repeating: 0) : s.powerOfTwo ? (t - s.o0) * s.reciprocal : (t - s.o0) / s.width
             r.replace(with: s.a.0 + s.delta.0 * u, where: inside)
             g.replace(with: s.a.1 + s.delta.1 * u, where: inside)
             b.replace(with: s.a.2 + s.delta.2 * u, where: inside)
             a.replace(with: s.a.3 + s.delta.3 * u, where: inside)
+        }
+        if segments.count == 1 {
+            // Two stops, the common case: no loop, and no lanes taken out of
+            // the vector to ask whether any is inside.
+            take(segments[0], where: t .<= segments[0].o1)
+        } else {
+            // Last segment first, so each lane ends with the first segment that holds it.
+            for s in segments.reversed() {
+                let inside = t .<= s.o1
+                if !any(inside) { continue }
+                take(s, where: inside)
+            }
         }
         let below = t .<= start
         r.replace(with: first.0, where: below)
