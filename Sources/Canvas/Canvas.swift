@@ -207,6 +207,29 @@ public final class Canvas {
                 x = last + 1
                 continue
             }
+            if x + 1 < rowEnd && !(x + 1 >= holeStart && x + 1 <= holeEnd) && !(x + 1 >= coverStart && x + 1 <= coverEnd)
+                && !(x + 1 >= innerStart && x + 1 <= innerEnd && !(x + 1 >= gapStart && x + 1 <= gapEnd)) {
+                // Two edge pixels at once, each lane as the single pixel below.
+                let d = field.distances(SIMD2(Double(x) + 0.5, Double(x) + 1.5), py)
+                var t: SIMD2<Double>
+                if soft > 0 {
+                    let s = (soft - d) / (2 * soft)
+                    // max(0, min(1, s)) as Swift's min and max choose.
+                    t = s
+                    t.replace(with: 1, where: .!(s .< 1))
+                    t.replace(with: 0, where: .!(t .>= 0))
+                    t = t * t * (3 - 2 * t)
+                } else {
+                    let s = 0.5 - d
+                    t = s
+                    t.replace(with: 1, where: .!(s .< 1))
+                    t.replace(with: 0, where: .!(t .>= 0))
+                }
+                // A lane whose coverage is not above 0 is left as it is (sa <= 0 in blend2).
+                paint.blend(buffer, at: (y * width + x) * 4, pairAt: x, coverage: t * opacity)
+                x += 2
+                continue
+            }
             defer { x += 1 }
             var coverage: Double
             let d = field.distance(Double(x) + 0.5, py)
@@ -294,7 +317,7 @@ extension Canvas {
     @inline(__always)
     static func blend2(
         _ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int,
-        _ r: SIMD2<Double>, _ g: SIMD2<Double>, _ b: SIMD2<Double>, _ a: SIMD2<Double>, _ coverage: Double
+        _ r: SIMD2<Double>, _ g: SIMD2<Double>, _ b: SIMD2<Double>, _ a: SIMD2<Double>, _ coverage: SIMD2<Double>
     ) {
         precondition(i >= 0 && i + 8 <= buffer.count)
         let sa = a * (1.0 / 255) * coverage
@@ -359,9 +382,19 @@ protocol PaintRow {
     /// Blends the pixels of `run` from byte `i` on at `coverage`, as
     /// `Canvas.blend` does each.
     func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double)
+    /// Blends the pixels x and x + 1 (from byte `i` on) at a coverage each, as
+    /// `Canvas.blend` does each.
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, pairAt x: Int, coverage: SIMD2<Double>)
 }
 
 extension PaintRow {
+    @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, pairAt x: Int, coverage: SIMD2<Double>) {
+        for k in 0..<2 where coverage[k] > 0 {
+            Canvas.blend(buffer, at: i + 4 * k, color(x + k), coverage[k])
+        }
+    }
+
     @inline(__always)
     func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
         var i = i
@@ -433,13 +466,19 @@ extension GradientRow {
     }
 
     @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, pairAt x: Int, coverage: SIMD2<Double>) {
+        let c = colors(x, ditherPairs(from: x).0)
+        Canvas.blend2(buffer, at: i, c.0, c.1, c.2, c.3, coverage)
+    }
+
+    @inline(__always)
     func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
         var i = i
         var x = run.lowerBound
         var (n, next) = ditherPairs(from: x)
         while x < run.upperBound {
             let c = colors(x, n)
-            Canvas.blend2(buffer, at: i, c.0, c.1, c.2, c.3, coverage)
+            Canvas.blend2(buffer, at: i, c.0, c.1, c.2, c.3, SIMD2(repeating: coverage))
             swap(&n, &next)
             i += 8
             x += 2
@@ -476,12 +515,17 @@ struct SolidPaint: PaintSource, PaintRow {
     @inline(__always) func color(_ x: Int) -> (Double, Double, Double, Double) { c }
 
     @inline(__always)
+    func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, pairAt x: Int, coverage: SIMD2<Double>) {
+        Canvas.blend2(buffer, at: i, SIMD2(repeating: c.0), SIMD2(repeating: c.1), SIMD2(repeating: c.2), SIMD2(repeating: c.3), coverage)
+    }
+
+    @inline(__always)
     func blend(_ buffer: UnsafeMutableBufferPointer<UInt8>, at i: Int, _ run: ClosedRange<Int>, coverage: Double) {
         let r = SIMD2(repeating: c.0), g = SIMD2(repeating: c.1), b = SIMD2(repeating: c.2), a = SIMD2(repeating: c.3)
         var i = i
         var x = run.lowerBound
         while x < run.upperBound {
-            Canvas.blend2(buffer, at: i, r, g, b, a, coverage)
+            Canvas.blend2(buffer, at: i, r, g, b, a, SIMD2(repeating: coverage))
             i += 8
             x += 2
         }

@@ -1,3 +1,4 @@
+import CCanvasMath
 import Foundation
 
 /// A shape described by its signed distance: negative inside, positive outside,
@@ -71,6 +72,8 @@ public enum Shape: Sendable {
 /// A signed distance function, specialised per shape so the fill loop inlines it.
 protocol DistanceField: Sendable {
     func distance(_ x: Double, _ y: Double) -> Double
+    /// `distance` at (x[0], y) and (x[1], y): the same values.
+    func distances(_ x: SIMD2<Double>, _ y: Double) -> SIMD2<Double>
     /// For the row at `y`, what is known without a distance per pixel (nil:
     /// nothing, test every pixel of the bounding box).
     func span(y: Double, band: Double) -> RowSpan?
@@ -80,6 +83,9 @@ protocol DistanceField: Sendable {
 }
 
 extension DistanceField {
+    @inline(__always) func distances(_ x: SIMD2<Double>, _ y: Double) -> SIMD2<Double> {
+        SIMD2(distance(x[0], y), distance(x[1], y))
+    }
     func span(y: Double, band: Double) -> RowSpan? { nil }
     func row(y: Double, band: Double) -> Self { self }
 }
@@ -99,6 +105,10 @@ struct CircleField: DistanceField {
     let cx: Double, cy: Double, r: Double
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
         ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot() - r
+    }
+
+    @inline(__always) func distances(_ x: SIMD2<Double>, _ y: Double) -> SIMD2<Double> {
+        badge_sqrt2((x - cx) * (x - cx) + (y - cy) * (y - cy)) - r
     }
 
     func span(y: Double, band: Double) -> RowSpan? {
@@ -155,6 +165,15 @@ struct RingField: DistanceField {
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
         let d = ((x - cx) * (x - cx) + (y - cy) * (y - cy)).squareRoot()
         return max(d - outer, inner - d)
+    }
+
+    @inline(__always) func distances(_ x: SIMD2<Double>, _ y: Double) -> SIMD2<Double> {
+        let d = badge_sqrt2((x - cx) * (x - cx) + (y - cy) * (y - cy))
+        // max(a, b) as Swift's max chooses: b where b >= a.
+        var distance = d - outer
+        let fromInner = inner - d
+        distance.replace(with: fromInner, where: fromInner .>= distance)
+        return distance
     }
 
     func span(y: Double, band: Double) -> RowSpan? {
