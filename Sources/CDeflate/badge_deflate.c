@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "badge_deflate writes its bit buffer as little-endian words"
@@ -102,14 +103,29 @@ static inline unsigned length_extra_bits(unsigned l) {
     return (l < 8 || l == 255) ? 0 : floor_log2(l) - 2;
 }
 
-// Distance 1..32768 as d = distance - 1: its code 0..29 and extra bits.
+// Distance 1..32768 as d = distance - 1: its code 0..29.
 static inline unsigned distance_code(unsigned d) {
     if (d < 4) return d;
     unsigned n = floor_log2(d);
     return 2 * n + ((d >> (n - 1)) & 1);
 }
 
-static inline unsigned distance_extra_bits(unsigned d) { return d < 4 ? 0 : floor_log2(d) - 1; }
+// Length and distance codes by table (as zlib's trees.c): the length code of
+// every l = length - 3, and the distance code of d = distance - 1 below 256
+// directly, above it by d >> 7.
+static uint16_t length_code_of[256];
+static uint8_t distance_code_of[512];
+static pthread_once_t code_tables_once = PTHREAD_ONCE_INIT;
+
+static void make_code_tables(void) {
+    for (unsigned l = 0; l < 256; l++) length_code_of[l] = (uint16_t)length_code(l);
+    for (unsigned d = 0; d < 256; d++) distance_code_of[d] = (uint8_t)distance_code(d);
+    for (unsigned k = 2; k < 256; k++) distance_code_of[256 + k] = (uint8_t)distance_code(k << 7);
+}
+
+static inline unsigned distance_code_fast(unsigned d) {
+    return d < 256 ? distance_code_of[d] : distance_code_of[256 + (d >> 7)];
+}
 
 // ---------------------------------------------------------------- Huffman
 
@@ -336,8 +352,25 @@ static void write_block(BitWriter *w, const uint32_t *symbols, unsigned n, Frequ
         put_bits(w, codelen_codes[s], codelen_lengths[s]);
         if (codelen_extra_bits[s]) put_bits(w, runs.extra[i], codelen_extra_bits[s]);
     }
-    const uint8_t *dist_lengths = lengths + LITLEN_CODES;
-    const uint16_t *dist_codes = codes + LITLEN_CODES;
+    // Each literal's and each length's code with its extra bits, and the
+    // number of bits: one load a symbol instead of working the code out.
+    uint32_t litlen_bits[256 + 256];
+    uint8_t litlen_count[256 + 256];
+    for (unsigned s = 0; s < 256; s++) litlen_bits[s] = codes[s], litlen_count[s] = lengths[s];
+    for (unsigned l = 0; l < 256; l++) {
+        unsigned lc = length_code_of[l], lx = length_extra_bits(l);
+        litlen_bits[256 + l] = codes[lc] | ((l & ((1u << lx) - 1)) << lengths[lc]);
+        litlen_count[256 + l] = (uint8_t)(lengths[lc] + lx);
+    }
+    uint32_t dist_bits[DIST_CODES], dist_mask[DIST_CODES];
+    uint8_t dist_shift[DIST_CODES], dist_count[DIST_CODES];
+    for (unsigned dc = 0; dc < DIST_CODES; dc++) {
+        unsigned dx = dc < 4 ? 0 : dc / 2 - 1;
+        dist_bits[dc] = codes[LITLEN_CODES + dc];
+        dist_mask[dc] = (1u << dx) - 1;
+        dist_shift[dc] = lengths[LITLEN_CODES + dc];
+        dist_count[dc] = (uint8_t)(lengths[LITLEN_CODES + dc] + dx);
+    }
     // The bit writer's state in locals: stores into the output (bytes)
     // could alias it, which kept the compiler reloading it after every one.
     uint8_t *out = w->out;
@@ -353,21 +386,20 @@ static void write_block(BitWriter *w, const uint32_t *symbols, unsigned n, Frequ
     for (unsigned i = 0; i < n; i++) {
         uint32_t symbol = symbols[i];
         if (!(symbol & MATCH_FLAG)) {
-            bits |= (uint64_t)codes[symbol] << count;
-            count += lengths[symbol];
+            bits |= (uint64_t)litlen_bits[symbol] << count;
+            count += litlen_count[symbol];
             FLUSH32()
             continue;
         }
-        unsigned l = symbol & 0xFF, d = (symbol >> 8) & 0x7FFF;
-        unsigned lc = length_code(l), dc = distance_code(d);
-        unsigned lx = length_extra_bits(l), dx = distance_extra_bits(d);
-        // The length code and its extra bits (<= 20 bits), then the distance
-        // code (<= 15) and its extra bits (<= 13): at most 32 bits after a flush.
-        bits |= (uint64_t)(codes[lc] | ((l & ((1u << lx) - 1)) << lengths[lc])) << count;
-        count += lengths[lc] + lx;
+        // The length's code and extra bits (<= 20 bits), then the distance's
+        // code (<= 15) and extra bits (<= 13): at most 32 bits after a flush.
+        unsigned l = 256 + (symbol & 0xFF), d = (symbol >> 8) & 0x7FFF;
+        bits |= (uint64_t)litlen_bits[l] << count;
+        count += litlen_count[l];
         FLUSH32()
-        bits |= (uint64_t)(dist_codes[dc] | ((d & ((1u << dx) - 1)) << dist_lengths[dc])) << count;
-        count += dist_lengths[dc] + dx;
+        unsigned dc = distance_code_fast(d);
+        bits |= (uint64_t)(dist_bits[dc] | ((d & dist_mask[dc]) << dist_shift[dc])) << count;
+        count += dist_count[dc];
         FLUSH32()
     }
 #undef FLUSH32
@@ -416,6 +448,7 @@ size_t badge_deflate_scratch_size(void) { return sizeof(Scratch); }
 size_t badge_deflate(const uint8_t *data, size_t history, size_t length, int last, uint8_t *out, size_t capacity,
                      void *scratch) {
     if (capacity < badge_deflate_bound(length)) return 0;
+    pthread_once(&code_tables_once, make_code_tables);
     Scratch *tables = scratch;
     uint32_t *table = tables->table, *symbols = tables->symbols;
     Frequencies *freq = &tables->freq;
@@ -447,8 +480,8 @@ size_t badge_deflate(const uint8_t *data, size_t history, size_t length, int las
             if (best) {
                 unsigned l = (unsigned)(len - 3), d = (unsigned)(here - best - 1);
                 symbols[n++] = MATCH_FLAG | d << 8 | l;
-                freq->litlen[length_code(l)]++;
-                freq->dist[distance_code(d)]++;
+                freq->litlen[length_code_of[l]]++;
+                freq->dist[distance_code_fast(d)]++;
                 if (len <= SHORT_MATCH) {
                     for (size_t q = p + 1; q < p + len && q + MIN_MATCH <= end; q++) remember(table, hash4(data + q), q);
                 } else if (p + len - 1 + MIN_MATCH <= end) {
