@@ -68,10 +68,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
-        // The core: contract, config, store, pipeline. Pure Swift.
+        // The core: contract, config, store, pipeline. Swift, and zlib for CRC-32.
         .target(
             name: "BadgeKit",
             dependencies: [
+                "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

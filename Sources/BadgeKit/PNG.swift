@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 /// One PNG chunk: a four-letter type and its data.
@@ -181,59 +182,27 @@ public enum PNG {
     }
 }
 
-/// CRC-32 (ISO 3309, as PNG and zlib use it), slicing-by-8 so checking a
-/// multi-megabyte badge costs a few milliseconds.
+/// CRC-32 (ISO 3309, as PNG and zlib use it), by zlib's `crc32_z`: 3.4 GB/s
+/// here, twice our own slicing-by-8 in Swift, and checking a 1024 px badge's
+/// chunks is on every run's path.
 public enum CRC32 {
-    private static let tables: [[UInt32]] = {
-        var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
-        for i in 0..<256 {
-            var c = UInt32(i)
-            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            tables[0][i] = c
-        }
-        for i in 0..<256 {
-            for t in 1..<8 {
-                let previous = tables[t - 1][i]
-                tables[t][i] = tables[0][Int(previous & 0xFF)] ^ (previous >> 8)
-            }
-        }
-        return tables
-    }()
-
     public static func checksum<A: DataProtocol, B: DataProtocol>(_ a: A, _ b: B) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        crc = update(crc, a)
-        crc = update(crc, b)
-        return crc ^ 0xFFFF_FFFF
+        update(update(0, a), b)
     }
 
     public static func checksum<A: DataProtocol>(_ a: A) -> UInt32 {
-        update(0xFFFF_FFFF, a) ^ 0xFFFF_FFFF
+        update(0, a)
     }
 
+    /// zlib's running CRC is the finished one of the bytes so far: it goes on from there.
     private static func update<D: DataProtocol>(_ start: UInt32, _ data: D) -> UInt32 {
-        var crc = start
-        let t0 = tables[0], t1 = tables[1], t2 = tables[2], t3 = tables[3]
-        let t4 = tables[4], t5 = tables[5], t6 = tables[6], t7 = tables[7]
+        var crc = UInt(start)
         for region in data.regions {
             region.withUnsafeBytes { raw in
-                guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                var p = base
-                var n = raw.count
-                while n >= 8 {
-                    let one = (UInt32(p[0]) | UInt32(p[1]) << 8 | UInt32(p[2]) << 16 | UInt32(p[3]) << 24) ^ crc
-                    crc = t7[Int(one & 0xFF)] ^ t6[Int(one >> 8 & 0xFF)] ^ t5[Int(one >> 16 & 0xFF)] ^ t4[Int(one >> 24)]
-                        ^ t3[Int(p[4])] ^ t2[Int(p[5])] ^ t1[Int(p[6])] ^ t0[Int(p[7])]
-                    p += 8
-                    n -= 8
-                }
-                while n > 0 {
-                    crc = t0[Int((crc ^ UInt32(p[0])) & 0xFF)] ^ (crc >> 8)
-                    p += 1
-                    n -= 1
-                }
+                guard let base = raw.baseAddress else { return }
+                crc = crc32_z(crc, base.assumingMemoryBound(to: UInt8.self), raw.count)
             }
         }
-        return crc
+        return UInt32(truncatingIfNeeded: crc)
     }
 }

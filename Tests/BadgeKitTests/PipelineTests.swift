@@ -196,6 +196,9 @@ struct MetadataTests {
 
     @Test func crcMatchesTheStandardVector() {
         #expect(CRC32.checksum(Data("123456789".utf8)) == 0xCBF4_3926)
+        // A chunk's type and data are checked as one run of bytes.
+        #expect(CRC32.checksum(Data("1234".utf8), Data("56789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum(Data(), Data()) == 0)
     }
 
     @Test func aCorruptChunkIsFoundWithItsOffset() throws {
