@@ -33,12 +33,19 @@ public enum Provenance {
             throw BadgeError(.invalidImage, "the badge's metadata has no seed", path: url.path)
         }
         let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed)
+        do {
+            try request.validate()
+        } catch let error as BadgeError {
+            throw BadgeError(.invalidImage, "the badge's metadata asks for what no badge is: \(error.message)", path: url.path)
+        }
         let generator = ProceduralGenerator(caption: metadata.extra["caption"] != "off")
-        let data = try Data(contentsOf: url)
+        // Room for the largest PNG of its size (a 4096 px tile of grain is ~27 MB).
+        let limits = ImageLimits.default.admittingDrawing(side: request.size)
+        let data = try readBadge(url, limit: limits.maxFileBytes)
         let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
         let differing = try await BlockingExecutor.run { () throws -> Int in
-            let original = try GDImage.decodePNG(data, source: url.path)
-            let fresh = try GDImage.decodePNG(try art.render().png)
+            let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
+            let fresh = try GDImage.decodePNG(try art.render().png, limits: limits)
             guard original.width == fresh.width, original.height == fresh.height else { return original.width * original.height }
             var count = 0
             for y in 0..<fresh.height { for x in 0..<fresh.width where original.pixel(x, y) != fresh.pixel(x, y) { count += 1 } }
@@ -47,5 +54,14 @@ public enum Provenance {
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
                       prompt: metadata.prompt, seed: seed, style: metadata.style ?? "medal", size: metadata.size,
                       artEngine: ProceduralGenerator.artEngineVersion)
+    }
+
+    /// The file's bytes, unless it is larger than any badge of its size can be.
+    private static func readBadge(_ url: URL, limit: Int) throws -> Data {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        guard size <= limit else {
+            throw BadgeError(.imageTooLarge, "the file is \(size) bytes; no badge of its size is larger than \(limit)", path: url.path)
+        }
+        return try Data(contentsOf: url)
     }
 }

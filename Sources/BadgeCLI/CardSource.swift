@@ -19,7 +19,8 @@ struct CardSource: ParsableArguments {
                                  hint: "make one with: badge generate \"A pair of dumbbells\", or pass --badge FILE")
             }
             let data = try read(badge.url)
-            return CardBadge(png: data, path: badge.url.path, metadata: badge.metadata, limits: context.config.intake)
+            return CardBadge(png: data, path: badge.url.path, metadata: badge.metadata,
+                             limits: context.config.intake.admittingDrawing(side: badge.metadata.size))
         }
         let url = URL(fileURLWithPath: file, relativeTo: context.environment.workingDirectory).standardizedFileURL
         let data = try read(url)
@@ -35,7 +36,9 @@ struct CardSource: ParsableArguments {
             throw BadgeError(.invalidImage, "this PNG has no commitment date (no badge:commitment-date metadata)", path: url.path,
                              hint: "use a badge made by badge generate or badge import, or make one from this picture: badge import \(file) \"your promise\"")
         }
-        return CardBadge(png: data, path: url.path, metadata: metadata, limits: context.config.intake)
+        // A badge may be larger than others' pictures: a 4096 px tile of grain
+        // is ~27 MB. Its pixels are still held to the limits.
+        return CardBadge(png: data, path: url.path, metadata: metadata, limits: context.config.intake.admittingDrawing(side: metadata.size))
     }
 
     private func read(_ url: URL) throws -> Data {

@@ -12,6 +12,21 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     public static let `default` = ImageLimits(maxFileBytes: 20 << 20, maxSide: 8192, maxPixels: 40_000_000)
 
+    /// These limits, with room in the file size for any PNG of a `side` px
+    /// square this process drew itself: its pixels are bounded by the size
+    /// asked for, and every one may be incompressible (a 4096 px tile of
+    /// grain is ~27 MB, past the default 20 MiB meant for others' images).
+    /// A side past `maxSide` (a file's claim) is taken as `maxSide`.
+    public func admittingDrawing(side: Int) -> ImageLimits {
+        var limits = self
+        let side = min(max(side, 0), maxSide)
+        // Every row stored: a filter byte and four bytes a pixel, 5 bytes
+        // per 64 KB stored block, and a megabyte for chunks and metadata.
+        let stored = side * (1 + 4 * side)
+        limits.maxFileBytes = max(maxFileBytes, stored + stored / 65535 * 5 + (1 << 20))
+        return limits
+    }
+
     public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int) {
         self.maxFileBytes = maxFileBytes
         self.maxSide = maxSide

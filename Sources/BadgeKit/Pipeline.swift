@@ -140,7 +140,7 @@ public struct Pipeline: Sendable {
             throw BadgeError(.generationFailed, "the backend reported an image file it did not write", backend: backend.name,
                              path: image.file.path)
         }
-        let intake = ImageIntake(limits: limits)
+        let intake = ImageIntake(limits: image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits)
         var header: ImageIntake.Header
         do {
             header = try intake.inspect(data, accepting: Set(ImageFormat.allCases))

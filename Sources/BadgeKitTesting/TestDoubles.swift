@@ -14,8 +14,13 @@ public struct FakeGenerator: BadgeGenerator {
     }
 
     public var behaviour: Behaviour
+    /// Whether the images it writes say they were drawn in this process.
+    public var drawnInProcess: Bool
 
-    public init(_ behaviour: Behaviour) { self.behaviour = behaviour }
+    public init(_ behaviour: Behaviour, drawnInProcess: Bool = false) {
+        self.behaviour = behaviour
+        self.drawnInProcess = drawnInProcess
+    }
 
     public func availability() async -> Availability {
         if case let .unavailable(reason) = behaviour { return .unavailable(reason: reason, hint: "this is a test double") }
@@ -28,7 +33,8 @@ public struct FakeGenerator: BadgeGenerator {
             let file = workspace.file("fake.png")
             try data.write(to: file)
             let header = try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases))
-            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake")
+            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake",
+                                  isDrawnInProcess: drawnInProcess)
         case let .fails(error):
             throw error
         case .waitsForCancellation:

@@ -33,6 +33,37 @@ struct PipelineTests {
         #expect(outcome.metadata.longCommitmentDate(locale: Locale(identifier: "en_US")) == "January 1, 2027")
     }
 
+    /// The intake's file-size limit is for other programs' images; what this
+    /// process drew is bounded by the size asked for (a 4096 px tile of grain
+    /// is ~27 MB, past the default 20 MiB).
+    @Test func aDrawingLargerThanTheFileLimitIsKeptWhereAnotherImageIsRefused() async throws {
+        let png = TestPNG.solid(width: 64, height: 64, rgb: (1, 2, 3))
+        let limits = ImageLimits(maxFileBytes: 4096, maxSide: 8192, maxPixels: 40_000_000)
+        #expect(png.count > limits.maxFileBytes)
+        let pipeline = Pipeline(environment: BadgeEnvironment(variables: [:]), limits: limits)
+        let request = BadgeRequest(prompt: "Drink more water", size: 64, seed: 5)
+        let drawn = try await pipeline.run(
+            request, backend: BackendInstance(name: "drawn", type: "fake", generator: FakeGenerator(.writes(png), drawnInProcess: true)),
+            commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
+        #expect(drawn.byteCount > limits.maxFileBytes)
+        let before = try Data(contentsOf: fixture.store().badgeURL)
+        await #expect(throws: BadgeError.self) {
+            _ = try await pipeline.run(
+                request, backend: BackendInstance(name: "other", type: "fake", generator: FakeGenerator(.writes(png))),
+                commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
+        }
+        #expect(try Data(contentsOf: fixture.store().badgeURL) == before)
+    }
+
+    @Test func theLargestBadgeIsAdmittedWhateverItsPixels() {
+        let largest = ImageLimits.default.admittingDrawing(side: BadgeRequest.sizeRange.upperBound)
+        #expect(largest.maxFileBytes >= 4096 * (1 + 4 * 4096))
+        #expect(largest.maxSide == ImageLimits.default.maxSide && largest.maxPixels == ImageLimits.default.maxPixels)
+        // A small badge keeps the limit as it is; a file's claim past maxSide counts as maxSide.
+        #expect(ImageLimits.default.admittingDrawing(side: 64) == .default)
+        #expect(ImageLimits.default.admittingDrawing(side: .max) == ImageLimits.default.admittingDrawing(side: 8192))
+    }
+
     @Test func aFailingBackendChangesNothing() async throws {
         let before = try fixture.commit(1)
         do {
