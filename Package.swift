@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"], exclude: ["Fixtures"]),
-        .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"], exclude: ["Fixtures"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "ExecBackendTests",

@@ -44,11 +44,20 @@ struct BadgeArt {
     /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
     static let filter = PNGEncoder.Filter.none
 
+    /// The art engine's versions, by the name a badge records: each draws
+    /// the pixels its badges were drawn with, so `badge verify` can check a
+    /// badge made by an earlier version. 3: a shortened caption no longer
+    /// ends on the punctuation after its last word ("RUN MARATHON AT SUNRISE,").
+    static let engines = ["art-engine 2": 2, "art-engine 3": 3]
+    static let currentEngine = 3
+
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
     /// How many threads the drawing and encoding may use (nil: the canvas's default).
     var threads: Int? = nil
+    /// The version of the art engine to draw as (`engines`).
+    var engine = BadgeArt.currentEngine
 
     func render() throws -> Result {
         let drawing = try draw(encoding: true)
@@ -74,9 +83,9 @@ struct BadgeArt {
         // takes a core from the two drawing (2-3 ms late, at times). Drawn
         // whole, it is fitted on a thread of its own; with one thread allowed
         // (a batch keeps every core busy), first.
-        let fitting: @Sendable () -> TextImage? = { [request, caption] in
+        let fitting: @Sendable () -> TextImage? = { [request, caption, engine] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
-            return Self.fittedCaption(reading.caption, face: face, size: size, round: round)
+            return Self.fittedCaption(Self.captionForms(reading.caption, engine: engine), face: face, size: size, round: round)
         }
         let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
         let slot = bands > 1 ? CaptionSlot() : nil
@@ -259,25 +268,35 @@ struct BadgeArt {
         }
     }
 
-    /// The caption rendered at the largest size at which it fits the badge, or
-    /// nil when nothing of the prompt can be drawn or the badge is too small to read it.
-    private static func fittedCaption(_ caption: String, face: FontFace, size: Double, round: Bool) -> TextImage? {
-        guard !caption.isEmpty else { return nil }
-        let maxWidth = size * (round ? 0.56 : 0.8)
+    /// The forms of the caption to try, longest first: everything, then
+    /// without the small words, then fewer words, never ending on a small word
+    /// ("PATH THROUGH A") nor, from engine 3 on, on the punctuation after one
+    /// ("RUN MARATHON AT SUNRISE,").
+    static func captionForms(_ caption: String, engine: Int) -> [String] {
         let all = caption.split(separator: " ").map(String.init)
-        // Shorter forms in turn: everything, then without the small words, then
-        // fewer words, never ending on a small word ("PATH THROUGH A").
-        var candidates = [all, all.filter { !PromptReading.fillers.contains($0.lowercased()) }]
+        @inline(__always) func bare(_ word: String) -> String {
+            engine >= 3 ? word.lowercased().trimmingCharacters(in: .punctuationCharacters) : word.lowercased()
+        }
+        var candidates = [all, all.filter { !PromptReading.fillers.contains(bare($0)) }]
         var shorter = candidates[1]
         while shorter.count > 1 {
             shorter.removeLast()
-            while let last = shorter.last, PromptReading.fillers.contains(last.lowercased()) || PromptReading.linkers.contains(last.lowercased()) {
+            while let last = shorter.last, PromptReading.fillers.contains(bare(last)) || PromptReading.linkers.contains(bare(last)) {
                 shorter.removeLast()
             }
             if !shorter.isEmpty { candidates.append(shorter) }
         }
-        for words in candidates where !words.isEmpty {
+        return candidates.filter { !$0.isEmpty }.map { words in
             let text = words.joined(separator: " ")
+            return engine >= 3 ? String(text.reversed().drop(while: { $0.isPunctuation }).reversed()) : text
+        }
+    }
+
+    /// The caption rendered at the largest size at which it fits the badge, or
+    /// nil when nothing of the prompt can be drawn or the badge is too small to read it.
+    private static func fittedCaption(_ forms: [String], face: FontFace, size: Double, round: Bool) -> TextImage? {
+        let maxWidth = size * (round ? 0.56 : 0.8)
+        for text in forms where !text.isEmpty {
             var pixelSize = size * 0.068
             while pixelSize >= size * 0.04 {
                 // The rendering that fits is the one drawn: no second rendering.

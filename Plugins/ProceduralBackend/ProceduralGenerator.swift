@@ -9,8 +9,9 @@ public struct ProceduralGenerator: BadgeGenerator {
 
     /// Drawing is CPU work on this machine: one request per core.
     public var preferredConcurrency: Int? { Canvas.processorCount }
-    /// Recorded in every badge it draws; bumped whenever the pixels change.
-    public static let artEngineVersion = "art-engine 2"
+    /// Recorded in every badge it draws; bumped whenever the pixels change
+    /// (the earlier versions stay drawable, for `badge verify`: BadgeArt.engines).
+    public static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 
     public var caption: Bool

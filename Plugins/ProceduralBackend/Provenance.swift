@@ -25,8 +25,9 @@ public enum Provenance {
             throw BadgeError(.usage, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
                              path: url.path)
         }
-        guard metadata.model == ProceduralGenerator.artEngineVersion else {
-            throw BadgeError(.usage, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(ProceduralGenerator.artEngineVersion)",
+        guard let model = metadata.model, let engine = BadgeArt.engines[model] else {
+            let known = BadgeArt.engines.keys.sorted().joined(separator: ", ")
+            throw BadgeError(.usage, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(known)",
                              path: url.path, hint: "verify it with the version of badge that made it")
         }
         guard let seed = metadata.seed else {
@@ -42,7 +43,7 @@ public enum Provenance {
         // Room for the largest PNG of its size (a 4096 px tile of grain is ~27 MB).
         let limits = ImageLimits.default.admittingDrawing(side: request.size)
         let data = try readBadge(url, limit: limits.maxFileBytes)
-        let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
+        let art = BadgeArt(request: request, caption: generator.caption, compression: 1, engine: engine)
         let differing = try await BlockingExecutor.run { () throws -> Int in
             let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
             let fresh = try GDImage.decodePNG(try art.render().png, limits: limits)
@@ -53,7 +54,7 @@ public enum Provenance {
         }
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
                       prompt: metadata.prompt, seed: seed, style: metadata.style ?? "medal", size: metadata.size,
-                      artEngine: ProceduralGenerator.artEngineVersion)
+                      artEngine: model)
     }
 
     /// The file's bytes, unless it is larger than any badge of its size can be.

@@ -20,7 +20,7 @@ struct CommandTests {
         #expect(metadata.backend == "procedural")
         #expect(metadata.seed == 1)
         #expect(abs(metadata.commitmentDate.timeIntervalSinceNow) < 120)
-        #expect(metadata.model == "art-engine 2")
+        #expect(metadata.model == "art-engine 3")
     }
 
     @Test func generateJSONIsForScripts() async throws {

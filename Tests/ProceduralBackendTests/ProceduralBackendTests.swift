@@ -43,6 +43,33 @@ struct ProceduralBackendTests {
         #expect(try generator.encode(generator.draw(request)) == written)
     }
 
+    /// A badge drawn by an earlier art engine still verifies: each version
+    /// draws the pixels of its own badges. This one (drawn by badge with art
+    /// engine 2) ends its shortened caption on a comma, which engine 3 leaves out.
+    @Test func aBadgeOfTheEarlierEngineStillVerifies() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/art-engine-2-sunrise-tile.png")
+        let report = try await Provenance.verify(fixture)
+        #expect(report.matches, "\(report.differingPixels) pixels differ")
+        #expect(report.artEngine == "art-engine 2")
+        let metadata = try #require(try BadgeMetadata.read(from: fixture))
+        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: try #require(metadata.seed))
+        let now = try GDImage.decodePNG(try generator.render(request)), then = try GDImage.decodePNG(try Data(contentsOf: fixture))
+        var differing = 0
+        for y in 0..<now.height { for x in 0..<now.width where now.pixel(x, y) != then.pixel(x, y) { differing += 1 } }
+        #expect(differing > 0, "the current engine draws the caption without its comma")
+    }
+
+    @Test func aShortenedCaptionDoesNotEndOnPunctuation() {
+        let caption = PromptReading.caption("Run a marathon at sunrise, golden grain glow")
+        #expect(caption == "RUN A MARATHON AT SUNRISE, GOLDEN")
+        let forms = BadgeArt.captionForms(caption, engine: BadgeArt.currentEngine)
+        #expect(forms == ["RUN A MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE", "RUN MARATHON", "RUN"])
+        #expect(BadgeArt.captionForms(caption, engine: 2).contains("RUN MARATHON AT SUNRISE,"))
+        // A small word followed by punctuation is still a small word.
+        #expect(BadgeArt.captionForms("WALK THROUGH, THE PARK DAILY", engine: 3).allSatisfy { !$0.hasSuffix("THROUGH") })
+    }
+
     @Test func theSameRequestGivesTheSameBytesAndAnotherSeedAnotherBadge() async throws {
         let (_, a) = try await render("A path through a forest", seed: 11)
         let (_, b) = try await render("A path through a forest", seed: 11)
