@@ -46,8 +46,11 @@ struct BadgeArt {
 
     /// The art engine's versions, by the name a badge records: each draws
     /// the pixels its badges were drawn with, so `badge verify` can check a
-    /// badge made by an earlier version. 3: a shortened caption no longer
-    /// ends on the punctuation after its last word ("RUN MARATHON AT SUNRISE,").
+    /// badge made by an earlier version. 3: the caption leaves out clauses
+    /// that only describe the picture ("lavender pastel"), and a shortened one
+    /// no longer ends on punctuation ("RUN MARATHON AT SUNRISE,"); the symbol a
+    /// prompt names ("a path as its symbol") is the motif; vibes ("joyful",
+    /// "calm", "bold") set the palette's mood (`badge prompt` writes all three).
     static let engines = ["art-engine 2": 2, "art-engine 3": 3]
     static let currentEngine = 3
 
@@ -73,7 +76,7 @@ struct BadgeArt {
     /// compress the PNG's bands as soon as the rows each reads are drawn.
     private func draw(encoding: Bool) throws -> Drawing {
         let size = Double(request.size)
-        let reading = PromptReading(request.prompt)
+        let reading = PromptReading(request.prompt, engine: engine)
         let style = try Self.style(named: request.style, reading: reading)
         let round = style != .tile
         // Finding the font and fitting the caption (a measure at each size

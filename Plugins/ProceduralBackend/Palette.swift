@@ -60,11 +60,13 @@ struct Palette: Sendable {
             name = word
         }
         for word in colorWords {
-            guard let mood = moods[word] else { continue }
+            // A vibe is drawn as the mood it suggests ("joyful": bright).
+            let moodName = PromptReading.vibes[word] ?? word
+            guard let mood = moods[moodName] else { continue }
             lightness *= mood.lightness
             saturation = min(1, saturation * mood.saturation)
-            if word == "warm" { hue = hue * 0.7 + 30 * 0.3 }
-            if word == "cool" { hue = hue * 0.7 + 210 * 0.3 }
+            if moodName == "warm" { hue = hue * 0.7 + 30 * 0.3 }
+            if moodName == "cool" { hue = hue * 0.7 + 210 * 0.3 }
             name += " " + word
         }
         // Keep the face dark enough that white ink reads on it (WCAG ≥ 4.5).

@@ -51,6 +51,39 @@ struct PromptReading: Sendable {
     static let grainWords: Set<String> = ["grain", "grainy", "film", "noise", "noisy", "textured"]
     static let glowWords: Set<String> = ["glow", "glowing", "neon", "shine", "shining", "radiant"]
 
+    /// Vibes (engine 3 on), and the mood each is drawn as (`Palette.moods`).
+    static let vibes: [String: String] = [
+        "calm": "cool", "serene": "pastel", "gentle": "pastel", "joyful": "bright", "playful": "bright",
+        "bold": "vivid", "energetic": "vivid", "fierce": "vivid", "cozy": "warm", "hopeful": "dawn", "focused": "dark",
+    ]
+
+    /// Words that name a part of a prompt rather than the promise ("joyful
+    /// mood", "a path as its symbol", "flat style in coral").
+    static let stageWords: Set<String> = [
+        "mood", "vibe", "feel", "feeling", "style", "look", "colour", "colours", "color", "colors", "palette", "tone", "tones",
+        "symbol", "emblem", "metaphor", "as", "its", "in", "and", "with", "the", "a", "an", "of",
+    ]
+
+    /// A clause with one of these words names the symbol to draw: its motif comes first.
+    static let metaphorWords: Set<String> = ["symbol", "emblem", "metaphor"]
+
+    /// Whether a word is about the look or the feel rather than the promise.
+    static func describesLook(_ word: String) -> Bool {
+        Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil || vibes[word] != nil
+            || styleWords[word] != nil || grainWords.contains(word) || glowWords.contains(word) || stageWords.contains(word)
+    }
+
+    /// The prompt's clauses (between commas and semicolons), as words.
+    static func clauses(_ text: String) -> [[String]] {
+        text.split(whereSeparator: { $0 == "," || $0 == ";" }).map { words(String($0)) }.filter { !$0.isEmpty }
+    }
+
+    /// A clause that only describes the picture: its look ("lavender
+    /// pastel"), its feel ("joyful mood") or its symbol ("a path as its symbol").
+    static func isDescriptive(_ clause: [String]) -> Bool {
+        clause.contains(where: metaphorWords.contains) || clause.allSatisfy(describesLook)
+    }
+
     /// Word stems to motifs. Stems come from `stem(_:)`, so "runner", "running"
     /// and "runs" all find "run".
     static let lexicon: [String: Motif] = [
@@ -81,6 +114,14 @@ struct PromptReading: Sendable {
         "photo": .camera, "photograph": .camera, "camera": .camera, "picture": .camera,
     ]
 
+    /// Words that name a motif from engine 3 on (`badge prompt` writes "a speech bubble").
+    static let lexicon3: [String: Motif] = ["speech": .speech, "bubble": .speech]
+
+    /// The motif a word names, as the reading of `engine` knows it.
+    static func motif(for word: String, engine: Int) -> Motif? {
+        lexicon[word] ?? lexicon[stem(word)] ?? (engine >= 3 ? lexicon3[word] : nil)
+    }
+
     /// Words that suggest a motif only when nothing more specific does:
     /// "Learn the guitar" is about music, not books.
     static let weak: Set<String> = ["learn", "study", "walk", "eat", "call", "health", "healthy", "fit", "app", "kind", "rest", "early", "earli"]
@@ -94,7 +135,8 @@ struct PromptReading: Sendable {
     /// Words that only fill a sentence; left out of captions that must be shorter.
     static let fillers: Set<String> = ["a", "an", "the", "to", "of", "i", "will", "my", "more", "every", "each", "and", "for", "in", "on", "pair"]
 
-    init(_ prompt: String) {
+    /// `engine`: the art engine whose reading to give (BadgeArt.engines).
+    init(_ prompt: String, engine: Int = BadgeArt.currentEngine) {
         let (text, flags) = Self.separateFlags(prompt)
         let words = Self.words(text)
         var motifs: [(Motif, String)] = []
@@ -103,22 +145,28 @@ struct PromptReading: Sendable {
         for (i, word) in words.enumerated() {
             let skipping = skipNext
             skipNext = false
-            if let motif = Self.lexicon[word] ?? Self.lexicon[Self.stem(word)], !motifs.contains(where: { $0.0 == motif }) {
+            if let motif = Self.motif(for: word, engine: engine), !motifs.contains(where: { $0.0 == motif }) {
                 motifs.append((motif, word))
             }
             if i + 1 < words.count, CSSColors.named[word + words[i + 1]] != nil {
                 colors.append(word + words[i + 1])  // "sea green" is seagreen
                 skipNext = true
-            } else if !skipping, Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil {
+            } else if !skipping, Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil
+                || (engine >= 3 && Self.vibes[word] != nil) {
                 colors.append(word)
             }
             if style == nil, let named = Self.styleWords[word] { style = named }
             if Self.grainWords.contains(word) { grain = true }
             if Self.glowWords.contains(word) { glow = true }
         }
+        if engine >= 3 {
+            // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
+            let named = Set(Self.clauses(text).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
+            motifs = motifs.filter { named.contains($0.1) } + motifs.filter { !named.contains($0.1) }
+        }
         self.motifs = motifs
         colorWords = colors
-        caption = Self.caption(text)
+        caption = Self.caption(text, engine: engine)
         for (name, value) in flags {
             switch name {
             case "ar", "aspect":
@@ -190,8 +238,21 @@ struct PromptReading: Sendable {
         return word
     }
 
-    /// A short upper-case caption in characters the caption font has.
-    static func caption(_ prompt: String) -> String {
+    /// A short upper-case caption in characters the caption font has: the
+    /// promise, without the words about its look. From engine 3 on, clauses
+    /// after the first that only describe the picture are left out ("Read 20
+    /// books, lavender pastel" reads "READ 20 BOOKS").
+    static func caption(_ prompt: String, engine: Int = BadgeArt.currentEngine) -> String {
+        var prompt = prompt
+        if engine >= 3 {
+            // Each clause after the first begins with its comma or semicolon.
+            var clauses = [""]
+            for character in prompt {
+                if character == "," || character == ";" { clauses.append("") }
+                clauses[clauses.count - 1].append(character)
+            }
+            prompt = clauses[0] + clauses.dropFirst().filter { !isDescriptive(Self.words($0)) }.joined()
+        }
         let words = prompt.split(whereSeparator: \.isWhitespace).map { word in
             String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
         }.filter { !$0.isEmpty }

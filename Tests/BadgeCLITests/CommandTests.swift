@@ -216,6 +216,42 @@ struct CommandTests {
         #expect(try json(refused.stdout)["matches"] as? Bool == false)
     }
 
+    @Test func promptComposesALineThatGenerateDrawsStageByStage() async throws {
+        let s = try Sandbox()
+        let composed = try await s.run(["prompt", "--purpose", "Run a marathon", "--vibe", "joyful", "--metaphor", "path",
+                                        "--style", "flat", "--color", "coral"], stdin: Data())
+        #expect(composed.status == 0, "\(composed.stderr)")
+        let line = composed.stdout.trimmingCharacters(in: .newlines)
+        #expect(line == "Run a marathon, joyful mood, a path as its symbol, flat style in coral --ar 1:1")
+        let generated = try await s.run(["generate", "--size", "128", "--seed", "2", "--json", line])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let extra = try #require(try json(generated.stdout)["extra"] as? [String: String])
+        #expect(extra["motif"] == "path <- path")
+        #expect(extra["style"] == "flat (from the prompt)")
+        #expect(extra["palette"]?.contains("coral joyful") == true, "\(extra)")
+    }
+
+    @Test func promptAsksForEachStageAndAgainAfterAnAnswerItCannotUse() async throws {
+        let s = try Sandbox()
+        let answers = "Swim across the lake\nsleepy\nserene\n\nsketch\nteal\n"
+        let result = try await s.run(["prompt", "--interactive"], stdin: Data(answers.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        // Enter at the symbol takes the one the purpose's words suggest.
+        #expect(result.stdout == "Swim across the lake, serene mood, a swimmer as its symbol, sketch style in teal --ar 1:1\n")
+        #expect(result.stderr.contains("\"sleepy\" is not a vibe the badge can draw; choose one of:"))
+        #expect(result.stderr.contains("Enter: swimmer, from your words"))
+    }
+
+    @Test func promptWithoutATerminalNeedsItsPurposeAndSaysWhatIsWrong() async throws {
+        let s = try Sandbox()
+        let bare = try await s.run(["prompt"], stdin: Data())
+        #expect(bare.status == 64 && bare.stderr.contains("--purpose is required when standard input is not a terminal"), "\(bare.stderr)")
+        let ended = try await s.run(["prompt", "--interactive"], stdin: Data("Run\n".utf8))
+        #expect(ended.status == 64 && ended.stderr.contains("standard input ended"), "\(ended.stderr)")
+        let wrong = try await s.run(["prompt", "--purpose", "Run", "--metaphor", "dragon"], stdin: Data())
+        #expect(wrong.status == 64 && wrong.stderr.contains("\"dragon\" is not a symbol") && wrong.stdout.isEmpty)
+    }
+
     @Test func helpVersionAndCompletions() async throws {
         let s = try Sandbox()
         let help = try await s.run(["--help"])

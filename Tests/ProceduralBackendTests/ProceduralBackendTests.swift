@@ -61,8 +61,10 @@ struct ProceduralBackendTests {
     }
 
     @Test func aShortenedCaptionDoesNotEndOnPunctuation() {
-        let caption = PromptReading.caption("Run a marathon at sunrise, golden grain glow")
+        // Engine 2's caption for the prompt (engine 3 leaves the descriptive clause out altogether).
+        let caption = PromptReading.caption("Run a marathon at sunrise, golden grain glow", engine: 2)
         #expect(caption == "RUN A MARATHON AT SUNRISE, GOLDEN")
+        #expect(PromptReading.caption("Run a marathon at sunrise, golden grain glow") == "RUN A MARATHON AT SUNRISE")
         let forms = BadgeArt.captionForms(caption, engine: BadgeArt.currentEngine)
         #expect(forms == ["RUN A MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE", "RUN MARATHON", "RUN"])
         #expect(BadgeArt.captionForms(caption, engine: 2).contains("RUN MARATHON AT SUNRISE,"))

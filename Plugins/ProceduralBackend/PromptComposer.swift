@@ -1,0 +1,124 @@
+import BadgeKit
+import Foundation
+
+/// Composes a badge's prompt the way a designer works toward one, in four
+/// stages: the purpose (what the promise is), the vibe (its mood), the
+/// metaphor (the symbol that stands for it) and the aesthetics (style and
+/// colours). It writes one line, Midjourney-style, ending in `--ar 1:1`:
+///
+///     Run a marathon, joyful mood, a runner as its symbol, flat style in coral and gold --ar 1:1
+///
+/// Every word it writes is one the procedural backend reads (the caption is
+/// the purpose; the symbol is the motif; the vibe and colours make the
+/// palette; the style is the style), and any image model can take the line.
+public struct PromptComposer: Sendable, Equatable {
+    public var purpose: String
+    public var vibe: String?
+    public var metaphor: String?
+    public var style: String?
+    public var colors: [String]
+    public var grain: Bool
+    public var glow: Bool
+
+    public init(purpose: String, vibe: String? = nil, metaphor: String? = nil, style: String? = nil, colors: [String] = [],
+                grain: Bool = false, glow: Bool = false) {
+        self.purpose = purpose
+        self.vibe = vibe
+        self.metaphor = metaphor
+        self.style = style
+        self.colors = colors
+        self.grain = grain
+        self.glow = glow
+    }
+
+    // MARK: - What each stage can be
+
+    /// Vibes, each drawn as a mood of the palette.
+    public static let vibes: [String] = (Array(PromptReading.vibes.keys) + Palette.moods.keys).sorted()
+
+    /// The symbols it can draw, by name.
+    public static let metaphors: [String] = Motif.allCases.filter { $0 != .abstract }.map(\.rawValue)
+
+    public static let styles: [String] = BadgeArt.Style.allCases.map(\.rawValue)
+
+    /// A few colours to suggest; any of the 147 CSS names and the descriptive words work.
+    public static let suggestedColors = ["coral", "amber", "golden", "teal", "ocean", "forest", "rose", "lavender", "midnight", "crimson"]
+
+    /// How each symbol is written: words the backend reads as its motif.
+    static let phrases: [Motif: String] = [
+        .dumbbells: "a pair of dumbbells", .tree: "a tree", .forest: "a forest", .path: "a path", .book: "an open book",
+        .drop: "a water drop", .heart: "a heart", .sun: "the sun", .runner: "a runner", .mountain: "a mountain",
+        .bicycle: "a bicycle", .swimmer: "a swimmer", .meditation: "a figure in meditation", .moon: "the moon and stars",
+        .waves: "ocean waves", .pencil: "a pencil", .music: "a music note", .laptop: "a laptop", .speech: "a speech bubble",
+        .leaf: "a leaf", .cup: "a cup", .coins: "a stack of coins", .globe: "a globe", .camera: "a camera",
+    ]
+
+    public static func isColor(_ word: String) -> Bool {
+        let word = word.lowercased()
+        return Palette.named[word] != nil || CSSColors.named[word] != nil
+    }
+
+    /// The symbol the purpose's own words suggest, if any ("Run a marathon": runner).
+    public static func suggestedMetaphor(for purpose: String) -> String? {
+        let (motif, _) = PromptReading(purpose).scene
+        return motif == .abstract ? nil : motif.rawValue
+    }
+
+    // MARK: - Checking and writing
+
+    /// Says what is wrong with a stage, and what it can be instead.
+    public func validate() throws {
+        let text = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            throw BadgeError(.usage, "the purpose is empty", hint: "say what the promise is, e.g. \"Run a marathon\"")
+        }
+        if text.split(whereSeparator: \.isWhitespace).contains(where: { $0.hasPrefix("--") }) {
+            throw BadgeError(.usage, "the purpose contains a flag (\"--\"): the composer writes the flags itself",
+                             hint: "give the style and colours as their own stages")
+        }
+        if let vibe, !Self.vibes.contains(vibe.lowercased()) {
+            throw BadgeError(.usage, "\"\(vibe)\" is not a vibe the badge can draw", hint: "choose one of: \(Self.vibes.joined(separator: ", "))")
+        }
+        if let metaphor, Self.motif(named: metaphor) == nil {
+            throw BadgeError(.usage, "\"\(metaphor)\" is not a symbol the badge can draw",
+                             hint: "choose one of: \(Self.metaphors.joined(separator: ", ")) (or a word for one: guitar, coffee, trail, ...)")
+        }
+        if let style, !Self.styles.contains(style.lowercased()) {
+            throw BadgeError(.usage, "\"\(style)\" is not a style", hint: "choose one of: \(Self.styles.joined(separator: ", "))")
+        }
+        for color in colors where !Self.isColor(color) {
+            throw BadgeError(.usage, "\"\(color)\" is not a colour the badge knows",
+                             hint: "use a CSS colour name or a word such as \(Self.suggestedColors.joined(separator: ", "))")
+        }
+    }
+
+    /// The motif a symbol's name or word stands for.
+    static func motif(named name: String) -> Motif? {
+        let word = name.lowercased().trimmingCharacters(in: .whitespaces)
+        return Motif(rawValue: word).flatMap { $0 == .abstract ? nil : $0 } ?? PromptReading.motif(for: word, engine: BadgeArt.currentEngine)
+    }
+
+    /// The prompt: the purpose, then a clause for each stage given, then `--ar 1:1`.
+    public var line: String {
+        var purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Its own final full stop or comma would end a clause early.
+        while let last = purpose.last, ",.;".contains(last) { purpose.removeLast() }
+        var clauses = [purpose]
+        if let vibe { clauses.append("\(vibe.lowercased()) mood") }
+        if let metaphor, let motif = Self.motif(named: metaphor) {
+            let word = metaphor.lowercased().trimmingCharacters(in: .whitespaces)
+            clauses.append("\(Motif(rawValue: word) == nil ? word : Self.phrases[motif] ?? word) as its symbol")
+        }
+        let colors = colors.map { $0.lowercased() }
+        let palette = colors.count > 1 ? colors.dropLast().joined(separator: ", ") + " and " + colors.last! : colors.first
+        switch (style?.lowercased(), palette) {
+        case let (style?, palette?): clauses.append("\(style) style in \(palette)")
+        case let (style?, nil): clauses.append("\(style) style")
+        case let (nil, palette?): clauses.append("in \(palette)")
+        case (nil, nil): break
+        }
+        if grain { clauses.append("film grain") }
+        if glow { clauses.append("glowing") }
+        return clauses.joined(separator: ", ") + " --ar 1:1"
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import BadgeKit
+import Foundation
+import ProceduralBackend
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `badge prompt`: composes a prompt in a designer's four stages. On a
+/// terminal it asks for each stage not given as a flag (questions on standard
+/// error), otherwise it takes the flags; the line alone goes to standard
+/// output, so `badge generate "$(badge prompt)"` works.
+struct PromptCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prompt",
+        abstract: "Compose a badge prompt: purpose, vibe, metaphor, aesthetics.",
+        discussion: """
+            Asks for each stage on a terminal; otherwise give them as flags. Prints one line ending in --ar 1:1, \
+            which the procedural backend reads stage by stage and any image model can take.
+
+            Examples:
+              badge prompt
+              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner --style flat --color coral --color gold
+              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm --color lavender)"
+            """
+    )
+
+    @Option(help: ArgumentHelp("What the promise is, in your words.", valueName: "text"))
+    var purpose: String?
+
+    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")).", valueName: "word"))
+    var vibe: String?
+
+    @Option(name: [.customLong("metaphor"), .customLong("symbol")],
+            help: ArgumentHelp("The symbol to draw: \(PromptComposer.metaphors.joined(separator: ", ")) (or a word for one).", valueName: "name"))
+    var metaphor: String?
+
+    @Option(help: ArgumentHelp("The style: \(PromptComposer.styles.joined(separator: ", ")).", valueName: "name"))
+    var style: String?
+
+    @Option(name: .customLong("color"), help: ArgumentHelp("A colour (repeatable): a CSS name or a word such as coral, amber, midnight.", valueName: "name"))
+    var colors: [String] = []
+
+    @Flag(help: "Add film grain.")
+    var grain = false
+
+    @Flag(help: "Add a glow behind the symbol.")
+    var glow = false
+
+    @Flag(help: "Ask for the stages on standard input even when it is not a terminal.")
+    var interactive = false
+
+    func run() throws {
+        var composer = PromptComposer(purpose: purpose ?? "", vibe: vibe, metaphor: metaphor, style: style,
+                                      colors: colors.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
+                                      grain: grain, glow: glow)
+        if purpose == nil {
+            guard interactive || isatty(STDIN_FILENO) == 1 else {
+                throw BadgeError(.usage, "--purpose is required when standard input is not a terminal",
+                                 hint: "badge prompt --purpose \"Run a marathon\" [--vibe joyful --metaphor runner --style flat --color coral]")
+            }
+            try ask(&composer)
+        }
+        try composer.validate()
+        Terminal.out(composer.line)
+    }
+
+    /// Walks the stages not given as flags, asking again after an answer it cannot use.
+    private func ask(_ composer: inout PromptComposer) throws {
+        var questions = QuestionReader()
+        Terminal.note("Four stages to a badge prompt; Enter skips a stage.")
+        composer.purpose = try questions.ask("1. Purpose: what is the promise?") { answer -> String? in
+            guard !answer.isEmpty else { throw BadgeError(.usage, "the purpose is the one stage that cannot be skipped") }
+            try PromptComposer(purpose: answer).validate()
+            return answer
+        } ?? ""
+        if vibe == nil {
+            composer.vibe = try questions.ask("2. Vibe: the mood (\(PromptComposer.vibes.joined(separator: ", ")))") { answer in
+                guard !answer.isEmpty else { return nil }
+                try PromptComposer(purpose: "-", vibe: answer).validate()
+                return answer
+            }
+        }
+        if metaphor == nil {
+            let suggested = PromptComposer.suggestedMetaphor(for: composer.purpose)
+            let offer = suggested.map { "Enter: \($0), from your words" } ?? "Enter: an emblem made from your words"
+            composer.metaphor = try questions.ask("3. Metaphor: the symbol (\(PromptComposer.metaphors.joined(separator: ", ")); \(offer))") { answer in
+                guard !answer.isEmpty else { return suggested }
+                try PromptComposer(purpose: "-", metaphor: answer).validate()
+                return answer
+            }
+        }
+        if style == nil {
+            composer.style = try questions.ask("4. Aesthetics: the style (\(PromptComposer.styles.joined(separator: ", ")); Enter: medal)") { answer in
+                guard !answer.isEmpty else { return nil }
+                try PromptComposer(purpose: "-", style: answer).validate()
+                return answer
+            }
+        }
+        if colors.isEmpty {
+            composer.colors = try questions.ask("   and the colours (e.g. \(PromptComposer.suggestedColors.prefix(5).joined(separator: ", ")); Enter: chosen from the seed)") { answer in
+                let words = answer.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+                try PromptComposer(purpose: "-", colors: words).validate()
+                return words
+            } ?? []
+        }
+    }
+}
+
+/// Reads answers from standard input, one line each; a question is asked
+/// again, with the reason, until its answer is usable (or input ends).
+struct QuestionReader {
+    mutating func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
+        while true {
+            FileHandle.standardError.write(Data("\(question)\n› ".utf8))
+            guard let line = readLine(strippingNewline: true) else {
+                throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
+            }
+            do {
+                return try use(line.trimmingCharacters(in: .whitespaces))
+            } catch let error as BadgeError {
+                Terminal.note("  \(error.message)" + (error.hint.map { "; \($0)" } ?? ""))
+            }
+        }
+    }
+}
