@@ -85,21 +85,31 @@ struct ProceduralBackendTests {
         #expect(differing > 400, "only \(differing) of 4096 sampled pixels differ")
     }
 
-    @Test(arguments: [("medal", 64), ("medal", 1024), ("tile", 64), ("tile", 1024), ("flat", 64), ("flat", 1024), ("sketch", 64), ("sketch", 1024)])
-    func everyStyleAtTheSmallestAndALargeSize(style: String, size: Int) async throws {
-        let (image, data) = try await render("Drink more water", style: style, size: size)
+    @Test(arguments: ["medal", "tile", "flat", "sketch"])
+    func everyStyleAtTheSmallestSize(style: String) async throws {
+        try await checkStyle(style, size: 64)
+    }
+
+    /// One at a time and on one thread: a debug build takes half a minute a
+    /// badge, and the other tests (some with deadlines) keep a core.
+    @Test(.serialized, arguments: ["medal", "tile", "flat", "sketch"])
+    func everyStyleAtTheLargestSize(style: String) async throws {
+        try await ImageThreads.$limit.withValue(1) { try await checkStyle(style, size: 4096) }
+    }
+
+    /// The badge's size, and its corners: transparent when round, opaque for a
+    /// tile. The largest tile has grain too (incompressible: past the intake's
+    /// 20 MiB for others' images, which a badge is not held to).
+    private func checkStyle(_ style: String, size: Int) async throws {
+        let grainy = style == "tile" && size == 4096
+        let (image, data) = try await render(grainy ? "Drink more water, grainy" : "Drink more water", style: style, size: size)
+        if grainy { #expect(data.count > ImageLimits.default.maxFileBytes) }
         #expect(image.width == size && image.height == size)
-        let decoded = try GDImage.decodePNG(data)
+        let decoded = try GDImage.decodePNG(data, limits: ImageLimits.default.admittingDrawing(side: size))
         let corner = decoded.pixel(1, 1)
         // Medal, flat and sketch are round (transparent corners); a tile is full-bleed (opaque corners).
         if style == "tile" { #expect(corner.a == 255) } else { #expect(corner.a == 0) }
         #expect(decoded.pixel(size / 2, size / 2).a == 255)
-    }
-
-    @Test func drawsTheLargestSize() async throws {
-        let (image, data) = try await render("Run a marathon", size: 4096)
-        #expect(image.width == 4096)
-        #expect(try ImageIntake().inspect(data).width == 4096)
     }
 
     @Test func anUnknownStyleSaysWhichExist() async throws {
