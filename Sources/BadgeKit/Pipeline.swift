@@ -125,9 +125,12 @@ public struct Pipeline: Sendable {
         } catch {
             throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
         }
-        log.debug("backend finished", metadata: [
+        // With the backend's own notes: which words chose the motif, the palette and the style.
+        var finished: Logger.Metadata = [
             "backend": "\(backend.name)", "elapsed": "\(clock.now - started)", "model": "\(image.model ?? "-")",
-        ])
+        ]
+        for (key, value) in image.extra { finished[key] = "\(value)" }
+        log.debug("backend finished", metadata: finished)
         try Task.checkCancellation()
         guard workspace.contains(image.file) else {
             throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,

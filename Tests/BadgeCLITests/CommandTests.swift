@@ -220,6 +220,15 @@ struct CommandTests {
         #expect(try json(refused.stdout)["matches"] as? Bool == false)
     }
 
+    @Test func verboseSaysWhichWordsChoseTheMotifPaletteAndStyle() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--verbose", "--size", "128", "--seed", "1", "--output", "v.png", "Run at sunrise, coral flat"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("motif=runner <- run"), "\(result.stderr)")
+        #expect(result.stderr.contains("palette=coral"), "\(result.stderr)")
+        #expect(result.stderr.contains("style=flat (from the prompt)"), "\(result.stderr)")
+    }
+
     @Test func promptComposesALineThatGenerateDrawsStageByStage() async throws {
         let s = try Sandbox()
         let composed = try await s.run(["prompt", "--purpose", "Run a marathon", "--vibe", "joyful", "--metaphor", "path",
