@@ -73,9 +73,15 @@ struct PromptReading: Sendable {
             || styleWords[word] != nil || grainWords.contains(word) || glowWords.contains(word) || stageWords.contains(word)
     }
 
-    /// The prompt's clauses (between commas and semicolons), as words.
-    static func clauses(_ text: String) -> [[String]] {
-        text.split(whereSeparator: { $0 == "," || $0 == ";" }).map { words(String($0)) }.filter { !$0.isEmpty }
+    /// The prompt's clauses, split at commas and semicolons: each after the
+    /// first begins with its separator, so joined they give the text back.
+    static func clauses(_ text: String) -> [String] {
+        var clauses = [""]
+        for character in text {
+            if character == "," || character == ";" { clauses.append("") }
+            clauses[clauses.count - 1].append(character)
+        }
+        return clauses
     }
 
     /// A clause that only describes the picture: its look ("lavender
@@ -161,7 +167,7 @@ struct PromptReading: Sendable {
         }
         if engine >= 3 {
             // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
-            let named = Set(Self.clauses(text).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
+            let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
             motifs = motifs.filter { named.contains($0.1) } + motifs.filter { !named.contains($0.1) }
         }
         self.motifs = motifs
@@ -245,12 +251,7 @@ struct PromptReading: Sendable {
     static func caption(_ prompt: String, engine: Int = BadgeArt.currentEngine) -> String {
         var prompt = prompt
         if engine >= 3 {
-            // Each clause after the first begins with its comma or semicolon.
-            var clauses = [""]
-            for character in prompt {
-                if character == "," || character == ";" { clauses.append("") }
-                clauses[clauses.count - 1].append(character)
-            }
+            let clauses = Self.clauses(prompt)
             prompt = clauses[0] + clauses.dropFirst().filter { !isDescriptive(Self.words($0)) }.joined()
         }
         let words = prompt.split(whereSeparator: \.isWhitespace).map { word in

@@ -67,15 +67,14 @@ struct PromptCommand: ParsableCommand {
 
     /// Walks the stages not given as flags, asking again after an answer it cannot use.
     private func ask(_ composer: inout PromptComposer) throws {
-        var questions = QuestionReader()
         Terminal.note("Four stages to a badge prompt; Enter skips a stage.")
-        composer.purpose = try questions.ask("1. Purpose: what is the promise?") { answer -> String? in
+        composer.purpose = try Questions.ask("1. Purpose: what is the promise?") { answer -> String? in
             guard !answer.isEmpty else { throw BadgeError(.usage, "the purpose is the one stage that cannot be skipped") }
             try PromptComposer(purpose: answer).validate()
             return answer
         } ?? ""
         if vibe == nil {
-            composer.vibe = try questions.ask("2. Vibe: the mood (\(PromptComposer.vibes.joined(separator: ", ")))") { answer in
+            composer.vibe = try Questions.ask("2. Vibe: the mood (\(PromptComposer.vibes.joined(separator: ", ")))") { answer in
                 guard !answer.isEmpty else { return nil }
                 try PromptComposer(purpose: "-", vibe: answer).validate()
                 return answer
@@ -84,21 +83,21 @@ struct PromptCommand: ParsableCommand {
         if metaphor == nil {
             let suggested = PromptComposer.suggestedMetaphor(for: composer.purpose)
             let offer = suggested.map { "Enter: \($0), from your words" } ?? "Enter: an emblem made from your words"
-            composer.metaphor = try questions.ask("3. Metaphor: the symbol (\(PromptComposer.metaphors.joined(separator: ", ")); \(offer))") { answer in
+            composer.metaphor = try Questions.ask("3. Metaphor: the symbol (\(PromptComposer.metaphors.joined(separator: ", ")); \(offer))") { answer in
                 guard !answer.isEmpty else { return suggested }
                 try PromptComposer(purpose: "-", metaphor: answer).validate()
                 return answer
             }
         }
         if style == nil {
-            composer.style = try questions.ask("4. Aesthetics: the style (\(PromptComposer.styles.joined(separator: ", ")); Enter: medal)") { answer in
+            composer.style = try Questions.ask("4. Aesthetics: the style (\(PromptComposer.styles.joined(separator: ", ")); Enter: medal)") { answer in
                 guard !answer.isEmpty else { return nil }
                 try PromptComposer(purpose: "-", style: answer).validate()
                 return answer
             }
         }
         if colors.isEmpty {
-            composer.colors = try questions.ask("   and the colours (e.g. \(PromptComposer.suggestedColors.prefix(5).joined(separator: ", ")); Enter: chosen from the seed)") { answer in
+            composer.colors = try Questions.ask("   and the colours (e.g. \(PromptComposer.suggestedColors.prefix(5).joined(separator: ", ")); Enter: chosen from the seed)") { answer in
                 let words = answer.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
                 try PromptComposer(purpose: "-", colors: words).validate()
                 return words
@@ -109,8 +108,8 @@ struct PromptCommand: ParsableCommand {
 
 /// Reads answers from standard input, one line each; a question is asked
 /// again, with the reason, until its answer is usable (or input ends).
-struct QuestionReader {
-    mutating func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
+enum Questions {
+    static func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
         while true {
             FileHandle.standardError.write(Data("\(question)\n› ".utf8))
             guard let line = readLine(strippingNewline: true) else {

@@ -222,7 +222,8 @@ struct CommandTests {
 
     @Test func verboseSaysWhichWordsChoseTheMotifPaletteAndStyle() async throws {
         let s = try Sandbox()
-        let result = try await s.run(["generate", "--verbose", "--size", "128", "--seed", "1", "--output", "v.png", "Run at sunrise, coral flat"])
+        let preview = s.root.appendingPathComponent("verbose.png").path
+        let result = try await s.run(["generate", "--verbose", "--size", "128", "--seed", "1", "--output", preview, "Run at sunrise, coral flat"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("motif=runner <- run"), "\(result.stderr)")
         #expect(result.stderr.contains("palette=coral"), "\(result.stderr)")
