@@ -32,6 +32,8 @@ enum Motif: String, CaseIterable, Sendable {
 /// it), which colour words, and the words for the caption.
 struct PromptReading: Sendable {
     var motifs: [(Motif, String)]
+    /// The motif a clause names as the symbol ("a path as its symbol"; engine 3 on).
+    var symbol: (Motif, String)?
     var colorWords: [String]
     var caption: String
     /// A style the prompt asks for in words ("a minimalist tree") or with a
@@ -168,7 +170,7 @@ struct PromptReading: Sendable {
         if engine >= 3 {
             // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
             let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
-            motifs = motifs.filter { named.contains($0.1) } + motifs.filter { !named.contains($0.1) }
+            symbol = motifs.first { named.contains($0.1) }
         }
         self.motifs = motifs
         colorWords = colors
@@ -209,10 +211,18 @@ struct PromptReading: Sendable {
         return (kept.joined(separator: " "), flags)
     }
 
-    /// The motif to draw: composed scenes first ("a path through a forest"),
-    /// then the first motif a specific word chose, then one a weak word chose.
+    /// The motif to draw: the symbol the prompt names, even by a weak word
+    /// ("a walk as its symbol"), unless it is part of a composed scene ("a
+    /// path through a forest"); then composed scenes, the first motif a
+    /// specific word chose, one a weak word chose.
     var scene: (Motif, [String]) {
-        if let path = motifs.first(where: { $0.0 == .path }), let trees = motifs.first(where: { $0.0 == .forest || $0.0 == .tree }) {
+        let composed = motifs.first(where: { $0.0 == .path }).flatMap { path in
+            motifs.first(where: { $0.0 == .forest || $0.0 == .tree }).map { (path, $0) }
+        }
+        if let symbol, composed == nil || ![.path, .forest, .tree].contains(symbol.0) {
+            return (symbol.0, [symbol.1])
+        }
+        if let (path, trees) = composed {
             return (.path, [path.1, trees.1])
         }
         let strong = motifs.filter { !Self.weak.contains($0.1) }

@@ -32,6 +32,14 @@ struct PromptComposerTests {
         #expect(PromptReading(line).scene.0.rawValue == name, "\(line)")
     }
 
+    /// The symbol named wins over the purpose's motifs, even when its word is
+    /// one that alone would yield ("walk") and when the purpose composes a scene.
+    @Test func theNamedSymbolWinsOverWeakWordsAndComposedScenes() {
+        #expect(PromptReading(PromptComposer(purpose: "Run a marathon", metaphor: "walk").line).scene.0 == .path)
+        #expect(PromptReading(PromptComposer(purpose: "A path through a forest", metaphor: "sun").line).scene.0 == .sun)
+        #expect(PromptReading(PromptComposer(purpose: "Walk in the woods", metaphor: "path").line).scene.0 == .path)
+    }
+
     @Test func aWordForASymbolIsTakenAsItIs() throws {
         let composer = PromptComposer(purpose: "Practise daily", metaphor: "guitar")
         try composer.validate()
