@@ -12,8 +12,12 @@ enum Interrupts {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let interrupts = InterruptCounter()
+        // A queue of its own: the global queues' threads (one a core) can all be
+        // drawing a badge's bands, and Ctrl-C then waited for the drawing to end
+        // (and, the pipeline past its last check by then, cancelled nothing).
+        let queue = DispatchQueue(label: "badge.interrupts")
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if interrupts.increment() > 1 { Foundation.exit(130) }
                 task.cancel()
