@@ -4,7 +4,7 @@ import Testing
 
 /// Every command of the built binary, as a user runs it.
 struct CommandTests {
-    static let pngsuite = Sandbox.repository.deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite")
+    static let pngsuite = Sandbox.repository.appendingPathComponent("Tests/Data/pngsuite")
 
     private func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")

@@ -7,8 +7,8 @@ import Testing
 /// so libpng has nothing to print; these check the pixels are unchanged.
 struct DecodePreparationTests {
     static let suite = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/corpus/pngsuite").standardized
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Data/pngsuite").standardized
 
     static var interlaced: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: suite.path)) ?? []).filter { $0.hasPrefix("i") && $0.hasSuffix(".png") }.sorted()

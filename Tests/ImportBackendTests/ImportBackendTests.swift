@@ -7,7 +7,7 @@ import Testing
 
 struct ImportBackendTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/corpus").standardizedFileURL
+        .appendingPathComponent("../Data").standardizedFileURL
 
     static func files(_ folder: String) -> [String] {
         let dir = corpus.appendingPathComponent(folder)
@@ -32,7 +32,7 @@ struct ImportBackendTests {
 
     /// The first corpus file; a clear failure (not a crash) when the corpus is missing.
     static func firstPNG() throws -> String {
-        try #require(files("pngsuite").first, "no PNG in \(corpus.path)/pngsuite: is ../shared beside the checkout?")
+        try #require(files("pngsuite").first, "no PNG in \(corpus.path)/pngsuite: Tests/Data is part of the repository")
     }
 
     @Test func passesTheSharedConformanceSuite() async throws {

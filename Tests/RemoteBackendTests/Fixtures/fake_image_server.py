@@ -5,7 +5,7 @@ closes. The first path segment picks a behaviour ("mode"), so every test gets
 its own: POST /<mode>/v1/images/generations (OpenAI dialect) and
 POST /<mode>/sdapi/v1/txt2img (AUTOMATIC1111). GET /_requests returns what was
 received, with any schema violations of the OpenAI request bodies, checked
-against CreateImageRequest from ../../shared/schemas/openai-images.json."""
+against CreateImageRequest from Tests/Data/schemas/openai-images.json."""
 import base64
 import json
 import os
@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from openapi_schema_validator import OAS30Validator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEMAS = os.path.join(HERE, "..", "..", "..", "..", "shared", "schemas", "openai-images.json")
+SCHEMAS = os.path.join(HERE, "..", "..", "Data", "schemas", "openai-images.json")
 with open(SCHEMAS) as f:
     spec = json.load(f)
 schema = dict(spec["components"]["schemas"]["CreateImageRequest"])
