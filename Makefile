@@ -3,8 +3,14 @@
 #   make test   installs what is missing and runs every test
 SWIFT ?= swift
 BADGE := .build/release/badge
+# One source of truth for the version: BadgeMetadata.version, which `badge --version`
+# prints, `badge:generator` records, and the .deb is named after.
+VERSION := $(shell sed -n 's/^ *public static let version = "\([^"]*\)"$$/\1/p' Sources/BadgeKit/BadgeMetadata.swift)
+PREFIX ?= /usr/local
+DESTDIR ?=
+STAGE := .build/stage
 
-.PHONY: deps build demo test bench fuzz man gallery clean
+.PHONY: deps build demo test bench fuzz man gallery clean version stage install uninstall deb check-package
 
 deps:
 	@scripts/install-deps.sh
@@ -39,10 +45,35 @@ fuzz:
 gallery: build
 	scripts/gallery.sh
 
-man: deps
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual
-	cp .build/plugins/GenerateManual/outputs/BadgeCLI/badge.1 badge.1
-	@echo "man page: ./badge.1 (man -l badge.1; install to /usr/local/share/man/man1/)"
+version:
+	@echo $(VERSION)
+
+# What `make install` and `make deb` copy: the stripped binary, the man page,
+# the shell completions and the example config, under $(STAGE).
+stage: build
+	scripts/stage.sh $(BADGE) $(STAGE)
+
+man: stage
+	cp $(STAGE)/badge.1 badge.1
+	@echo "man page: ./badge.1 (man -l badge.1)"
+
+install: stage
+	@scripts/install.sh install $(STAGE) "$(DESTDIR)" "$(PREFIX)"
+
+uninstall:
+	@scripts/install.sh uninstall $(STAGE) "$(DESTDIR)" "$(PREFIX)"
+
+# badge_$(VERSION)_<arch>.deb in .build/deb/ (dpkg-deb; Depends worked out from the binary).
+deb:
+	@scripts/make-deb.sh --check-tools
+	@$(MAKE) --no-print-directory stage
+	@scripts/make-deb.sh $(STAGE) $(VERSION) .build/deb
+
+# The .deb installed by apt into a minimal Debian 12 (debootstrap) and used there.
+check-package:
+	@scripts/install-deps.sh --with-package
+	@$(MAKE) --no-print-directory deb
+	@scripts/check-package.sh .build/deb/badge_$(VERSION)_$$(dpkg --print-architecture).deb
 
 clean:
 	rm -rf .build out

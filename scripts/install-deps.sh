@@ -11,7 +11,9 @@ for flag in "$@"; do
     # The card page is tested in a real browser, and the example exec
     # plugins draw with Pillow and ImageMagick: only the tests need them.
     --with-tests) packages+=(chromium python3-pil imagemagick) ;;
-    *) echo "badge: unknown flag $flag (use --with-bench or --with-tests)" >&2; exit 64 ;;
+    # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap.
+    --with-package) packages+=(dpkg-dev binutils debootstrap) ;;
+    *) echo "badge: unknown flag $flag (use --with-bench, --with-tests or --with-package)" >&2; exit 64 ;;
   esac
 done
 # The tests' fake servers are Python scripts.

@@ -200,11 +200,12 @@ struct BatchCommand: AsyncParsableCommand {
                              path: directory.url.appendingPathComponent(item.fileName).path,
                              hint: "run the batch until that job succeeds, then commit it; the current badge is unchanged")
         }
-        let now = Date()
+        let now = context.environment.now()
         metadata.id = BadgeMetadata.newID()
         metadata.commitmentDate = date ?? now
         metadata.timeZone = zone.identifier
         metadata.createdAt = now
+        if context.environment.sourceDate != nil { metadata.id = metadata.contentID(of: data) }
         let png = try metadata.stamp(into: data)
         let store = context.store
         let committed = metadata

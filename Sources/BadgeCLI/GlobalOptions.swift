@@ -21,7 +21,7 @@ struct GlobalOptions: ParsableArguments {
         let logger = StderrLogHandler.logger(verbose: verbose)
         let config = try BadgeConfig.load(explicit: config, variables: variables, workingDirectory: cwd)
         let environment = BadgeEnvironment(
-            variables: variables, logger: logger, http: Backends.http, decoder: Backends.decoder, workingDirectory: cwd)
+            sourceDate: try BadgeEnvironment.sourceDate(from: variables), variables: variables, logger: logger, http: Backends.http, decoder: Backends.decoder, workingDirectory: cwd)
         let storeDirectory = config.storeDirectory(explicit: store, variables: variables, workingDirectory: cwd)
         logger.debug("configuration", metadata: ["source": "\(config.file ?? "built-in")", "store": "\(storeDirectory.path)"])
         return CommandContext(

@@ -1,10 +1,11 @@
+import Crypto
 import Foundation
 
 /// What badge.png says about itself, stored as `badge:*` iTXt chunks right
 /// after IHDR. Image and date live in one file, so one rename commits both.
 public struct BadgeMetadata: Sendable, Equatable, Codable {
     /// The version of the badge tool that wrote the file.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
     public static let generatorVersion = "badge " + version
     static let prefix = "badge:"
 
@@ -54,6 +55,20 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     public static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         return hexDigits(generator.next() as UInt64, count: 16)
+    }
+
+    /// An id worked out from the image and everything recorded with it but the id: the same
+    /// badge made twice gets the same id, as reproducible runs (`SOURCE_DATE_EPOCH`) need.
+    public func contentID(of png: Data) -> String {
+        var hash = SHA256()
+        hash.update(data: png)
+        for (keyword, text) in textEntries where keyword != "badge:id" {
+            hash.update(data: Data(keyword.utf8))
+            hash.update(data: [0])
+            hash.update(data: Data(text.utf8))
+            hash.update(data: [0])
+        }
+        return hash.finalize().prefix(8).map { hexDigits(UInt64($0), count: 2) }.joined()
     }
 
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }

@@ -7,6 +7,9 @@ import Logging
 /// implementations the core only knows as protocols.
 public struct BadgeEnvironment: Sendable {
     public var now: @Sendable () -> Date
+    /// Set for reproducible output (`SOURCE_DATE_EPOCH`): `now` reads it, and a badge's id
+    /// derives from its content, so the same request gives the same bytes.
+    public var sourceDate: Date?
     public var timeZone: TimeZone
     public var variables: [String: String]
     public var logger: Logger
@@ -19,6 +22,7 @@ public struct BadgeEnvironment: Sendable {
 
     public init(
         now: @escaping @Sendable () -> Date = { Date() },
+        sourceDate: Date? = nil,
         timeZone: TimeZone = .current,
         variables: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "badge", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -26,13 +30,31 @@ public struct BadgeEnvironment: Sendable {
         decoder: (any ImageDecoding)? = nil,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     ) {
-        self.now = now
+        if let sourceDate {
+            self.now = { sourceDate }
+        } else {
+            self.now = now
+        }
+        self.sourceDate = sourceDate
         self.timeZone = timeZone
         self.variables = variables
         self.logger = logger
         self.http = http
         self.decoder = decoder
         self.workingDirectory = workingDirectory
+    }
+}
+
+extension BadgeEnvironment {
+    /// The reproducible-builds convention: `SOURCE_DATE_EPOCH`, whole seconds since 1970 UTC,
+    /// stands for "now" in what is written. nil when unset or empty.
+    public static func sourceDate(from variables: [String: String]) throws -> Date? {
+        guard let text = variables["SOURCE_DATE_EPOCH"], !text.isEmpty else { return nil }
+        guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int64(text), seconds <= 253_402_300_799 else {
+            throw BadgeError(.usage, "SOURCE_DATE_EPOCH is not a number of seconds since 1970: \(text.debugDescription)",
+                             hint: "set it to whole seconds, e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct), or unset it")
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }
 

@@ -90,6 +90,7 @@ public struct Pipeline: Sendable {
                 var (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
                 if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
                 metadata.extra.merge(extra) { _, ours in ours }
+                if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image) }
                 return (try metadata.stamp(into: image), metadata)
             } catch let error as BadgeError where index + 1 < candidates.count && error.code != .cancelled && error.code != .usage {
                 environment.logger.warning("backend failed; using its fallback", metadata: [

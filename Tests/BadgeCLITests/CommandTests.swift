@@ -271,7 +271,7 @@ struct CommandTests {
         let help = try await s.run(["--help"])
         #expect(help.status == 0 && help.stdout.contains("generate") && help.stdout.contains("restore"))
         let version = try await s.run(["--version"])
-        #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+        #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == BadgeMetadata.version)
         let completion = try await s.run(["--generate-completion-script", "bash"])
         #expect(completion.status == 0 && completion.stdout.contains("_badge"))
     }

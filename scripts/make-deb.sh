@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds badge_VERSION_ARCH.deb from the staged files (make deb).
+#   scripts/make-deb.sh --check-tools
+#   scripts/make-deb.sh STAGE VERSION OUTDIR
+# Depends is worked out from the binary itself: dpkg-shlibdeps for the libraries
+# it links, and, for the libraries it opens at run time (dlopen), the package
+# that provides each soname the binary names. The caption font is added by name.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check_tools() {
+  local missing=()
+  command -v dpkg-deb >/dev/null || missing+=(dpkg)
+  command -v dpkg-shlibdeps >/dev/null || missing+=(dpkg-dev)
+  command -v strings >/dev/null || missing+=(binutils)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "badge: make deb needs dpkg-deb, dpkg-shlibdeps and strings; install them with: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+}
+if [ "${1:-}" = --check-tools ]; then check_tools; exit 0; fi
+stage=${1:?usage: scripts/make-deb.sh STAGE VERSION OUTDIR}
+version=${2:?usage: scripts/make-deb.sh STAGE VERSION OUTDIR}
+outdir=${3:?usage: scripts/make-deb.sh STAGE VERSION OUTDIR}
+check_tools
+
+top=$(sed -n '1s/^badge (\([^)]*\)).*/\1/p' packaging/changelog)
+if [ "$top" != "$version" ]; then
+  echo "badge: packaging/changelog's newest entry is $top, but the version is $version; add an entry for $version at its top" >&2
+  exit 1
+fi
+
+arch=$(dpkg --print-architecture)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+ZSH_COMPLETIONS=share/zsh/vendor-completions scripts/install.sh install "$stage" "$root" /usr >/dev/null
+gzip -9n "$root/usr/share/man/man1/badge.1"
+install -m 0644 packaging/copyright "$root/usr/share/doc/badge/copyright"
+gzip -9nc packaging/changelog > "$root/usr/share/doc/badge/changelog.Debian.gz"
+chmod 0644 "$root/usr/share/doc/badge/changelog.Debian.gz"
+
+binary=$root/usr/bin/badge
+# Libraries the binary links (ELF NEEDED).
+mkdir -p "$work/src/debian"
+printf 'Source: badge\n\nPackage: badge\nArchitecture: any\n' > "$work/src/debian/control"
+linked=$(cd "$work/src" && dpkg-shlibdeps -O "$binary" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# Libraries it opens at run time: the sonames written in it.
+opened=()
+while read -r soname; do
+  [ -n "$soname" ] || continue
+  path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|64bit|AArch64/ { print $NF; exit }')
+  [ -n "$path" ] || path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+  if [ -z "$path" ]; then
+    echo "badge: the binary opens $soname at run time, but no installed library provides it; run 'make deps' and try again" >&2
+    exit 1
+  fi
+  real=$(readlink -f "$path")
+  package=$(dpkg -S "$real" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+  [ -n "$package" ] || package=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+  if [ -z "$package" ]; then
+    echo "badge: no Debian package owns $real (for $soname); install the library from Debian's packages" >&2
+    exit 1
+  fi
+  opened+=("$package")
+done < <(strings -a "$binary" | grep -E '^lib[A-Za-z0-9_+-]+(\.[A-Za-z0-9_+-]+)*\.so\.[0-9]+$' | sort -u)
+
+# One entry a package: a versioned one from dpkg-shlibdeps wins over a bare name.
+depends=$( { [ -n "$linked" ] && tr ',' '\n' <<<"$linked"; printf '%s\n' "${opened[@]}" fonts-dejavu-core; } \
+  | sed 's/^ *//; s/ *$//' | awk 'NF { name = $1; if (!(name in seen)) { seen[name] = $0; order[++n] = name } else if (index($0, "(")) seen[name] = $0 }
+                                END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? ", " : ""), seen[order[i]] }')
+
+size=$(du -sk --apparent-size "$root" | cut -f1)
+mkdir -p "$root/DEBIAN"
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: badge
+Version: $version
+Architecture: $arch
+Maintainer: The badge developers <badge@example.org>
+Installed-Size: $size
+Depends: $depends
+Recommends: ca-certificates
+Section: graphics
+Priority: optional
+Description: turn a promise into a Promise Badge
+ badge draws a promise (a resolution, an intention) as one image, the
+ Promise Badge, and remembers the day you committed to it. Backends draw it
+ procedurally, import a picture, ask a remote image model or run a program
+ of your own; the store replaces the one current badge atomically and keeps
+ the ones it replaced.
+CONTROL
+
+# Reproducible: every file's time is the changelog's (or SOURCE_DATE_EPOCH's).
+epoch=${SOURCE_DATE_EPOCH:-$(date -d "$(sed -n 's/^ -- .*>  //p' packaging/changelog | head -n 1)" +%s)}
+find "$root" -exec touch -h -d "@$epoch" {} +
+mkdir -p "$outdir"
+deb="$outdir/badge_${version}_${arch}.deb"
+SOURCE_DATE_EPOCH=$epoch dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "$deb ($(du -h "$deb" | cut -f1)): Depends: $depends"
