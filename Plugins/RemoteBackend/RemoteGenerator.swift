@@ -60,6 +60,7 @@ public struct RemoteGenerator: BadgeGenerator {
     }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        let started = ContinuousClock.now
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
         let bytes: Data
         let revisedPrompt: String?
@@ -96,7 +97,8 @@ public struct RemoteGenerator: BadgeGenerator {
         return GeneratedImage(
             file: file, format: header.format, width: header.width, height: header.height,
             model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
-            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue])
+            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue], bytes: bytes,
+            deadline: started.advanced(by: options.timeout))
     }
 
     /// Sends, retrying what the policy says is worth retrying.

@@ -131,10 +131,7 @@ public struct BadgeConfig: Sendable {
 
     public static func load(from url: URL) throws -> BadgeConfig {
         let data = try readUserFile(url, what: "configuration file", code: .config,
-                                    hint: "check the path given by --config or $BADGE_CONFIG")
-        if data.count > 8 << 20 {
-            throw BadgeError(.config, "the configuration file is \(data.count) bytes; at most 8 MiB is read", path: url.path)
-        }
+                                    hint: "check the path given by --config or $BADGE_CONFIG", maxBytes: 8 << 20)
         return try parse(data, file: url.path)
     }
 
