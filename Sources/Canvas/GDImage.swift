@@ -73,9 +73,11 @@ public final class GDImage {
         return Data(bytes: bytes, count: Int(size))
     }
 
-    /// JPEG bytes at `quality` 1–100 (alpha is dropped).
-    public func jpegData(quality: Int = 90) throws -> Data {
-        try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
+    /// JPEG bytes at `quality` 1–100 (alpha is dropped); `progressive`
+    /// writes libjpeg's progressive scan sequence (gd's interlace flag).
+    public func jpegData(quality: Int = 90, progressive: Bool = false) throws -> Data {
+        pointer.pointee.interlace = progressive ? 1 : 0
+        return try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
     }
 
     /// GIF bytes (gd quantises to a palette).

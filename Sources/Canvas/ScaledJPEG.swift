@@ -27,21 +27,16 @@ extension GDImage {
         }
     }
 
-    /// The most scans a progressive JPEG may have, as libjpeg-turbo's own
-    /// tools suggest (`-maxscans 100`): real files have about ten, and every
-    /// scan is another pass over all the image's coefficients.
-    public static let maxJPEGScans = 100
-
     /// Decodes a JPEG the intake has passed at `eighths`/8 scale, turned
     /// as its EXIF `orientation` says while it is copied (no second image);
     /// nil when libjpeg cannot give RGB for it (CMYK, YCCK), so gd decodes it instead.
-    /// The decode ends at once past `maxJPEGScans` scans, at the first
+    /// The decode ends at once past `ImageIntake.maxJPEGScans` scans, at the first
     /// corrupt-data warning, and when `stop` says so.
     static func decodeScaledJPEG(_ data: Data, eighths: Int, orientation: Int, source: String?, stop: DecodeStop) throws -> GDImage? {
         var decoded = badge_jpeg_image()
         let status = withExtendedLifetime(stop) { () -> Int32 in
             let bounds = badge_jpeg_bounds(
-                max_scans: Int32(maxJPEGScans),
+                max_scans: Int32(ImageIntake.maxJPEGScans),
                 should_stop: { context in Unmanaged<DecodeStop>.fromOpaque(context!).takeUnretainedValue().shouldStop ? 1 : 0 },
                 context: Unmanaged.passUnretained(stop).toOpaque())
             return data.withUnsafeBytes { raw -> Int32 in
@@ -59,7 +54,7 @@ extension GDImage {
         case Int32(BADGE_JPEG_OK):
             break
         case Int32(BADGE_JPEG_TOO_MANY_SCANS):
-            throw BadgeError(.invalidImage, "the JPEG has more than \(Self.maxJPEGScans) progressive scans", path: source,
+            throw BadgeError(.invalidImage, "the JPEG has more than \(ImageIntake.maxJPEGScans) scans", path: source,
                              hint: "a real photo has about ten; this file is built to be slow to decode. Export it again")
         case Int32(BADGE_JPEG_STOPPED):
             throw stop.error(source: source)
