@@ -32,10 +32,11 @@ build() {
   shift 2
   local stale=0
   [ -x "$binary" ] || stale=1
-  for s in "$@"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
+  for s in "$@" "scripts/fuzz.sh"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
   if [ $stale = 1 ]; then
     echo "fuzz: compiling $binary" >&2
-    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" "$@" -o "$binary")
+    # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module.
+    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -I Sources/CZlib "$@" -o "$binary")
   fi
 }
 
@@ -81,7 +82,7 @@ for target in $targets; do
       build json JSONFuzzer "${json_sources[@]}"
       # Inputs up to 1 MiB, each parsed in well under a second when the parser
       # is linear (a quadratic one needs minutes for a 1 MiB line): -timeout=2.
-      run json "$root/Fuzz/corpus-json" -max_len=1048576 -timeout=2 -- ;;
+      run json "$root/Fuzz/corpus-json" -max_len=1048576 -timeout=2 -rss_limit_mb=1024 -- ;;
     *) echo "fuzz: unknown target $target (intake, json)" >&2; exit 64 ;;
   esac
 done
