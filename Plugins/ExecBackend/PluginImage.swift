@@ -35,7 +35,7 @@ enum PluginImage {
         } catch .system(_, ELOOP) {
             throw refuse("the plugin's output is a symbolic link; badge reads only a file written there")
         } catch .notRegular(let kind) {
-            throw refuse("the plugin's output is not a regular file (it is \(kind))")
+            throw refuse("the plugin's output is \(kind), not a regular file")
         } catch let .tooLarge(size, limit) {
             throw refuse("the plugin's image is \(size) bytes; the limit is \(limit)", .imageTooLarge,
                          hint: "raise intake.maxFileBytes in the configuration, or make the plugin write a smaller image")

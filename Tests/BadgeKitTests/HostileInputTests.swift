@@ -90,4 +90,33 @@ struct HostileInputTests {
             #expect(error.message == "the configuration file is \(2 << 30) bytes; at most \(8 << 20) bytes (8 MiB) are read", "\(error)")
         }
     }
+
+    /// A backend that read its image from a descriptor it checked hands the
+    /// bytes on; the pipeline never opens the path again (where another
+    /// file may stand by then).
+    @Test func thePipelineUsesTheBytesABackendChecked() async throws {
+        let checked = TestPNG.solid(width: 64, height: 64, rgb: (200, 10, 10))
+        let swapped = TestPNG.solid(width: 64, height: 64, rgb: (10, 10, 200))
+        let store = BadgeStore(directory: directory.appendingPathComponent("store"))
+        _ = try await Pipeline(environment: BadgeEnvironment(variables: [:])).run(
+            BadgeRequest(prompt: "Drink more water", size: 64),
+            backend: BackendInstance(name: "checked", type: "exec", generator: CheckedBytesGenerator(checked: checked, onDisk: swapped)),
+            commitment: .init(timeZone: TimeZone(identifier: "UTC")!), to: .store(store))
+        let stored = try Data(contentsOf: store.badgeURL)
+        func idat(_ png: Data) throws -> Data? { try PNG.chunks(in: png).first { $0.type == "IDAT" }?.data }
+        #expect(try idat(stored) == idat(checked))
+    }
+}
+
+/// Reports `checked` as the bytes it read, while the file holds `onDisk`.
+private struct CheckedBytesGenerator: BadgeGenerator {
+    var checked: Data
+    var onDisk: Data
+
+    func availability() async -> Availability { .available }
+
+    func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        let file = try workspace.write(onDisk, to: "image.png")
+        return GeneratedImage(file: file, format: .png, width: 64, height: 64, bytes: checked)
+    }
 }
