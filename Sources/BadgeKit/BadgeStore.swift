@@ -253,8 +253,8 @@ public struct BadgeStore: Sendable {
         }
     }
 
-    /// The largest badge file read back whole (a 8192 px badge of noise is ~270 MB).
-    static let maxBadgeBytes = 512 << 20
+    /// The largest badge file read back whole (an 8192 px badge of noise is ~270 MB).
+    public static let maxBadgeBytes = 512 << 20
 
     /// Removes temporaries left by killed writers. Takes the lock, so it never
     /// touches the file of a writer that is still running.
