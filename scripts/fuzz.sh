@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzes badge's image header reader (ImageIntake, the PNG chunk and text
-# readers, BadgeMetadata) with libFuzzer and AddressSanitizer.
-#   scripts/fuzz.sh [seconds] [extra corpus dir...]
+# Fuzzes badge's readers of outside input with libFuzzer and AddressSanitizer:
+#   intake  the image header reader (ImageIntake, the PNG chunk and text
+#           readers, BadgeMetadata), seeds in Fuzz/corpus
+#   json    the JSON parser (configs, manifests, plugin results), seeds in
+#           Fuzz/corpus-json, with a per-input time limit that a parser
+#           slower than linear in a long line exceeds
+#   scripts/fuzz.sh [seconds] [extra corpus dir...]   (seconds per target;
+#   FUZZ_TARGETS="intake json" chooses which run; extra dirs go to intake)
 # New inputs go to a scratch directory, never into the repository; a crash or
 # a hang exits non-zero and prints the path of the input that caused it.
 set -euo pipefail
@@ -12,40 +17,72 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/.build/fuzz
 mkdir -p "$out/crashes"
 swiftc=${SWIFTC:-swiftc}
+targets=${FUZZ_TARGETS:-intake json}
 
-# Only what the reader needs, so the harness owns `main` and nothing else
+# Only what each reader needs, so the harness owns `main` and nothing else
 # (CLI, gd, libcurl) is linked or instrumented.
-sources=(Fuzz/IntakeFuzzer.swift Sources/BadgeKit/ImageIntake.swift Sources/BadgeKit/PNG.swift
-         Sources/BadgeKit/BadgeError.swift Sources/BadgeKit/JSONDocument.swift Sources/BadgeKit/BadgeMetadata.swift)
-binary=$out/intake-fuzzer
-stale=0
-[ -x "$binary" ] || stale=1
-for s in "${sources[@]}"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
-if [ $stale = 1 ]; then
-  echo "fuzz: compiling $binary" >&2
-  (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name IntakeFuzzer \
-     "${sources[@]}" -o "$binary")
-fi
+intake_sources=(Fuzz/IntakeFuzzer.swift Sources/BadgeKit/ImageIntake.swift Sources/BadgeKit/PNG.swift
+                Sources/BadgeKit/RegularFile.swift Sources/BadgeKit/BadgeError.swift Sources/BadgeKit/JSONDocument.swift
+                Sources/BadgeKit/BadgeMetadata.swift)
+json_sources=(Fuzz/JSONFuzzer.swift Sources/BadgeKit/JSONDocument.swift Sources/BadgeKit/BadgeError.swift)
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/badge-fuzz.XXXXXX")
-log=$scratch/fuzz.log
-echo "fuzz: ${seconds}s; new inputs in $scratch; log $log" >&2
-# The first directory receives new inputs; the seeds are only read. A header
-# reader that takes a second on one input has a bug, hence -timeout=5.
-mkdir -p "$scratch/corpus"
-# Swift's own crash backtracer would catch the trap first (and then trip ASan
-# while reading memory); libFuzzer's handler is the one that saves the input.
-export SWIFT_BACKTRACE=enable=no
-set +e
-"$binary" -max_total_time="$seconds" -rss_limit_mb=512 -max_len=65536 -timeout=5 -print_final_stats=1 \
-  -artifact_prefix="$out/crashes/" "$scratch/corpus" "$root/Fuzz/corpus" "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-if [ $status -ne 0 ]; then
-  crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
-  echo "fuzz: FAILED (exit $status); crashing input: ${crash:-see $log}" >&2
-  echo "fuzz: reproduce with: $binary ${crash:-<input>}" >&2
-  exit 1
-fi
-grep -E '^#[0-9]+.*cov:' "$log" | tail -1 >&2 || true
-echo "fuzz: no crash in ${seconds}s" >&2
+# build NAME MODULE SOURCES...: compiles .build/fuzz/NAME-fuzzer when a source is newer.
+build() {
+  local binary=$out/$1-fuzzer module=$2
+  shift 2
+  local stale=0
+  [ -x "$binary" ] || stale=1
+  for s in "$@" "scripts/fuzz.sh"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
+  if [ $stale = 1 ]; then
+    echo "fuzz: compiling $binary" >&2
+    # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module.
+    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -I Sources/CZlib "$@" -o "$binary")
+  fi
+}
+
+# run NAME SEEDS LIBFUZZER-OPTIONS... -- EXTRA-CORPORA...
+run() {
+  local name=$1 seeds=$2
+  shift 2
+  local options=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do options+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  local binary=$out/$name-fuzzer
+  local scratch log status crash
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/badge-fuzz-$name.XXXXXX")
+  log=$scratch/fuzz.log
+  echo "fuzz $name: ${seconds}s; new inputs in $scratch; log $log" >&2
+  # The first directory receives new inputs; the seeds are only read.
+  mkdir -p "$scratch/corpus"
+  # Swift's own crash backtracer would catch the trap first (and then trip ASan
+  # while reading memory); libFuzzer's handler is the one that saves the input.
+  export SWIFT_BACKTRACE=enable=no
+  set +e
+  "$binary" -max_total_time="$seconds" -rss_limit_mb=512 -print_final_stats=1 "${options[@]}" \
+    -artifact_prefix="$out/crashes/$name-" "$scratch/corpus" "$seeds" "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  if [ $status -ne 0 ]; then
+    crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+    echo "fuzz $name: FAILED (exit $status); input: ${crash:-see $log}" >&2
+    echo "fuzz $name: reproduce with: $binary ${crash:-<input>}" >&2
+    exit 1
+  fi
+  grep -E '^#[0-9]+.*cov:' "$log" | tail -1 >&2 || true
+  echo "fuzz $name: no crash or hang in ${seconds}s" >&2
+}
+
+for target in $targets; do
+  case $target in
+    intake)
+      build intake IntakeFuzzer "${intake_sources[@]}"
+      # A header reader that takes a second on one input has a bug, hence -timeout=5.
+      run intake "$root/Fuzz/corpus" -max_len=65536 -timeout=5 -- "$@" ;;
+    json)
+      build json JSONFuzzer "${json_sources[@]}"
+      # Inputs up to 1 MiB, each parsed in well under a second when the parser
+      # is linear (a quadratic one needs minutes for a 1 MiB line): -timeout=2.
+      run json "$root/Fuzz/corpus-json" -max_len=1048576 -timeout=2 -rss_limit_mb=1024 -- ;;
+    *) echo "fuzz: unknown target $target (intake, json)" >&2; exit 64 ;;
+  esac
+done

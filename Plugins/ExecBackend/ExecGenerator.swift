@@ -90,6 +90,7 @@ public struct ExecGenerator: BadgeGenerator {
     // MARK: - Generating
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        let started = ContinuousClock.now
         try request.validate()
         let output = workspace.file("image.png")
         let (executable, environment) = try prepare(ExecProtocol.environment(request, output: output))
@@ -114,9 +115,10 @@ public struct ExecGenerator: BadgeGenerator {
         let image = try await PluginImage.read(output, limits: limits, backend: name)
         removeStrays(in: workspace, keeping: output)
         return GeneratedImage(
-            file: output, format: image.format, width: image.width, height: image.height,
+            file: output, format: image.header.format, width: image.header.width, height: image.header.height,
             model: metadata.model ?? "exec \(URL(fileURLWithPath: options.program).lastPathComponent)",
-            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt, extra: metadata.extra)
+            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt, extra: metadata.extra,
+            bytes: image.bytes, deadline: started.advanced(by: options.timeout))
     }
 
     /// Turns the program's exit and its result line into metadata, or the error a user should read.

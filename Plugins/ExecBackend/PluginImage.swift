@@ -5,13 +5,16 @@ import BadgeKit
 import Foundation
 
 /// The image a plugin wrote, read back with suspicion: only the output path
-/// badge gave it, only a regular file (never through a symbolic link), no
-/// larger than the intake's limit, and a PNG by its bytes.
+/// badge gave it, opened once (O_NOFOLLOW|O_NONBLOCK: never through a
+/// symbolic link, never waiting on a FIFO), checked by its descriptor (a
+/// regular file, no larger than the intake's limit), read from that
+/// descriptor, and a PNG by its bytes. The bytes are handed on, so nothing
+/// reads the path a second time.
 enum PluginImage {
-    static func read(_ output: URL, limits: ImageLimits, backend: String) async throws -> ImageIntake.Header {
+    static func read(_ output: URL, limits: ImageLimits, backend: String) async throws -> (header: ImageIntake.Header, bytes: Data) {
         let data = try await BlockingExecutor.run { try readRegularFile(output, limit: limits.maxFileBytes, backend: backend) }
         do {
-            return try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: output.lastPathComponent)
+            return (try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: output.lastPathComponent), data)
         } catch let error as BadgeError {
             var error = error.attributed(to: backend)
             error.message = "the plugin's image was refused: " + error.message
@@ -25,24 +28,19 @@ enum PluginImage {
             BadgeError(code, message, backend: backend, path: url.path,
                        hint: hint ?? "write the PNG to the path in the request's \"output\" field (also $BADGE_OUTPUT), and nowhere else")
         }
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else {
+        do {
+            return try RegularFile.contents(of: url.path, followSymlinks: false, limit: limit)
+        } catch .system(_, ENOENT) {
             throw refuse("the plugin reported success but wrote no image at its output path")
-        }
-        if info.st_mode & S_IFMT == S_IFLNK { throw refuse("the plugin's output is a symbolic link; badge reads only a file written there") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw refuse("the plugin's output is not a regular file") }
-        guard Int(info.st_size) <= limit else {
-            throw refuse("the plugin's image is \(info.st_size) bytes; the limit is \(limit)", .imageTooLarge,
+        } catch .system(_, ELOOP) {
+            throw refuse("the plugin's output is a symbolic link; badge reads only a file written there")
+        } catch .notRegular(let kind) {
+            throw refuse("the plugin's output is \(kind), not a regular file")
+        } catch let .tooLarge(size, limit) {
+            throw refuse("the plugin's image is \(size) bytes; the limit is \(limit)", .imageTooLarge,
                          hint: "raise intake.maxFileBytes in the configuration, or make the plugin write a smaller image")
+        } catch {
+            throw refuse("cannot read the plugin's image: \(error)")
         }
-        // O_NOFOLLOW: a link swapped in after the lstat is refused too.
-        let fd = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw refuse("cannot open the plugin's image: \(BadgeError.errnoDescription(errno))") }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        guard data.count <= limit else {
-            throw refuse("the plugin's image grew past the limit of \(limit) bytes while badge read it", .imageTooLarge)
-        }
-        return data
     }
 }

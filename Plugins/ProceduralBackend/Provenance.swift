@@ -58,11 +58,15 @@ public enum Provenance {
     }
 
     /// The file's bytes, unless it is larger than any badge of its size can be.
+    /// Opened once without blocking, checked by descriptor (a regular file
+    /// within `limit`), read from it.
     private static func readBadge(_ url: URL, limit: Int) throws -> Data {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        guard size <= limit else {
+        do {
+            return try RegularFile.contents(of: url.path, limit: limit)
+        } catch let .tooLarge(size, limit) {
             throw BadgeError(.imageTooLarge, "the file is \(size) bytes; no badge of its size is larger than \(limit)", path: url.path)
+        } catch {
+            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: error.description, hint: "check the path")
         }
-        return try Data(contentsOf: url)
     }
 }

@@ -33,7 +33,7 @@ struct JobsClient {
         guard let id = (job["id"] as? String) ?? (job["id"] as? Int).map(String.init) ?? (job["job_id"] as? String) else {
             throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
         }
-        generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(id)"])
+        generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(Redact.scrub(id, secrets: generator.secrets))"])
         if Task.isCancelled {
             await cancelJob(id, credentials: credentials)
             throw CancellationError()
@@ -70,7 +70,7 @@ struct JobsClient {
         case .running:
             throw BadgeError(.generationFailed, "the job \(id) is still running", backend: generator.name)
         case let .failed(message):
-            throw BadgeError(.generationFailed, "the job \(id) failed: \(Redact.scrub(message, secrets: generator.secrets))",
+            throw BadgeError(.generationFailed, "the job \(id) failed: \(message)",
                              backend: generator.name, path: context.url)
         case let .succeeded(.bytes(data)):
             return data

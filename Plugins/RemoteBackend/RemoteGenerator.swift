@@ -55,11 +55,38 @@ public struct RemoteGenerator: BadgeGenerator {
         return []
     }
 
+    /// What must never be printed: the key, the password, and the
+    /// Authorization values made of them (a Basic header's base64 too).
     var secrets: [String] {
-        [options.apiKeyEnv, options.passwordEnv].compactMap { $0.flatMap { variables[$0] } }.filter { $0.count >= 4 }
+        let values = [options.apiKeyEnv, options.passwordEnv].compactMap { $0.flatMap { variables[$0] } }
+        let headers = credentials().flatMap { [$0.value, String($0.value.drop { $0 != " " }.dropFirst())] }
+        return (headers + values).filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// Every string this backend hands on that a server chose (its error
+    /// message and request id, a job's id and failure, a revised prompt) goes
+    /// through here, in this one place: secrets out, control characters out.
+    func scrubbed(_ error: BadgeError) -> BadgeError {
+        var error = error
+        error.message = Redact.scrub(error.message, secrets: secrets)
+        error.cause = error.cause.map { Redact.scrub($0, secrets: secrets) }
+        error.hint = error.hint.map { Redact.scrub($0, secrets: secrets) }
+        error.path = error.path.map { Redact.scrub($0, secrets: secrets) }
+        return error
     }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        do {
+            var image = try await generateUnscrubbed(request, in: workspace)
+            image.revisedPrompt = image.revisedPrompt.map { Redact.scrub($0, secrets: secrets) }
+            return image
+        } catch let error as BadgeError {
+            throw scrubbed(error)
+        }
+    }
+
+    private func generateUnscrubbed(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        let started = ContinuousClock.now
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
         let bytes: Data
         let revisedPrompt: String?
@@ -96,7 +123,8 @@ public struct RemoteGenerator: BadgeGenerator {
         return GeneratedImage(
             file: file, format: header.format, width: header.width, height: header.height,
             model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
-            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue])
+            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue], bytes: bytes,
+            deadline: started.advanced(by: options.timeout))
     }
 
     /// Sends, retrying what the policy says is worth retrying.
@@ -135,31 +163,82 @@ public struct RemoteGenerator: BadgeGenerator {
         }
     }
 
-    /// Fetches a result URL: no credentials, https only (loopback excepted), at most 3 redirects.
+    /// Fetches a result URL: no credentials, at most 3 redirects (https only),
+    /// and only a URL `checkResultURL` admits. A failure says the download
+    /// failed, never how the connection went: a server must not learn from
+    /// badge's errors which ports of the user's machine answer.
     func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
+        try checkResultURL(url)
         let request = HTTPRequest(
             url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
             maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false, caFile: options.caFile)
+        let hint = "result URLs expire; generate again"
         let response: HTTPResponse
         do {
             response = try await http.send(request)
         } catch let error as BadgeError {
-            var copy = error.attributed(to: name)
-            copy.message = "cannot download the image: " + copy.message
-            throw copy
+            if error.code == .cancelled { throw error.attributed(to: name) }
+            // What badge itself refused (a redirect off https, too many, too large) is said; how a connection failed is not.
+            let refused = error.message.contains("redirect") || error.message.contains("larger than")
+            throw BadgeError(.network, refused ? "cannot download the image: " + error.message : "cannot download the image from its result URL",
+                             backend: name, path: Redact.url(url), hint: hint)
         }
         guard (200..<300).contains(response.status) else {
-            throw BadgeError(.generationFailed, "downloading the image answered HTTP \(response.status)", backend: name,
-                             path: Redact.url(url), hint: "result URLs expire; generate again")
+            throw BadgeError(.generationFailed, "cannot download the image from its result URL", backend: name, path: Redact.url(url), hint: hint)
         }
         return response.body
     }
 
+    /// A result URL names where the server put the image; the server chose
+    /// it, so it may point anywhere (a service on the user's own machine).
+    /// Admitted: https on the base URL's host and port, or on a host the
+    /// config's `resultHosts` lists; plain http only from a loopback server
+    /// to its own loopback host and port.
+    func checkResultURL(_ url: URL) throws {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let host = (url.host ?? "").lowercased()
+        let base = options.baseURL
+        func refuse(_ message: String, hint: String) -> BadgeError {
+            BadgeError(.generationFailed, "the server's result URL " + message, backend: name, path: Redact.url(url), hint: hint)
+        }
+        guard scheme == "https" || scheme == "http" else {
+            throw refuse("uses the scheme \"\(scheme)\"; badge fetches only https", hint: "the server must answer with an https URL or the image itself")
+        }
+        let baseHost = (base.host ?? "").lowercased()
+        let sameOrigin = scheme == base.scheme?.lowercased() && host == baseHost && Self.port(of: url) == Self.port(of: base)
+        guard sameOrigin || options.resultHosts.contains(where: { Self.host(host, matches: $0) }) else {
+            throw refuse("is not on the configured url's host and port (\(host.isEmpty ? "no host" : host))",
+                         hint: "if this server keeps its images on \(host.isEmpty ? "another host" : host), add it to \"resultHosts\" for this backend")
+        }
+        if scheme == "http" && !(sameOrigin && Self.isLoopback(baseHost)) {
+            throw refuse("is plain http; badge fetches only https (http only from a server on this machine, at its own address)",
+                         hint: "the server must answer with an https URL or the image itself")
+        }
+    }
+
+    static func port(of url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+    }
+
+    /// `pattern` is a host name, or "*.example.com" for its subdomains.
+    static func host(_ host: String, matches pattern: String) -> Bool {
+        let pattern = pattern.lowercased()
+        if pattern.hasPrefix("*.") { return host.hasSuffix(String(pattern.dropFirst(1))) }
+        return host == pattern
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".")
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
     /// An error that names the backend, the URL, the status, the server's own
-    /// words and its request id, with any secret scrubbed out.
+    /// words and its request id (scrubbed with the rest by `scrubbed`).
     func serverError(_ response: HTTPResponse, url: String) -> BadgeError {
         var message = "HTTP \(response.status)"
-        if let said = Self.serverMessage(response) { message += ": " + Redact.scrub(said, secrets: secrets) }
+        if let said = Self.serverMessage(response) { message += ": " + said }
         if let id = response.header("x-request-id") ?? response.header("request-id") { message += " (request id \(id))" }
         let hint: String?
         switch response.status {
@@ -218,6 +297,7 @@ extension RemoteGenerator: ProbingGenerator {
                 return .available
             }
         } catch let error as BadgeError {
+            let error = scrubbed(error)
             return .unavailable(reason: "\(error.message) (\(Redact.url(url)))", hint: error.hint)
         } catch {
             return .unavailable(reason: "\(error)", hint: nil)
@@ -236,7 +316,9 @@ enum Redact {
         return components.string ?? "(a URL)"
     }
 
+    /// Control characters out first (a key split by them is whole again),
+    /// then every secret, longest first.
     static func scrub(_ text: String, secrets: [String]) -> String {
-        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "********") }
+        secrets.reduce(OutsideText.printable(text)) { $0.replacingOccurrences(of: $1, with: "********") }
     }
 }

@@ -25,6 +25,9 @@ struct RemoteOptions: Sendable {
     var maxResponseBytes: Int
     var allowsInsecureHTTP: Bool
     var caFile: String?
+    /// Hosts besides the base URL's that result URLs may point at (a CDN);
+    /// "*.example.com" admits its subdomains. https only.
+    var resultHosts: [String] = []
     /// Raw and jobs dialects: the JSON body, with "{prompt}", "{size}" and "{seed}" filled in.
     var bodyTemplate: JSONNode?
     /// Jobs dialect: where to submit, poll and cancel ("{id}" is the job's id), and how often to poll.
@@ -48,6 +51,7 @@ struct RemoteOptions: Sendable {
         "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
         "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
         "cfgScale", "sampler", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
+        "resultHosts",
     ]
 
     init(_ config: ConfigObject) throws {
@@ -81,6 +85,15 @@ struct RemoteOptions: Sendable {
                 throw ca.error("cannot read the CA file \(path)", hint: "give the path of a PEM bundle")
             }
             caFile = path
+        }
+        if let hosts = config.value("resultHosts") {
+            resultHosts = try hosts.stringArray()
+            for (i, host) in resultHosts.enumerated() {
+                let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
+                guard !bare.isEmpty, bare.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }), bare.contains(where: { $0 != "." }) else {
+                    throw try hosts.array()[i].error("\"\(host)\" is not a host name", hint: "e.g. \"images.example.com\" or \"*.blob.core.windows.net\"")
+                }
+            }
         }
         if let template = config.value("bodyTemplate") {
             _ = try template.object()

@@ -99,7 +99,9 @@ final class BatchProgress: @unchecked Sendable {
             let remaining = total - finished
             if remaining > 0 { text += "  ETA " + BatchProgressMath.clock(Double(remaining) / rate) }
         }
-        if let first = current.first { text += "  " + first + (current.count > 1 ? " +\(current.count - 1)" : "") }
+        if let first = current.first {
+            text += "  " + OutsideText.printable(first, keepingNewlines: false) + (current.count > 1 ? " +\(current.count - 1)" : "")
+        }
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -41,12 +41,12 @@ struct CardSource: ParsableArguments {
         return CardBadge(png: data, path: url.path, metadata: metadata, limits: context.config.intake.admittingDrawing(side: metadata.size))
     }
 
+    /// Opened once without blocking (a FIFO is refused, not waited on), checked by descriptor, read from it.
     private func read(_ url: URL) throws -> Data {
         do {
-            return try Data(contentsOf: url)
+            return try RegularFile.contents(of: url.path, limit: BadgeStore.maxBadgeBytes)
         } catch {
-            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: (error as NSError).localizedDescription,
-                             hint: "check the path")
+            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: error.description, hint: "check the path")
         }
     }
 }

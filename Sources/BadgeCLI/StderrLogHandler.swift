@@ -1,3 +1,4 @@
+import BadgeKit
 import Foundation
 import Logging
 
@@ -26,6 +27,7 @@ struct StderrLogHandler: LogHandler {
                 && !lower.hasSuffix("env")
             line += " \(key)=\(secret ? "********" : "\(merged[key]!)")"
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // One line per event: values from outside lose their control characters and line breaks.
+        FileHandle.standardError.write(Data((OutsideText.printable(line, keepingNewlines: false) + "\n").utf8))
     }
 }

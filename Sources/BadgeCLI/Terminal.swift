@@ -5,31 +5,35 @@ import Glibc
 #endif
 
 /// Where output goes: results to standard output, everything else to standard error.
+/// Every line printed here may hold text from outside (a server's error, a
+/// foreign badge's prompt): control characters are dropped first
+/// (`OutsideText`), and `--json` escapes them.
 enum Terminal {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func printError(_ error: BadgeError) {
-        var text = "error: \(error.description)\n"
+        let description = OutsideText.printable(error.description)
+        var text = "error: \(description)\n"
         if stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil {
-            text = "\u{1B}[1;31merror:\u{1B}[0m " + error.description + "\n"
+            text = "\u{1B}[1;31merror:\u{1B}[0m " + description + "\n"
         }
         FileHandle.standardError.write(Data(text.utf8))
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((OutsideText.printable(text) + "\n").utf8))
     }
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((OutsideText.printable(text) + "\n").utf8))
     }
 
     /// Prints a value as pretty JSON with sorted keys.
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
+        let data = OutsideText.escapingControls(inJSON: try encoder.encode(value))
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 

@@ -131,10 +131,7 @@ public struct BadgeConfig: Sendable {
 
     public static func load(from url: URL) throws -> BadgeConfig {
         let data = try readUserFile(url, what: "configuration file", code: .config,
-                                    hint: "check the path given by --config or $BADGE_CONFIG")
-        if data.count > 8 << 20 {
-            throw BadgeError(.config, "the configuration file is \(data.count) bytes; at most 8 MiB is read", path: url.path)
-        }
+                                    hint: "check the path given by --config or $BADGE_CONFIG", maxBytes: 8 << 20)
         return try parse(data, file: url.path)
     }
 
@@ -158,10 +155,11 @@ public struct BadgeConfig: Sendable {
             if let size = try defaults.int("size", in: BadgeRequest.sizeRange) { config.defaults.size = size }
         }
         if let intake = try object.object("intake") {
-            try intake.allowOnly(["maxFileBytes", "maxSide", "maxPixels"])
+            try intake.allowOnly(["maxFileBytes", "maxSide", "maxPixels", "maxDecodeBytes"])
             if let v = try intake.int("maxFileBytes", in: 1024...(1 << 30)) { config.intake.maxFileBytes = v }
             if let v = try intake.int("maxSide", in: 16...65535) { config.intake.maxSide = v }
             if let v = try intake.int("maxPixels", in: 256...1_000_000_000) { config.intake.maxPixels = v }
+            if let v = try intake.int("maxDecodeBytes", in: (1 << 20)...(64 << 30)) { config.intake.maxDecodeBytes = v }
         }
 
         var backends: [BackendConfig] = []
@@ -275,6 +273,7 @@ public struct BadgeConfig: Sendable {
                 member("maxFileBytes", num(intake.maxFileBytes)),
                 member("maxSide", num(intake.maxSide)),
                 member("maxPixels", num(intake.maxPixels)),
+                member("maxDecodeBytes", num(intake.maxDecodeBytes)),
             ]))),
             member("backends", node(.object(backendMembers))),
             member("batch", node(.object([

@@ -52,6 +52,12 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
         self.extra = extra
     }
 
+    /// Whether `id` is a badge's id: exactly 16 lowercase hex digits. The
+    /// store names history entries by id, so nothing else is ever taken for one.
+    public static func isValidID(_ id: String) -> Bool {
+        id.utf8.count == 16 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     public static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         return hexDigits(generator.next() as UInt64, count: 16)
@@ -121,11 +127,12 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
         return entries
     }
 
-    /// Reads the metadata back; nil when the entries are not a badge's.
+    /// Reads the metadata back; nil when the entries are not a badge's,
+    /// which includes an id that is not 16 lowercase hex digits.
     public init?(entries: [(keyword: String, text: String)]) {
         var map: [String: String] = [:]
         for (k, v) in entries where k.hasPrefix(Self.prefix) { map[String(k.dropFirst(Self.prefix.count))] = v }
-        guard let id = map["id"], let dateText = map["commitment-date"], let date = Self.parseRFC3339(dateText),
+        guard let id = map["id"], Self.isValidID(id), let dateText = map["commitment-date"], let date = Self.parseRFC3339(dateText),
               let prompt = map["prompt"], let backend = map["backend"]
         else { return nil }
         self.id = id

@@ -19,6 +19,13 @@ public struct StoredBadge: Sendable, Equatable {
 /// `badge.png`, fsync the directory, prune, unlock. A failure or a kill at any
 /// point before the rename leaves the old badge as it was; after it, the new
 /// one is complete. Readers never need the lock.
+///
+/// All of it happens relative to the store directory opened by descriptor
+/// (O_DIRECTORY|O_NOFOLLOW): a history entry's name is its badge's id, and an
+/// id is 16 lowercase hex digits or the file is taken for a foreign one, so
+/// no name a file carries can lead out of the store. A store that another
+/// user owns or others may write to is refused; the store is created 0700
+/// and its files 0600.
 public struct BadgeStore: Sendable {
     public static let badgeFileName = "badge.png"
     public static let historyDirectoryName = "history"
@@ -44,32 +51,157 @@ public struct BadgeStore: Sendable {
     public var historyURL: URL { directory.appendingPathComponent(Self.historyDirectoryName, isDirectory: true) }
     var lockURL: URL { directory.appendingPathComponent(Self.lockFileName) }
 
+    // MARK: - Opening
+
+    /// The store directory and its history, held open by descriptor for one
+    /// operation: every file is reached relative to them (openat, linkat,
+    /// renameat, unlinkat), never by a path made from a file's contents.
+    final class Handle {
+        let directory: Int32
+        /// nil while there is no history directory (only when reading).
+        let history: Int32?
+
+        init(directory: Int32, history: Int32?) {
+            self.directory = directory
+            self.history = history
+        }
+
+        deinit {
+            Glibc.close(directory)
+            if let history { Glibc.close(history) }
+        }
+    }
+
+    /// Opens the store (O_DIRECTORY|O_NOFOLLOW) and checks that only its
+    /// owner can change it: another user's store, or one that others may
+    /// write to, could have anything planted in it. `create` makes the store
+    /// (0700) and its history when they are missing; without it, a missing
+    /// store is nil.
+    func open(create: Bool) throws -> Handle? {
+        if create { try makeDirectory() }
+        let fd: Int32
+        do {
+            fd = try fileSystem.openat(AT_FDCWD, directory.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        } catch {
+            switch error.errno {
+            case ENOENT where !create: return nil
+            case ENOTDIR:
+                throw BadgeError(.store, "the store path exists but is not a directory", path: directory.path,
+                                 hint: "choose another store with --store")
+            case ELOOP:
+                throw BadgeError(.store, "the store directory is a symbolic link; badge does not follow it", path: directory.path,
+                                 hint: "give the real directory with --store or $BADGE_STORE")
+            default:
+                throw storeError("cannot open the store directory", error, path: directory.path)
+            }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw storeError("cannot open the store directory", SystemCallError("fstat", code), path: directory.path)
+        }
+        if info.st_uid != geteuid() {
+            Glibc.close(fd)
+            throw BadgeError(.store, "the store directory belongs to another user (uid \(info.st_uid)), who could plant files in it",
+                             path: directory.path,
+                             hint: "choose a store of your own with --store or $BADGE_STORE, or take it over: chown -R \(geteuid()) \(directory.path)")
+        }
+        if info.st_mode & 0o022 != 0 {
+            Glibc.close(fd)
+            let who = info.st_mode & 0o002 != 0 ? "every user" : "its group"
+            throw BadgeError(.store, "the store directory can be written by \(who), who could plant files in it", path: directory.path,
+                             hint: "make it yours alone: chmod 700 \(directory.path)")
+        }
+        let history: Int32?
+        do {
+            history = try openHistory(in: fd, create: create)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return Handle(directory: fd, history: history)
+    }
+
+    /// Creates the store directory 0700 (its parents as the user's umask says).
+    private func makeDirectory() throws {
+        let parent = directory.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            try fileSystem.mkdirat(AT_FDCWD, directory.path, 0o700)
+        } catch let error as SystemCallError where error.errno == EEXIST {
+            return
+        } catch let error as SystemCallError {
+            throw storeError("cannot create the store directory", error, path: directory.path)
+        } catch {
+            throw BadgeError(.store, "cannot create the store directory", path: parent.path,
+                             cause: (error as NSError).localizedDescription,
+                             hint: "check the permissions of its parent, or choose another store with --store")
+        }
+    }
+
+    /// `history/`, a directory of the store's own: a symbolic link there is refused.
+    private func openHistory(in store: Int32, create: Bool) throws -> Int32? {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        do {
+            return try fileSystem.openat(store, Self.historyDirectoryName, flags, 0)
+        } catch where error.errno == ENOENT {
+            guard create else { return nil }
+        } catch where error.errno == ELOOP || error.errno == ENOTDIR {
+            throw BadgeError(.store, "the store's history is not a directory of its own (a symbolic link or a file); badge does not follow it",
+                             path: historyURL.path,
+                             hint: "move it away (mv \(historyURL.path) \(historyURL.path).old) and run badge again")
+        } catch {
+            throw storeError("cannot open the history directory", error, path: historyURL.path)
+        }
+        do {
+            try fileSystem.mkdirat(store, Self.historyDirectoryName, 0o700)
+        } catch where error.errno == EEXIST {
+        } catch {
+            throw storeError("cannot create the history directory", error, path: historyURL.path)
+        }
+        return try openHistory(in: store, create: false)
+    }
+
     // MARK: - Reading (no lock)
 
     /// The current badge, or nil if there is none yet.
     public func current() throws -> StoredBadge? {
-        try read(badgeURL)
+        guard let store = try open(create: false) else { return nil }
+        return try read(Self.badgeFileName, in: store.directory, url: badgeURL)
     }
 
-    func read(_ url: URL) throws -> StoredBadge? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-        guard let metadata = try BadgeMetadata.read(from: url) else {
+    /// The badge `name` in the directory `fd`; nil when there is none. The
+    /// file must be a regular file (not a symlink, FIFO or device) with badge
+    /// metadata whose id is a badge's.
+    func read(_ name: String, in fd: Int32, url: URL) throws -> StoredBadge? {
+        let file: RegularFile
+        do {
+            file = try RegularFile(name, in: fd, followSymlinks: false)
+        } catch .system(_, ENOENT) {
+            return nil
+        } catch {
+            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description,
+                             hint: "move it away; 'badge generate' puts a new badge in its place")
+        }
+        guard let metadata = BadgeMetadata(entries: try PNG.readHeaderText(from: file, path: url.path)) else {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        return StoredBadge(url: url, metadata: metadata, byteCount: (attributes[.size] as? Int) ?? 0)
+        return StoredBadge(url: url, metadata: metadata, byteCount: file.size)
     }
 
     /// The replaced badges, newest first. Unreadable entries are skipped.
     public func history() throws -> [StoredBadge] {
-        let currentID = (try? current())?.metadata.id
-        return historyEntries().filter { $0.metadata.id != currentID }
+        guard let store = try open(create: false) else { return [] }
+        let currentID = (try? read(Self.badgeFileName, in: store.directory, url: badgeURL))??.metadata.id
+        return historyEntries(store).filter { $0.metadata.id != currentID }
     }
 
-    private func historyEntries() -> [StoredBadge] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: historyURL.path)) ?? []
-        return names.filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }
-            .compactMap { try? read(historyURL.appendingPathComponent($0)) }
+    private func historyEntries(_ store: Handle) -> [StoredBadge] {
+        guard let history = store.history else { return [] }
+        return directoryEntries(history).filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }
+            .compactMap { name in (try? read(name, in: history, url: historyURL.appendingPathComponent(name))) ?? nil }
             .sorted { ($0.metadata.createdAt, $0.metadata.id) > ($1.metadata.createdAt, $1.metadata.id) }
     }
 
@@ -96,8 +228,8 @@ public struct BadgeStore: Sendable {
     /// Blocking: call it through `BlockingExecutor` from async code.
     @discardableResult
     public func commit(_ png: Data, metadata: BadgeMetadata) throws -> StoredBadge {
-        try withLock {
-            try replaceCurrent(with: png)
+        try withLock { store in
+            try replaceCurrent(with: png, in: store)
             return StoredBadge(url: badgeURL, metadata: metadata, byteCount: png.count)
         }
     }
@@ -106,46 +238,53 @@ public struct BadgeStore: Sendable {
     /// it replaces goes into the history; restoring is itself a commit.
     @discardableResult
     public func restore(id prefix: String) throws -> StoredBadge {
-        try withLock {
+        try withLock { store in
             let entry = try historyEntry(matching: prefix)
+            let name = entry.url.lastPathComponent
             let data: Data
-            do {
-                data = try Data(contentsOf: entry.url)
+            do throws(RegularFile.Failure) {
+                data = try RegularFile.contents(of: name, in: store.history!, followSymlinks: false, limit: Self.maxBadgeBytes)
             } catch {
-                throw BadgeError(.store, "cannot read the history entry", path: entry.url.path, cause: "\(error)")
+                throw BadgeError(.store, "cannot read the history entry", path: entry.url.path, cause: error.description)
             }
-            try replaceCurrent(with: data)
-            try? fileSystem.unlink(entry.url.path)
+            try replaceCurrent(with: data, in: store)
+            try? fileSystem.unlinkat(store.history!, name)
             return StoredBadge(url: badgeURL, metadata: entry.metadata, byteCount: data.count)
         }
     }
+
+    /// The largest badge file read back whole (an 8192 px badge of noise is ~270 MB).
+    public static let maxBadgeBytes = 512 << 20
 
     /// Removes temporaries left by killed writers. Takes the lock, so it never
     /// touches the file of a writer that is still running.
     public func sweep() throws {
         guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        try withLock { sweepTemporaries() }
+        try withLock { store in sweepTemporaries(store) }
     }
 
     /// Sweeps only if no other writer holds the lock right now (that writer
     /// sweeps itself). Cheap enough for the start of every run, so leftovers
     /// of killed runs never pile up even when later runs are killed too.
     public func sweepIfIdle() {
-        guard FileManager.default.fileExists(atPath: lockURL.path),
-              let fd = try? fileSystem.open(lockURL.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o644) else { return }
+        guard let store = (try? open(create: false)) ?? nil,
+              let fd = try? fileSystem.openat(store.directory, Self.lockFileName, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600) else { return }
         defer { try? fileSystem.close(fd) }
         guard (try? fileSystem.flock(fd, LOCK_EX | LOCK_NB)) != nil else { return }
         defer { try? fileSystem.flock(fd, LOCK_UN) }
-        sweepTemporaries()
+        sweepTemporaries(store)
     }
 
     /// Files in the store that are temporaries (for tests and `sweep`).
     public func temporaryFiles() -> [String] {
-        var found: [String] = []
-        for dir in [directory, historyURL] {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-            found += names.filter { $0.hasPrefix(".") && $0.hasSuffix(AtomicFileWriter.temporarySuffix) }
-                .map { dir.appendingPathComponent($0).path }
+        guard let store = (try? open(create: false)) ?? nil else { return [] }
+        return temporaryNames(store).map { ($0.0 == store.directory ? directory : historyURL).appendingPathComponent($0.1).path }
+    }
+
+    private func temporaryNames(_ store: Handle) -> [(Int32, String)] {
+        var found: [(Int32, String)] = []
+        for fd in [store.directory, store.history].compactMap({ $0 }) {
+            found += directoryEntries(fd).filter { $0.hasPrefix(".") && $0.hasSuffix(AtomicFileWriter.temporarySuffix) }.map { (fd, $0) }
         }
         return found
     }
@@ -164,31 +303,13 @@ public struct BadgeStore: Sendable {
         return BadgeError(.store, what, path: path, cause: error.description, hint: hint)
     }
 
-    private func ensureDirectories() throws {
-        for dir in [directory, historyURL] {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory) {
-                if !isDirectory.boolValue {
-                    throw BadgeError(.store, "the store path exists but is not a directory", path: dir.path,
-                                     hint: "choose another store with --store")
-                }
-                continue
-            }
-            do {
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            } catch {
-                throw BadgeError(.store, "cannot create the store directory", path: dir.path,
-                                 cause: (error as NSError).localizedDescription,
-                                 hint: "check the permissions of its parent, or choose another store with --store")
-            }
+    private func withLock<T>(_ body: (Handle) throws -> T) throws -> T {
+        guard let store = try open(create: true) else {
+            throw BadgeError(.store, "the store directory could not be created", path: directory.path)
         }
-    }
-
-    private func withLock<T>(_ body: () throws -> T) throws -> T {
-        try ensureDirectories()
         let fd: Int32
         do {
-            fd = try fileSystem.open(lockURL.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            fd = try fileSystem.openat(store.directory, Self.lockFileName, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         } catch {
             throw storeError("cannot open the store's lock file", error, path: lockURL.path)
         }
@@ -209,57 +330,67 @@ public struct BadgeStore: Sendable {
             }
         }
         defer { try? fileSystem.flock(fd, LOCK_UN) }
-        sweepTemporaries()
-        return try body()
+        sweepTemporaries(store)
+        return try body(store)
     }
 
-    private func sweepTemporaries() {
-        for path in temporaryFiles() { try? fileSystem.unlink(path) }
+    private func sweepTemporaries(_ store: Handle) {
+        for (fd, name) in temporaryNames(store) { try? fileSystem.unlinkat(fd, name) }
     }
 
-    /// The commit itself; the caller holds the lock.
-    private func replaceCurrent(with png: Data) throws {
+    /// The commit itself; the caller holds the lock. Files are created 0600:
+    /// a promise is personal (the umask may take more away, never add).
+    private func replaceCurrent(with png: Data, in store: Handle) throws {
         let writer = AtomicFileWriter(fileSystem: fileSystem)
         let temporary: String
         do {
-            temporary = try writer.writeTemporary(png, besides: badgeURL)
+            temporary = try writer.writeTemporary(png, for: Self.badgeFileName, in: store.directory, mode: 0o600)
         } catch {
             throw storeError("cannot write the new badge", error, path: directory.path)
         }
         do {
-            try keepCurrentInHistory()
+            try keepCurrentInHistory(store)
             do {
-                try fileSystem.rename(temporary, badgeURL.path)
+                try fileSystem.renameat(store.directory, temporary, store.directory, Self.badgeFileName)
             } catch {
                 throw storeError("cannot replace the badge", error, path: badgeURL.path)
             }
         } catch {
-            try? fileSystem.unlink(temporary)
+            try? fileSystem.unlinkat(store.directory, temporary)
             throw error
         }
         do {
-            try writer.syncDirectory(directory)
+            try fileSystem.fsync(store.directory)
         } catch {
             throw storeError("the new badge is in place but the directory could not be flushed to disk", error, path: directory.path)
         }
-        prune()
+        prune(store)
     }
 
-    /// Hard-links the current badge into history/ under its id. Idempotent: an
-    /// entry left by a writer killed before its rename is simply reused.
-    private func keepCurrentInHistory() throws {
-        guard FileManager.default.fileExists(atPath: badgeURL.path) else { return }
-        let id = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id ?? "\(Self.foreignPrefix)\(Int(Date().timeIntervalSince1970))"
-        let entry = historyURL.appendingPathComponent("\(id).png")
+    /// The id of the badge at `badge.png`, if it is a regular file with a
+    /// badge's metadata (its id then is 16 hex digits: `BadgeMetadata` checks).
+    private func currentID(_ store: Handle) -> String? {
+        ((try? read(Self.badgeFileName, in: store.directory, url: badgeURL)) ?? nil)?.metadata.id
+    }
+
+    /// Hard-links the current badge into history/ under its id (anything at
+    /// the badge path without a badge's metadata as `unknown-<time>`).
+    /// Idempotent: an entry left by a writer killed before its rename is simply reused.
+    private func keepCurrentInHistory(_ store: Handle) throws {
+        var info = stat()
+        guard fstatat(store.directory, Self.badgeFileName, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        let id = currentID(store) ?? "\(Self.foreignPrefix)\(Int(Date().timeIntervalSince1970))"
+        let name = "\(id).png"
+        let entry = historyURL.appendingPathComponent(name)
         do {
-            try fileSystem.link(badgeURL.path, entry.path)
+            try fileSystem.linkat(store.directory, Self.badgeFileName, store.history!, name)
         } catch where error.errno == EEXIST {
             return
         } catch {
             throw storeError("cannot keep the current badge in the history", error, path: entry.path)
         }
         do {
-            try AtomicFileWriter(fileSystem: fileSystem).syncDirectory(historyURL)
+            try fileSystem.fsync(store.history!)
         } catch {
             throw storeError("cannot flush the history directory", error, path: historyURL.path)
         }
@@ -269,25 +400,24 @@ public struct BadgeStore: Sendable {
     /// that is current again (after a restore). Files that were at the badge
     /// path without badge metadata are kept as `unknown-<time>.png`, outside
     /// the history's list; the newest `historyLimit` of those are kept too.
-    private func prune() {
-        let currentID = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id
-        let entries = historyEntries()
+    private func prune(_ store: Handle) {
+        guard let history = store.history else { return }
+        let currentID = currentID(store)
         var kept = 0
-        for entry in entries {
+        for entry in historyEntries(store) {
             if entry.metadata.id == currentID || kept >= historyLimit {
-                try? fileSystem.unlink(entry.url.path)
+                try? fileSystem.unlinkat(history, entry.url.lastPathComponent)
             } else {
                 kept += 1
             }
         }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: historyURL.path)) ?? []
-        let foreign = names.compactMap { name -> (Int, String)? in
+        let foreign = directoryEntries(history).compactMap { name -> (Int, String)? in
             guard name.hasPrefix(Self.foreignPrefix), name.hasSuffix(".png"),
                   let time = Int(name.dropFirst(Self.foreignPrefix.count).dropLast(4)) else { return nil }
             return (time, name)
         }
         for (_, name) in foreign.sorted(by: >).dropFirst(historyLimit) {
-            try? fileSystem.unlink(historyURL.appendingPathComponent(name).path)
+            try? fileSystem.unlinkat(history, name)
         }
     }
 

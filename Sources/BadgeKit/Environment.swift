@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 
 /// Everything a backend may take from the outside world, passed in rather than
@@ -124,14 +125,45 @@ public protocol HTTPTransport: Sendable {
 /// Decodes an image fully (after `ImageIntake` has checked its header) and
 /// reports corruption the header could not show: truncated data, bad CRCs,
 /// decoder warnings. Implemented over libgd by `Canvas`.
+/// A decoder checks `stop` while it works and gives up (`.cancelled`, or
+/// `.timeout` past the deadline) when it says so.
 public protocol ImageDecoding: Sendable {
-    func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws
+    func validate(_ data: Data, format: ImageFormat, limits: ImageLimits, stop: DecodeStop) async throws
 
     /// Decodes (checking the image as `validate` does) and re-encodes it as
     /// a `side`×`side` PNG, cropping the centre of an image that is not
     /// square: what a backend that returned a JPEG, a WebP or the wrong size
     /// hands to the store.
-    func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits) async throws -> Data
+    func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits, stop: DecodeStop) async throws -> Data
+}
+
+/// What ends a decode that is still running: the task that wanted it was
+/// cancelled (`stop()`, from a cancellation handler), or the deadline passed
+/// (the backend's time limit, which covers decoding its image too).
+/// Decoders poll `shouldStop` from the decoding thread.
+public final class DecodeStop: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    public let deadline: ContinuousClock.Instant?
+
+    public init(deadline: ContinuousClock.Instant? = nil) {
+        self.deadline = deadline
+    }
+
+    /// Asks the decode to end as soon as it next looks.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
+
+    public var isStopped: Bool { stopped.load(ordering: .relaxed) }
+
+    public var isPastDeadline: Bool { deadline.map { ContinuousClock.now >= $0 } ?? false }
+
+    public var shouldStop: Bool { isStopped || isPastDeadline }
+
+    /// The error for a decode that ended because of this.
+    public func error(source: String?) -> BadgeError {
+        if isStopped { return BadgeError(.cancelled, "cancelled while decoding the image", path: source) }
+        return BadgeError(.timeout, "decoding the image did not finish within the backend's time limit", path: source,
+                          hint: "the image is built to be slow to decode; if it is genuine, raise the backend's timeoutSeconds")
+    }
 }
 
 /// How many threads one image may be drawn and encoded with. A batch that

@@ -20,16 +20,18 @@ public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// The system calls the store makes, behind a protocol so tests can make any
 /// one of them fail (ENOSPC on write, EIO on fsync, EROFS on open, a failing
-/// rename) and check that nothing is lost.
+/// rename) and check that nothing is lost. Names are relative to a directory
+/// descriptor (`AT_FDCWD` for a path), so the store works inside the
+/// directory it opened and a path planted in its contents cannot lead out.
 public protocol StoreFileSystem: Sendable {
-    func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32
+    func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32
     func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
     func fsync(_ fd: Int32) throws(SystemCallError)
     func close(_ fd: Int32) throws(SystemCallError)
-    func rename(_ from: String, _ to: String) throws(SystemCallError)
-    func link(_ from: String, _ to: String) throws(SystemCallError)
-    func unlink(_ path: String) throws(SystemCallError)
-    func mkdir(_ path: String, _ mode: mode_t) throws(SystemCallError)
+    func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError)
+    func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError)
+    func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError)
+    func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError)
     func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError)
 }
 
@@ -37,9 +39,9 @@ public protocol StoreFileSystem: Sendable {
 public struct PosixFileSystem: StoreFileSystem {
     public init() {}
 
-    public func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
+    public func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
         while true {
-            let fd = Glibc.open(path, flags, mode)
+            let fd = Glibc.openat(directory, name, flags, mode)
             if fd >= 0 { return fd }
             if errno != EINTR { throw SystemCallError("open", errno) }
         }
@@ -64,20 +66,20 @@ public struct PosixFileSystem: StoreFileSystem {
         if Glibc.close(fd) != 0 && errno != EINTR { throw SystemCallError("close", errno) }
     }
 
-    public func rename(_ from: String, _ to: String) throws(SystemCallError) {
-        if Glibc.rename(from, to) != 0 { throw SystemCallError("rename", errno) }
+    public func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+        if Glibc.renameat(fromDirectory, from, toDirectory, to) != 0 { throw SystemCallError("rename", errno) }
     }
 
-    public func link(_ from: String, _ to: String) throws(SystemCallError) {
-        if Glibc.link(from, to) != 0 { throw SystemCallError("link", errno) }
+    public func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+        if Glibc.linkat(fromDirectory, from, toDirectory, to, 0) != 0 { throw SystemCallError("link", errno) }
     }
 
-    public func unlink(_ path: String) throws(SystemCallError) {
-        if Glibc.unlink(path) != 0 { throw SystemCallError("unlink", errno) }
+    public func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
+        if Glibc.unlinkat(directory, name, 0) != 0 { throw SystemCallError("unlink", errno) }
     }
 
-    public func mkdir(_ path: String, _ mode: mode_t) throws(SystemCallError) {
-        if Glibc.mkdir(path, mode) != 0 { throw SystemCallError("mkdir", errno) }
+    public func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
+        if Glibc.mkdirat(directory, name, mode) != 0 { throw SystemCallError("mkdir", errno) }
     }
 
     public func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
@@ -131,12 +133,12 @@ public struct AtomicFileWriter: Sendable {
         return name.isEmpty ? "host" : String(name.prefix(64))
     }()
 
-    /// Creates and fills a temporary file beside `target`; returns its path.
-    /// On any failure the temporary file is removed before the error is thrown.
-    public func writeTemporary(_ data: Data, besides target: URL, mode: mode_t = 0o644) throws(SystemCallError) -> String {
-        let directory = target.deletingLastPathComponent().path
-        let temporary = directory + "/" + Self.temporaryName(for: target.lastPathComponent)
-        let fd = try fileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    /// Creates and fills a temporary file for `target` in the directory
+    /// `directory` (a descriptor); returns the temporary's name there. On any
+    /// failure the temporary file is removed before the error is thrown.
+    public func writeTemporary(_ data: Data, for target: String, in directory: Int32, mode: mode_t = 0o644) throws(SystemCallError) -> String {
+        let temporary = Self.temporaryName(for: target)
+        let fd = try fileSystem.openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         var isOpen = true
         do throws(SystemCallError) {
             let written: Result<Void, SystemCallError> = data.withUnsafeBytes { raw in
@@ -159,15 +161,20 @@ public struct AtomicFileWriter: Sendable {
             try fileSystem.close(fd)
         } catch {
             if isOpen { _ = Glibc.close(fd) }
-            try? fileSystem.unlink(temporary)
+            try? fileSystem.unlinkat(directory, temporary)
             throw error
         }
         return temporary
     }
 
+    /// Opens a directory for work relative to it.
+    public func openDirectory(_ directory: URL) throws(SystemCallError) -> Int32 {
+        try fileSystem.openat(AT_FDCWD, directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+    }
+
     /// Flushes a directory's entries (the rename) to disk.
     public func syncDirectory(_ directory: URL) throws(SystemCallError) {
-        let fd = try fileSystem.open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let fd = try openDirectory(directory)
         defer { try? fileSystem.close(fd) }
         try fileSystem.fsync(fd)
     }
@@ -175,20 +182,42 @@ public struct AtomicFileWriter: Sendable {
     /// Atomically replaces (or creates) `target` with `data`. Temporaries of
     /// `target` that a killed run left behind are removed first.
     public func write(_ data: Data, to target: URL, mode: mode_t = 0o644) throws(SystemCallError) {
-        let directory = target.deletingLastPathComponent()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        where Self.isAbandonedTemporary(name, of: target.lastPathComponent) {
-            try? fileSystem.unlink(directory.appendingPathComponent(name).path)
+        let directory = try openDirectory(target.deletingLastPathComponent())
+        defer { try? fileSystem.close(directory) }
+        let name = target.lastPathComponent
+        for entry in directoryEntries(directory) where Self.isAbandonedTemporary(entry, of: name) {
+            try? fileSystem.unlinkat(directory, entry)
         }
-        let temporary = try writeTemporary(data, besides: target, mode: mode)
+        let temporary = try writeTemporary(data, for: name, in: directory, mode: mode)
         do {
-            try fileSystem.rename(temporary, target.path)
+            try fileSystem.renameat(directory, temporary, directory, name)
         } catch {
-            try? fileSystem.unlink(temporary)
+            try? fileSystem.unlinkat(directory, temporary)
             throw error
         }
-        try syncDirectory(target.deletingLastPathComponent())
+        try fileSystem.fsync(directory)
     }
+}
+
+/// The names in the directory open as `fd` (not "." and ".."), read through
+/// a duplicate of the descriptor, so the directory listed is the one opened.
+public func directoryEntries(_ fd: Int32) -> [String] {
+    let copy = dup(fd)
+    guard copy >= 0 else { return [] }
+    guard let stream = fdopendir(copy) else {
+        Glibc.close(copy)
+        return []
+    }
+    defer { closedir(stream) }
+    rewinddir(stream)
+    var names: [String] = []
+    while let entry = readdir(stream) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
 }
 
 /// Writes all of `data` to `fd`, retrying on EINTR; returns 0 or the errno.
@@ -207,17 +236,29 @@ func writeAll(_ fd: Int32, _ data: Data) -> Int32 {
     }
 }
 
-/// Reads a file the user named (a configuration, a manifest); a failure says
-/// in plain words whether it is missing, a directory or unreadable.
-func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String) throws -> Data {
+/// Reads a file the user named (a configuration, a manifest): opened once,
+/// checked by descriptor and read from it, at most `maxBytes`. A failure
+/// says in plain words whether it is missing, not a regular file (a FIFO,
+/// /dev/zero), too large or unreadable.
+func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String, maxBytes: Int = 64 << 20) throws -> Data {
     do {
-        return try Data(contentsOf: url)
+        return try RegularFile.contents(of: url.path, limit: maxBytes)
     } catch {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-        throw BadgeError(code, "cannot read the \(what)", path: url.path,
-                         cause: !exists ? "no such file" : isDirectory.boolValue ? "it is a directory" : "permission denied",
-                         hint: hint)
+        let cause: String
+        var why = hint
+        switch error {
+        case .system(_, ENOENT): cause = "no such file"
+        case .system(_, EACCES), .system(_, EPERM): cause = "permission denied"
+        case .system(_, EISDIR): cause = "it is a directory"
+        case let .tooLarge(size, limit):
+            throw BadgeError(code, "the \(what) is \(size) bytes; at most \(limit) bytes (\(limit >> 20) MiB) are read", path: url.path,
+                             hint: "split it, or check that this is the right file")
+        case .notRegular:
+            cause = error.description
+            why = "give a regular file; " + hint
+        default: cause = error.description
+        }
+        throw BadgeError(code, "cannot read the \(what)", path: url.path, cause: cause, hint: why)
     }
 }
 

@@ -124,12 +124,22 @@ public struct GeneratedImage: Sendable {
     /// procedural backend): the pipeline then skips the full decode check. The
     /// header, limit and CRC checks run for every image regardless.
     public var isDrawnInProcess: Bool
+    /// The file's bytes, when the backend has already read them from a
+    /// descriptor it checked (an exec plugin's output): the pipeline uses
+    /// these and never opens the file a second time.
+    public var bytes: Data?
+    /// The end of the backend's time limit, when it has one (a server's, a
+    /// plugin's): decoding and converting its image must finish by then.
+    public var deadline: ContinuousClock.Instant?
 
     public init(
         file: URL, format: ImageFormat, width: Int, height: Int,
         model: String? = nil, seed: UInt64? = nil, revisedPrompt: String? = nil,
-        extra: [String: String] = [:], isDrawnInProcess: Bool = false
+        extra: [String: String] = [:], isDrawnInProcess: Bool = false,
+        bytes: Data? = nil, deadline: ContinuousClock.Instant? = nil
     ) {
+        self.bytes = bytes
+        self.deadline = deadline
         self.file = file
         self.format = format
         self.width = width

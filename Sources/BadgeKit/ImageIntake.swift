@@ -9,7 +9,11 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     public var maxFileBytes: Int
     public var maxSide: Int
     public var maxPixels: Int
+    /// The most memory decoding one image may take, as estimated from its
+    /// header before it is decoded (`ImageIntake.decodeBytes`).
+    public var maxDecodeBytes: Int
 
+    public static let defaultMaxDecodeBytes = 256 << 20
     public static let `default` = ImageLimits(maxFileBytes: 20 << 20, maxSide: 8192, maxPixels: 40_000_000)
 
     /// These limits, with room in the file size for any PNG of a `side` px
@@ -24,13 +28,15 @@ public struct ImageLimits: Sendable, Hashable, Codable {
         // per 64 KB stored block, and a megabyte for chunks and metadata.
         let stored = side * (1 + 4 * side)
         limits.maxFileBytes = max(maxFileBytes, stored + stored / 65535 * 5 + (1 << 20))
+        limits.maxDecodeBytes = max(maxDecodeBytes, 4 * side * side)
         return limits
     }
 
-    public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int) {
+    public init(maxFileBytes: Int, maxSide: Int, maxPixels: Int, maxDecodeBytes: Int = ImageLimits.defaultMaxDecodeBytes) {
         self.maxFileBytes = maxFileBytes
         self.maxSide = maxSide
         self.maxPixels = maxPixels
+        self.maxDecodeBytes = maxDecodeBytes
     }
 }
 
@@ -130,7 +136,132 @@ public struct ImageIntake: Sendable {
         case .webp: header = try webpHeader(data, source: source)
         }
         try check(header, source: source)
+        let needed = Self.decodeBytes(data, header)
+        if needed > limits.maxDecodeBytes {
+            throw BadgeError(.imageTooLarge,
+                             "decoding the image would take about \(needed >> 20) MB of memory; the limit is \(limits.maxDecodeBytes >> 20) MB",
+                             path: source, cause: Self.decodeCost(data, header),
+                             hint: "raise intake.maxDecodeBytes in the configuration, or save the image smaller (8-bit, not interlaced or progressive)")
+        }
         return header
+    }
+
+    /// The most scans a progressive JPEG may have, as libjpeg-turbo's own
+    /// tools suggest (`-maxscans 100`): real files have about ten, and every
+    /// scan is another pass over all of the image's coefficients.
+    public static let maxJPEGScans = 100
+
+    // MARK: - Decoding memory
+
+    /// What decoding the image will take in memory, worked out from its
+    /// header: the decoded image (4 bytes a pixel, as libgd holds it) and
+    /// what the decoder needs beside it: an interlaced PNG is held whole at
+    /// its own bit depth (twice: as stored and deinterlaced); a progressive
+    /// JPEG keeps every DCT coefficient of the image (2 bytes a sample, at
+    /// the components' sampling); a WebP is decoded to a 4-byte-a-pixel
+    /// buffer first (lossless: plus its own ARGB buffer of the same size;
+    /// lossy: plus its YUV planes); a GIF is read as one byte a pixel first.
+    public static func decodeBytes(_ data: Data, _ header: Header) -> Int {
+        let pixels = header.width * header.height
+        return 4 * pixels + workingBytes(data, header)
+    }
+
+    static func workingBytes(_ data: Data, _ header: Header) -> Int {
+        let pixels = header.width * header.height
+        switch header.format {
+        case .png:
+            guard let ihdr = pngIHDR(data), ihdr.interlaced else { return 0 }
+            let rowBytes = (header.width * ihdr.bitsPerPixel + 7) / 8 + 1
+            return 2 * rowBytes * header.height
+        case .jpeg:
+            guard let frame = jpegFrame(data), frame.progressive else { return 0 }
+            let hMax = frame.sampling.map(\.h).max() ?? 1, vMax = frame.sampling.map(\.v).max() ?? 1
+            return frame.sampling.reduce(0) { sum, factor in
+                let columns = (header.width * factor.h + hMax * 8 - 1) / (hMax * 8)
+                let rows = (header.height * factor.v + vMax * 8 - 1) / (vMax * 8)
+                return sum + columns * rows * 64 * 2
+            }
+        case .webp:
+            let lossless = data.count >= 16 && data[(data.startIndex + 12)..<(data.startIndex + 16)].elementsEqual(Array("VP8L".utf8))
+            return lossless ? 8 * pixels : 4 * pixels + pixels * 3 / 2
+        case .gif:
+            return pixels
+        }
+    }
+
+    /// Why the estimate is what it is, in words, for the error.
+    static func decodeCost(_ data: Data, _ header: Header) -> String {
+        let size = "\(header.width)×\(header.height)"
+        switch header.format {
+        case .png:
+            guard let ihdr = pngIHDR(data) else { return "a \(size) PNG" }
+            return "a \(size) PNG of \(ihdr.bitsPerPixel) bits a pixel\(ihdr.interlaced ? ", interlaced" : "")"
+        case .jpeg:
+            return "a \(size) \(jpegFrame(data)?.progressive == true ? "progressive" : "baseline") JPEG"
+        case .webp:
+            let lossless = data.count >= 16 && data[(data.startIndex + 12)..<(data.startIndex + 16)].elementsEqual(Array("VP8L".utf8))
+            return "a \(size) \(lossless ? "lossless" : "lossy") WebP"
+        case .gif:
+            return "a \(size) GIF"
+        }
+    }
+
+    /// Bits a pixel and interlacing, from an IHDR the intake has checked.
+    static func pngIHDR(_ data: Data) -> (bitsPerPixel: Int, interlaced: Bool)? {
+        guard data.count >= 33 else { return nil }
+        let base = data.startIndex + 16
+        let depth = Int(data[base + 8]), colorType = Int(data[base + 9])
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 4
+        return (depth * channels, data[base + 12] != 0)
+    }
+
+    /// A JPEG's frame: progressive or not, and each component's sampling factors.
+    static func jpegFrame(_ data: Data) -> (progressive: Bool, sampling: [(h: Int, v: Int)])? {
+        let bytes = [UInt8](data.prefix(1 << 20))
+        var i = 2
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            let marker = Int(bytes[i + 1])
+            if marker == 0xFF { i += 1; continue }
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+            if marker == 0xD9 || marker == 0xDA { return nil }
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                guard i + 10 <= bytes.count else { return nil }
+                let count = Int(bytes[i + 9])
+                var sampling: [(h: Int, v: Int)] = []
+                for c in 0..<count {
+                    let at = i + 10 + c * 3 + 1
+                    guard at < bytes.count else { break }
+                    sampling.append((max(1, Int(bytes[at] >> 4)), max(1, Int(bytes[at] & 0x0F))))
+                }
+                return ([0xC2, 0xC6, 0xCA, 0xCE].contains(marker), sampling.isEmpty ? [(1, 1)] : sampling)
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    /// The scans of a JPEG: its start-of-scan markers, counted by walking the
+    /// segments and the entropy-coded data between them (where 0xFF is
+    /// followed by 0x00 as stuffing, or by a restart marker).
+    public static func jpegScanCount(_ data: Data) -> Int {
+        data.withUnsafeBytes { raw -> Int in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var scans = 0
+            var i = 2
+            while i + 1 < bytes.count {
+                guard bytes[i] == 0xFF else { i += 1; continue }
+                let marker = bytes[i + 1]
+                if marker == 0xFF { i += 1; continue }
+                if marker == 0x00 || (0xD0...0xD7).contains(marker) || marker == 0x01 || marker == 0xD8 { i += 2; continue }
+                if marker == 0xD9 { break }
+                guard i + 4 <= bytes.count else { break }
+                let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+                if marker == 0xDA { scans += 1 }
+                i += 2 + max(length, 2)
+            }
+            return scans
+        }
     }
 
     public func check(_ header: Header, source: String?) throws {
@@ -203,6 +334,10 @@ public struct ImageIntake: Sendable {
                 let header = Header(format: .jpeg, width: be16(data, i + 7), height: be16(data, i + 5))
                 try check(header, source: source)
                 try checkJPEGEnd(data, source: source)
+                if Self.jpegScanCount(data) > Self.maxJPEGScans {
+                    throw BadgeError(.invalidImage, "the JPEG has more than \(Self.maxJPEGScans) scans", path: source,
+                                     hint: "a real photo has about ten; this file is built to be slow to decode. Export it again")
+                }
                 return header
             }
             i += 2 + length

@@ -92,14 +92,32 @@ public struct JSONParser {
 
     // MARK: - Positions
 
+    /// The column last worked out, so the next one on the same line is
+    /// counted on from there: the parser moves forward, so every byte of a
+    /// line is counted once, however many values the line holds.
+    private final class ColumnMark {
+        var lineStart = -1
+        var offset = 0
+        var column = 1
+    }
+
+    private let mark = ColumnMark()
+
     private func location(at offset: Int) -> SourceLocation {
         // Columns count characters, not bytes: skip UTF-8 continuation bytes.
         var column = 1
         var i = lineStart
+        if mark.lineStart == lineStart && mark.offset <= offset {
+            column = mark.column
+            i = mark.offset
+        }
         while i < offset && i < bytes.count {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
+        mark.lineStart = lineStart
+        mark.offset = i
+        mark.column = column
         return SourceLocation(line: line, column: column, offset: offset)
     }
 

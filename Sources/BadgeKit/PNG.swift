@@ -122,18 +122,38 @@ public enum PNG {
 
     /// Reads the text entries before the first IDAT from a file, reading only
     /// as much of it as needed (badge writes its metadata right after IHDR).
+    /// The file is opened without blocking and must be a regular file: a FIFO
+    /// or a device at the path is refused, not waited on.
     public static func readHeaderText(from url: URL, maxBytes: Int = 1 << 20) throws -> [(keyword: String, text: String)] {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw BadgeError(.io, "cannot open the file", path: url.path, cause: BadgeError.errnoDescription(errno))
+        let file: RegularFile
+        do {
+            file = try RegularFile(url.path)
+        } catch {
+            throw BadgeError(.io, "cannot open the file", path: url.path, cause: error.description)
         }
-        defer { try? handle.close() }
+        return try readHeaderText(from: file, path: url.path, maxBytes: maxBytes)
+    }
+
+    /// `readHeaderText` of a file already opened (and checked) by descriptor.
+    public static func readHeaderText(from file: borrowing RegularFile, path: String, maxBytes: Int = 1 << 20) throws
+        -> [(keyword: String, text: String)]
+    {
+        let url = URL(fileURLWithPath: path)
+        func more(_ count: Int) throws -> Data {
+            do {
+                return try file.read(upTo: count)
+            } catch {
+                throw BadgeError(.io, "cannot read the file", path: path, cause: error.description)
+            }
+        }
         var data = Data()
         var entries: [(String, String)] = []
         var offset = 8
         while true {
             // Make sure the next chunk header is in memory.
             while data.count < offset + 8 {
-                guard let more = try handle.read(upToCount: 64 << 10), !more.isEmpty else {
+                let more = try more(64 << 10)
+                guard !more.isEmpty else {
                     throw BadgeError(.invalidImage, "the PNG is truncated at byte \(data.count)", path: url.path)
                 }
                 data.append(more)
@@ -148,7 +168,8 @@ public enum PNG {
                 throw BadgeError(.invalidImage, "the PNG chunk \(type) at byte \(offset) is too large for metadata", path: url.path)
             }
             while data.count < offset + 12 + length {
-                guard let more = try handle.read(upToCount: max(64 << 10, offset + 12 + length - data.count)), !more.isEmpty else {
+                let more = try more(max(64 << 10, offset + 12 + length - data.count))
+                guard !more.isEmpty else {
                     throw BadgeError(.invalidImage, "the PNG is truncated at byte \(data.count)", path: url.path)
                 }
                 data.append(more)

@@ -138,11 +138,19 @@ public struct Pipeline: Sendable {
                              path: image.file.path)
         }
         var data: Data
-        do {
-            data = try Data(contentsOf: image.file)
-        } catch {
-            throw BadgeError(.generationFailed, "the backend reported an image file it did not write", backend: backend.name,
-                             path: image.file.path)
+        if let bytes = image.bytes {
+            data = bytes
+        } else {
+            do {
+                let limit = (image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits).maxFileBytes
+                data = try RegularFile.contents(of: image.file.path, followSymlinks: false, limit: limit)
+            } catch .tooLarge(let size, let limit) {
+                throw BadgeError(.imageTooLarge, "the image is \(size) bytes; the limit is \(limit)", backend: backend.name,
+                                 path: image.file.path, hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
+            } catch {
+                throw BadgeError(.generationFailed, "the backend reported an image file it did not write", backend: backend.name,
+                                 path: image.file.path, cause: error.description)
+            }
         }
         let intake = ImageIntake(limits: image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits)
         var header: ImageIntake.Header
@@ -161,12 +169,19 @@ public struct Pipeline: Sendable {
                 throw BadgeError(.unsupportedFormat, "the backend made a \(header.format.rawValue.uppercased()) image and nothing here can convert it",
                                  backend: backend.name, hint: "make the backend write PNG")
             }
+            // Decoding counts against the backend's time limit, and Ctrl-C ends it.
+            let stop = DecodeStop(deadline: image.deadline)
             do {
                 if fits {
-                    try await decoder.validate(data, format: header.format, limits: limits)
+                    try await withTaskCancellationHandler {
+                        try await decoder.validate(data, format: header.format, limits: limits, stop: stop)
+                    } onCancel: { stop.stop() }
                 } else {
                     // A JPEG, a WebP, or a picture of another size becomes the PNG badge the user asked for.
-                    data = try await decoder.normalized(data, format: header.format, side: request.size, limits: limits)
+                    let input = data
+                    data = try await withTaskCancellationHandler {
+                        try await decoder.normalized(input, format: header.format, side: request.size, limits: limits, stop: stop)
+                    } onCancel: { stop.stop() }
                     header = try intake.inspect(data)
                     log.debug("converted", metadata: ["to": "png \(header.width)×\(header.height)", "bytes": "\(data.count)"])
                 }

@@ -54,7 +54,7 @@ public struct FaultyFileSystem: StoreFileSystem {
 
     public var failing: Call
     public var errno: Int32
-    /// Only paths containing this fail (nil: every path).
+    /// Only names (a path, or a name relative to a directory) containing this fail (nil: every one).
     public var pathContaining: String?
     private let real = PosixFileSystem()
 
@@ -70,9 +70,9 @@ public struct FaultyFileSystem: StoreFileSystem {
         return path.contains(pathContaining)
     }
 
-    public func open(_ path: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
-        if shouldFail(.open, path) { throw SystemCallError("open", errno) }
-        return try real.open(path, flags, mode)
+    public func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
+        if shouldFail(.open, name) { throw SystemCallError("open", errno) }
+        return try real.openat(directory, name, flags, mode)
     }
 
     public func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
@@ -94,24 +94,24 @@ public struct FaultyFileSystem: StoreFileSystem {
         if shouldFail(.close) { throw SystemCallError("close", errno) }
     }
 
-    public func rename(_ from: String, _ to: String) throws(SystemCallError) {
+    public func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if shouldFail(.rename, to) { throw SystemCallError("rename", errno) }
-        try real.rename(from, to)
+        try real.renameat(fromDirectory, from, toDirectory, to)
     }
 
-    public func link(_ from: String, _ to: String) throws(SystemCallError) {
+    public func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if shouldFail(.link, to) { throw SystemCallError("link", errno) }
-        try real.link(from, to)
+        try real.linkat(fromDirectory, from, toDirectory, to)
     }
 
-    public func unlink(_ path: String) throws(SystemCallError) {
-        if shouldFail(.unlink, path) { throw SystemCallError("unlink", errno) }
-        try real.unlink(path)
+    public func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
+        if shouldFail(.unlink, name) { throw SystemCallError("unlink", errno) }
+        try real.unlinkat(directory, name)
     }
 
-    public func mkdir(_ path: String, _ mode: mode_t) throws(SystemCallError) {
-        if shouldFail(.mkdir, path) { throw SystemCallError("mkdir", errno) }
-        try real.mkdir(path, mode)
+    public func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
+        if shouldFail(.mkdir, name) { throw SystemCallError("mkdir", errno) }
+        try real.mkdirat(directory, name, mode)
     }
 
     public func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {

@@ -73,9 +73,11 @@ public final class GDImage {
         return Data(bytes: bytes, count: Int(size))
     }
 
-    /// JPEG bytes at `quality` 1–100 (alpha is dropped).
-    public func jpegData(quality: Int = 90) throws -> Data {
-        try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
+    /// JPEG bytes at `quality` 1–100 (alpha is dropped); `progressive`
+    /// writes libjpeg's progressive scan sequence (gd's interlace flag).
+    public func jpegData(quality: Int = 90, progressive: Bool = false) throws -> Data {
+        pointer.pointee.interlace = progressive ? 1 : 0
+        return try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
     }
 
     /// GIF bytes (gd quantises to a palette).
@@ -114,17 +116,18 @@ public final class GDImage {
     ///
     /// `fitting` says what the image is for, so a JPEG can be decoded at a
     /// fraction of its size when that still covers it (shrink-on-load).
+    /// A JPEG is decoded by libjpeg under `stop` and a scan limit
+    /// (`decodeScaledJPEG`); gd decodes only what libjpeg cannot give as RGB.
     public static func decode(
         _ data: Data, accepting accepted: Set<ImageFormat> = Set(ImageFormat.allCases), limits: ImageLimits = .default,
-        source: String? = nil, fitting: Fitting? = nil
+        source: String? = nil, fitting: Fitting? = nil, stop: DecodeStop = DecodeStop()
     ) throws -> GDImage {
         let header = try ImageIntake(limits: limits).inspect(data, accepting: accepted, source: source)
         let prepared = header.format == .png ? try PNGForGD.prepare(data, source: source) : data
         let orientation = header.format == .jpeg ? ImageIntake.jpegOrientation(data) : 1
-        if header.format == .jpeg, let fitting {
-            let eighths = fitting.jpegEighths(width: header.width, height: header.height)
-            if eighths < 8,
-               let scaled = try decodeScaledJPEG(data, eighths: eighths, orientation: orientation, source: source) {
+        if header.format == .jpeg {
+            let eighths = fitting?.jpegEighths(width: header.width, height: header.height) ?? 8
+            if let scaled = try decodeScaledJPEG(data, eighths: eighths, orientation: orientation, source: source, stop: stop) {
                 return scaled
             }
         }
@@ -295,13 +298,13 @@ extension GDImage {
 public struct GDImageDecoder: ImageDecoding {
     public init() {}
 
-    public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits) async throws {
-        try await BlockingExecutor.run { _ = try GDImage.decode(data, accepting: [format], limits: limits) }
+    public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits, stop: DecodeStop) async throws {
+        try await BlockingExecutor.run { _ = try GDImage.decode(data, accepting: [format], limits: limits, stop: stop) }
     }
 
-    public func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits) async throws -> Data {
+    public func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits, stop: DecodeStop) async throws -> Data {
         try await BlockingExecutor.run {
-            let image = try GDImage.decode(data, accepting: [format], limits: limits, fitting: .init(side: side, cover: true))
+            let image = try GDImage.decode(data, accepting: [format], limits: limits, fitting: .init(side: side, cover: true), stop: stop)
             let square = image.width == side && image.height == side
                 ? image : try image.squared(side: side, contain: false, background: .white)
             return try square.pngData(compression: 3)

@@ -30,11 +30,19 @@ extension GDImage {
     /// Decodes a JPEG the intake has passed at `eighths`/8 scale, turned
     /// as its EXIF `orientation` says while it is copied (no second image);
     /// nil when libjpeg cannot give RGB for it (CMYK, YCCK), so gd decodes it instead.
-    static func decodeScaledJPEG(_ data: Data, eighths: Int, orientation: Int, source: String?) throws -> GDImage? {
+    /// The decode ends at once past `ImageIntake.maxJPEGScans` scans, at the first
+    /// corrupt-data warning, and when `stop` says so.
+    static func decodeScaledJPEG(_ data: Data, eighths: Int, orientation: Int, source: String?, stop: DecodeStop) throws -> GDImage? {
         var decoded = badge_jpeg_image()
-        let status = data.withUnsafeBytes { raw -> Int32 in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return Int32(BADGE_JPEG_FAILED) }
-            return badge_jpeg_decode_scaled(base, UInt(raw.count), Int32(eighths), &decoded)
+        let status = withExtendedLifetime(stop) { () -> Int32 in
+            let bounds = badge_jpeg_bounds(
+                max_scans: Int32(ImageIntake.maxJPEGScans),
+                should_stop: { context in Unmanaged<DecodeStop>.fromOpaque(context!).takeUnretainedValue().shouldStop ? 1 : 0 },
+                context: Unmanaged.passUnretained(stop).toOpaque())
+            return data.withUnsafeBytes { raw -> Int32 in
+                guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return Int32(BADGE_JPEG_FAILED) }
+                return badge_jpeg_decode_scaled(base, UInt(raw.count), Int32(eighths), bounds, &decoded)
+            }
         }
         defer { free(decoded.rgb) }
         let message = withUnsafeBytes(of: decoded.message) { raw in
@@ -45,13 +53,17 @@ extension GDImage {
             return nil
         case Int32(BADGE_JPEG_OK):
             break
+        case Int32(BADGE_JPEG_TOO_MANY_SCANS):
+            throw BadgeError(.invalidImage, "the JPEG has more than \(ImageIntake.maxJPEGScans) scans", path: source,
+                             hint: "a real photo has about ten; this file is built to be slow to decode. Export it again")
+        case Int32(BADGE_JPEG_STOPPED):
+            throw stop.error(source: source)
+        case _ where decoded.warnings > 0:
+            throw BadgeError(.invalidImage, "the JPEG is corrupt or truncated", path: source, cause: message.isEmpty ? nil : message,
+                             hint: "the image data is damaged; export it again")
         default:
             throw BadgeError(.invalidImage, "the JPEG could not be decoded", path: source, cause: message.isEmpty ? nil : message,
                              hint: "the file is corrupt or truncated")
-        }
-        guard decoded.warnings == 0 else {
-            throw BadgeError(.invalidImage, "the JPEG is corrupt or truncated (the decoder reported \(decoded.warnings) problem\(decoded.warnings == 1 ? "" : "s"))",
-                             path: source, cause: message.isEmpty ? nil : message, hint: "the image data is damaged; export it again")
         }
         let width = Int(decoded.width), height = Int(decoded.height)
         let swaps = orientation >= 5

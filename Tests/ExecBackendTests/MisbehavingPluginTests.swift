@@ -73,6 +73,16 @@ struct MisbehavingPluginTests {
         #expect(error.message == "the plugin's output is a symbolic link; badge reads only a file written there")
     }
 
+    /// Checked by lstat and then opened, a FIFO (or a file swapped in
+    /// between) was a race; now the output is opened once, without blocking,
+    /// and its descriptor checked.
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFOIsNotAnImageAndIsNotWaitedOn() async throws {
+        let h = try ExecHarness()
+        let error = try await h.failure(try h.backend("fifo.sh"))
+        #expect(error.message == "the plugin's output is a FIFO (named pipe), not a regular file")
+    }
+
     @Test func aPoliteFailureShowsThePluginsOwnWords() async throws {
         let h = try ExecHarness()
         let error = try await h.failure(try h.backend("refuses.sh"))

@@ -226,6 +226,20 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "hang":
             time.sleep(60)
             return
+        if mode == "echo-key-in-request-id":
+            # A hostile server: the key echoed in a header, terminal escapes (a
+            # window title, clear screen, an 8-bit CSI) in its message and revised prompt.
+            auth = self.headers.get("Authorization") or ""
+            return self.reply(400, {"error": {"message": "\x1b]0;pwned\x07\x1b[2Jrefused \u009b31mfor you"}},
+                              headers=[("x-request-id", "req-" + auth)])
+        if mode == "escapes-in-revised-prompt":
+            return self.reply(200, {"data": [{"b64_json": B64, "revised_prompt": "calm\x1b[2J\x1b]0;pwned\x07 sea"}]})
+        if mode == "url-other-port":
+            # Another port of the same loopback host: a service the user runs.
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port + 1 if port < 65535 else port - 1}/admin"}]})
+        if mode == "url-https-localhost":
+            # A host the config admits (resultHosts), over https, answered by this plain-http server.
+            return self.reply(200, {"data": [{"url": f"https://localhost:{port}/files/badge.png"}]})
         if mode == "url-file":
             return self.reply(200, {"data": [{"url": "file:///etc/passwd"}]})
         if mode == "url-redirect-other-host":
