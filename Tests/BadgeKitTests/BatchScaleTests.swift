@@ -106,4 +106,22 @@ final class BatchScaleTests: @unchecked Sendable {
         let files = try FileManager.default.contentsOfDirectory(atPath: output.path)
         #expect(files == ["manifest.json"], "the journal is gone once the manifest is written: \(files)")
     }
+
+    @Test func aPlantedJournalIsReplacedNeverFollowed() throws {
+        let output = directory.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let outside = directory.appendingPathComponent("precious.txt")
+        try Data("do not touch".utf8).write(to: outside)
+        try FileManager.default.createSymbolicLink(atPath: output.appendingPathComponent("manifest.partial.jsonl").path,
+                                                   withDestinationPath: outside.path)
+        let items = try plan([BatchJob(name: "a", prompt: "one")]).items
+        let writer = try BatchReportWriter(directory: try BatchOutputDirectory(url: output), shard: nil, count: 1)
+        writer.record(0, result(items[0], .made))
+        writer.checkpoint()
+        #expect(try String(contentsOf: outside, encoding: .utf8) == "do not touch")
+        let journal = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("manifest.partial.jsonl").path)
+        #expect(journal[.type] as? FileAttributeType == .typeRegular)
+        try writer.finish(source: "test", output: output, shard: nil, startedAt: Date(), duration: .zero)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["manifest.json"])
+    }
 }

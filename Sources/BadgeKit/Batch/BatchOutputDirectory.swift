@@ -84,12 +84,14 @@ public final class BatchOutputDirectory: @unchecked Sendable {
         }
     }
 
-    /// Creates (or empties) `name` for writing and reading back in place, not
-    /// through a temporary: for a journal that grows while a run goes. The
-    /// descriptor is the caller's to close.
+    /// Creates `name` afresh for writing and reading back in place, not
+    /// through a temporary: for a journal that grows while a run goes. What
+    /// was there (a killed run's journal, a planted symlink) is removed first,
+    /// never followed. The descriptor is the caller's to close.
     package func openJournal(_ name: String) throws -> Int32 {
         try Self.check(name)
-        let file = openat(fd, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        unlinkat(fd, name, 0)
+        let file = openat(fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: name, errno) }
         var info = stat()
         guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
