@@ -13,7 +13,9 @@ struct BatchCommand: AsyncParsableCommand {
             written to the output directory, with a manifest.json of results.
 
             A rerun skips outputs that are already there for the same request; --force redoes \
-            them. Ctrl-C stops cleanly: finished files stay, no partial file is left.
+            them. Ctrl-C stops cleanly: finished files stay, no partial file is left. While a \
+            run goes, manifest.partial.jsonl lists the jobs finished so far; a killed run leaves \
+            it, and the same command finishes the rest.
 
             Examples:
               badge batch team.csv --output badges/

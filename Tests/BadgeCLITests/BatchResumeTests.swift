@@ -63,4 +63,17 @@ struct BatchResumeTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { !$0.hasSuffix(".png") }
         #expect(left == ["manifest.json"], "no journal or temporary is left: \(left.prefix(5))")
     }
+
+    @Test func aCheckpointOutOfRangeIsAUsageError() async throws {
+        let s = try Sandbox()
+        let list = s.root.appendingPathComponent("jobs.jsonl")
+        try Data("{\"name\": \"a\", \"prompt\": \"x\", \"size\": 64}\n".utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        for value in ["0", "3601"] {
+            let result = try await s.run(["batch", list.path, "--output", out.path, "--checkpoint", value])
+            #expect(result.status == 64 && result.stderr.contains("--checkpoint must be from 1 to 3600 seconds, not \(value)"),
+                    "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a usage error runs nothing")
+    }
 }

@@ -29,11 +29,11 @@ final class BatchScaleTests: @unchecked Sendable {
         func chain(_ name: String, _ generator: any BadgeGenerator) -> BatchRunner.Chain {
             .init(backend: BackendInstance(name: name, type: "fake", generator: generator), limit: 2)
         }
-        let broken = BadgeError(.generationFailed, "the model fell over")
+        // Unavailable backends fail before the pipeline makes a workspace: the cheapest failure there is.
         return BatchRunner(
             pipeline: Pipeline(environment: environment),
-            chains: ["good": chain("good", ProbeGenerator(delay: .zero)), "bad": chain("bad", FakeGenerator(.fails(broken))),
-                     "other": chain("other", FakeGenerator(.fails(broken)))],
+            chains: ["good": chain("good", ProbeGenerator(delay: .zero)), "bad": chain("bad", FakeGenerator(.unavailable("switched off"))),
+                     "other": chain("other", FakeGenerator(.unavailable("switched off")))],
             concurrency: concurrency, commitment: .init(timeZone: TimeZone(identifier: "UTC")!))
     }
 
