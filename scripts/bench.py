@@ -4,6 +4,9 @@
 Run with `make bench` (it builds badge in release mode and installs Pillow from
 Debian first). Each figure is the median of repeated whole-process runs, so
 start-up, drawing, encoding and writing all count, as a user sees them.
+
+BENCH_ONLY=SECTION (`make bench BENCH_ONLY=batch-scale`) runs one section:
+batch-scale is `badge batch` at 1,000, 10,000 and 100,000 jobs.
 """
 import http.server
 import json
@@ -157,6 +160,40 @@ def bench_batch(rows, work, env):
     server.shutdown()
 
 
+SCALE_JOBS = [int(n) for n in os.environ.get("BENCH_SCALE_JOBS", "1000,10000,100000").split(",")]
+
+
+def bench_scale(extra, work, env):
+    """`badge batch` of 64 px procedural jobs from JSON Lines into an empty
+    folder, at each of SCALE_JOBS: wall time, user and system CPU (the system
+    share is mostly the file system's) and peak RSS of the whole process, and
+    the ratio of the largest run's time to the smallest's scaled up (linear
+    cost gives 1.0; the target is <= 1.3)."""
+    runs = []
+    for count in SCALE_JOBS:
+        jobs = os.path.join(work, f"scale-{count}.jsonl")
+        with open(jobs, "w") as f:
+            for i in range(count):
+                f.write(json.dumps({"name": f"p{i}", "prompt": f"Promise number {i}", "size": 64}) + "\n")
+        out = os.path.join(work, f"scale-{count}")
+        start = time.perf_counter()
+        run = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", BADGE, "batch", jobs, "--output", out],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - start
+        if run.returncode != 0:
+            sys.exit(f"bench: badge batch of {count} jobs exited {run.returncode}:\n{run.stderr[-2000:]}")
+        user, system, kb = run.stderr.strip().splitlines()[-1].split()
+        runs.append((count, wall, float(user), float(system), int(kb) / 1024))
+        subprocess.run(["rm", "-rf", out, jobs], check=True)
+    for count, wall, user, system, rss in runs:
+        extra.append(f"batch {count:>7,} x 64 px: {wall:7.2f} s wall, {user:7.2f} s user + {system:6.2f} s system CPU "
+                     f"({1000 * (user + system) / count:.2f} ms a job), {count / wall:5.0f} badges/s, peak RSS {rss:4.0f} MB")
+    (small, small_wall, _, _, _), (large, large_wall, _, _, large_rss) = runs[0], runs[-1]
+    ratio = large_wall / (small_wall * large / small)
+    extra.append(f"batch scale: {large:,} jobs take {ratio:.2f}x {large // small} times {small:,} (target <= 1.3); "
+                 f"peak RSS at {large:,}: {large_rss:.0f} MB (target < 300 MB)")
+
+
 def photo_jpeg(path, width=4000, height=3000):
     """A photo-like 12 MP JPEG: gradients, noise (so it compresses like a photo,
     not like flat colour) and shapes, quality 90, stored sideways with EXIF
@@ -292,6 +329,16 @@ def main():
 def run(work):
     env = dict(os.environ, BADGE_STORE=os.path.join(work, "store"), XDG_CONFIG_HOME=work)
     rows = []
+    only = os.environ.get("BENCH_ONLY")
+    if only:
+        sections = {"batch-scale": bench_scale}
+        if only not in sections:
+            sys.exit(f"bench: BENCH_ONLY={only} is not a section; the sections are: {', '.join(sections)}")
+        extra = []
+        sections[only](extra, work, env)
+        for line in extra:
+            print(line)
+        return
 
     # A 1024 px procedural badge, the whole `badge generate --output` process.
     out = os.path.join(work, "badge.png")
@@ -324,6 +371,7 @@ def run(work):
     extra = []
     bench_draw(extra)
     bench_import(rows, extra, work, env)
+    bench_scale(extra, work, env)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")

@@ -13,7 +13,9 @@ struct BatchCommand: AsyncParsableCommand {
             written to the output directory, with a manifest.json of results.
 
             A rerun skips outputs that are already there for the same request; --force redoes \
-            them. Ctrl-C stops cleanly: finished files stay, no partial file is left.
+            them. Ctrl-C stops cleanly: finished files stay, no partial file is left. While a \
+            run goes, manifest.partial.jsonl lists the jobs finished so far; a killed run leaves \
+            it, and the same command finishes the rest.
 
             Examples:
               badge batch team.csv --output badges/
@@ -58,12 +60,20 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Afterwards, make this job's badge (its name, or name-NN for a variant) the current badge.", valueName: "job"))
     var commit: String?
 
+    @Option(help: ArgumentHelp("Bring the journal of finished jobs (manifest.partial.jsonl) up to date on disk at least this often, \(BatchCommand.checkpointRange.lowerBound)–\(BatchCommand.checkpointRange.upperBound) (default: 10).", valueName: "seconds"))
+    var checkpoint: Int = 10
+
+    static let checkpointRange = 1...3600
+
     @Flag(help: "Print the results (manifest.json) as JSON.")
     var json = false
 
     func validate() throws {
         if let size, !BadgeRequest.sizeRange.contains(size) {
             throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
+        }
+        if !Self.checkpointRange.contains(checkpoint) {
+            throw ValidationError("--checkpoint must be from \(Self.checkpointRange.lowerBound) to \(Self.checkpointRange.upperBound) seconds, not \(checkpoint)")
         }
         if let concurrency, !BatchSettings.concurrencyRange.contains(concurrency) {
             throw ValidationError("--concurrency must be from 1 to \(BatchSettings.concurrencyRange.upperBound), not \(concurrency)")
@@ -112,30 +122,37 @@ struct BatchCommand: AsyncParsableCommand {
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now
+        let writer = try BatchReportWriter(directory: directory, shard: shard, count: plan.items.count,
+                                           checkpointInterval: .seconds(checkpoint))
         progress.start()
-        let results = await runner.run(plan.items, into: directory, events: progress.handle)
+        await runner.stream(plan.items, into: directory, events: progress.handle) { index, result in writer.record(index, result) }
         progress.stop()
         let interrupted = Task.isCancelled
 
-        let report = BatchReport(results: results, source: manifest.source, output: outputURL, shard: shard,
-                                 startedAt: startedAt, duration: clock.now - started)
-        let reportName = BatchReport.fileName(for: shard)
-        try directory.write(try report.encoded(), as: reportName)
+        let duration = clock.now - started
+        let source = manifest.source
+        let json = json
+        try await BlockingExecutor.runToCompletion {
+            try writer.finish(source: source, output: outputURL, shard: shard, startedAt: startedAt, duration: duration)
+            if json { try directory.copy(writer.manifestName, to: .standardOutput) }
+        }
+        let summary = writer.summary
+        let total = plan.items.count
 
-        if json {
-            FileHandle.standardOutput.write(try report.encoded())
-        } else {
-            Terminal.out(summary(report, results: results, reportPath: outputURL.appendingPathComponent(reportName).path))
+        if !json {
+            Terminal.out(self.summary(summary, seconds: BatchProgressMath.seconds(duration), shard: shard, output: outputURL.path,
+                                      failures: writer.failures,
+                                      reportPath: outputURL.appendingPathComponent(writer.manifestName).path))
         }
         if interrupted {
-            throw BadgeError(.cancelled, "interrupted: \(report.summary.made + report.summary.upToDate) of \(results.count) badges are done",
+            throw BadgeError(.cancelled, "interrupted: \(summary.made + summary.upToDate) of \(total) badges are done",
                              hint: "run the same command again to make the rest; finished badges are kept")
         }
         if let commitItem {
             try await commitResult(commitItem, directory: directory, context: context, date: commitmentDate, zone: zone)
         }
-        if report.summary.failed > 0 || report.summary.cancelled > 0 {
-            throw BadgeError(.generationFailed, "\(report.summary.failed) of \(results.count) badges failed",
+        if summary.failed > 0 || summary.cancelled > 0 {
+            throw BadgeError(.generationFailed, "\(summary.failed) of \(total) badges failed",
                              hint: "rerun the same command to retry only those (the others are up to date)")
         }
     }
@@ -157,21 +174,20 @@ struct BatchCommand: AsyncParsableCommand {
         return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory))
     }
 
-    private func summary(_ report: BatchReport, results: [BatchResult], reportPath: String) -> String {
-        let s = report.summary
-        var text = "Made \(s.made) badge\(s.made == 1 ? "" : "s") in \(String(format: "%.1f", report.durationSeconds)) s"
+    private func summary(_ s: BatchReport.Summary, seconds: Double, shard: BatchShard?, output: String, failures: [BatchResult],
+                         reportPath: String) -> String {
+        var text = "Made \(s.made) badge\(s.made == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
         if s.upToDate > 0 { text += "; \(s.upToDate) already up to date" }
         if s.failed > 0 { text += "; \(s.failed) failed" }
         if s.cancelled > 0 { text += "; \(s.cancelled) not finished" }
-        if let shard = report.shard { text += " (shard \(shard))" }
-        text += ".\n  Output    \(report.output)\n  Manifest  \(reportPath)"
-        let failures = results.filter { $0.status == .failed }
+        if let shard { text += " (shard \(shard))" }
+        text += ".\n  Output    \(output)\n  Manifest  \(reportPath)"
         if !failures.isEmpty {
             text += "\nFailed:"
-            for failure in failures.prefix(20) {
+            for failure in failures {
                 text += "\n  \(failure.item.key): " + (failure.error?.description.replacingOccurrences(of: "\n", with: "\n    ") ?? "")
             }
-            if failures.count > 20 { text += "\n  ... and \(failures.count - 20) more (see the manifest)" }
+            if s.failed > failures.count { text += "\n  ... and \(s.failed - failures.count) more (see the manifest)" }
         }
         return text
     }

@@ -14,7 +14,10 @@ final class BatchProgress: @unchecked Sendable {
     private var made = 0
     private var failed = 0
     private var upToDate = 0
-    private var current: [String] = []
+    /// The items drawing now, and the one started last (shown on the bar):
+    /// each event costs the same however many items the batch has.
+    private var running: Set<String> = []
+    private var lastStarted: String?
     private var ticker: Task<Void, Never>?
     private var lastDraw: ContinuousClock.Instant?
 
@@ -49,10 +52,11 @@ final class BatchProgress: @unchecked Sendable {
         lock.lock()
         switch event {
         case let .started(item):
-            current.append(item.key)
+            running.insert(item.key)
+            lastStarted = item.key
         case let .finished(result):
             finished += 1
-            current.removeAll { $0 == result.item.key }
+            running.remove(result.item.key)
             switch result.status {
             case .made: made += 1
             case .upToDate: upToDate += 1
@@ -99,8 +103,8 @@ final class BatchProgress: @unchecked Sendable {
             let remaining = total - finished
             if remaining > 0 { text += "  ETA " + BatchProgressMath.clock(Double(remaining) / rate) }
         }
-        if let first = current.first {
-            text += "  " + OutsideText.printable(first, keepingNewlines: false) + (current.count > 1 ? " +\(current.count - 1)" : "")
+        if let shown = lastStarted.flatMap({ running.contains($0) ? $0 : nil }) ?? running.first {
+            text += "  " + OutsideText.printable(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
         }
         FileHandle.standardError.write(Data(text.utf8))
     }

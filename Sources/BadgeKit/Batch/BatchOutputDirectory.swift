@@ -55,6 +55,87 @@ public final class BatchOutputDirectory: @unchecked Sendable {
         }
     }
 
+    /// Atomically writes `name` from pieces: `produce` hands each piece to the
+    /// function it is given, and the file (a hidden temporary until it is
+    /// fsynced and renamed, as in `write`) never holds the whole in memory.
+    /// If `produce` throws, nothing appears and the temporary is removed.
+    package func writeStreaming(_ name: String, _ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        try Self.check(name)
+        let temporary = AtomicFileWriter.temporaryName(for: name)
+        let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: temporary, errno) }
+        do {
+            try produce { piece in
+                let code = Self.writeBytes(file, piece)
+                if code != 0 { throw ioError("cannot write the file", name: name, code) }
+            }
+        } catch {
+            close(file)
+            unlinkat(fd, temporary, 0)
+            throw error
+        }
+        var failure: Int32 = 0
+        if fsync(file) != 0 { failure = errno }
+        if close(file) != 0 && failure == 0 && errno != EINTR { failure = errno }
+        if failure == 0 && renameat(fd, temporary, fd, name) != 0 { failure = errno }
+        if failure != 0 {
+            unlinkat(fd, temporary, 0)
+            throw ioError("cannot write the file", name: name, failure)
+        }
+    }
+
+    /// Creates `name` afresh for writing and reading back in place, not
+    /// through a temporary: for a journal that grows while a run goes. What
+    /// was there (a killed run's journal, a planted symlink) is removed first,
+    /// never followed. The descriptor is the caller's to close.
+    package func openJournal(_ name: String) throws -> Int32 {
+        try Self.check(name)
+        unlinkat(fd, name, 0)
+        let file = openat(fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw ioError("cannot create a file in the output directory", name: name, errno) }
+        var info = stat()
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(file)
+            throw ioError("cannot use the file in the output directory", name: name, EINVAL)
+        }
+        return file
+    }
+
+    /// Removes `name` if it is there (a symlink is removed, not followed).
+    package func remove(_ name: String) {
+        guard (try? Self.check(name)) != nil else { return }
+        unlinkat(fd, name, 0)
+    }
+
+    /// Copies `name` (a regular file, not a symlink) to `handle` in pieces.
+    package func copy(_ name: String, to handle: FileHandle) throws {
+        try Self.check(name)
+        let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { throw ioError("cannot read the file", name: name, errno) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw ioError("cannot read the file", name: name, EINVAL) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw ioError("cannot read the file", name: name, errno) }
+            if n == 0 { return }
+            try handle.write(contentsOf: buffer[0..<n])
+        }
+    }
+
+    static func writeBytes(_ file: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(file, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return errno }
+            offset += n
+        }
+        return 0
+    }
+
     /// The bytes of `name` if it is a regular file (not a symlink, not a
     /// directory) of at most `maxBytes`; nil otherwise.
     public func read(_ name: String, maxBytes: Int = 256 << 20) -> Data? {

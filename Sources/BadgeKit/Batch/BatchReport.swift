@@ -11,14 +11,17 @@ public struct BatchReport: Encodable, Sendable {
         public var cancelled = 0
 
         public init(_ results: [BatchResult]) {
-            total = results.count
-            for result in results {
-                switch result.status {
-                case .made: made += 1
-                case .upToDate: upToDate += 1
-                case .failed: failed += 1
-                case .cancelled: cancelled += 1
-                }
+            for result in results { add(result.status) }
+        }
+
+        /// Counts one more result.
+        public mutating func add(_ status: BatchResult.Status) {
+            total += 1
+            switch status {
+            case .made: made += 1
+            case .upToDate: upToDate += 1
+            case .failed: failed += 1
+            case .cancelled: cancelled += 1
             }
         }
     }
@@ -125,6 +128,12 @@ public struct BatchReport: Encodable, Sendable {
     public static func fileName(for shard: BatchShard?) -> String {
         guard let shard, shard.count > 1 else { return "manifest.json" }
         return "manifest-\(shard.index)-of-\(shard.count).json"
+    }
+
+    /// The journal a run keeps beside its manifest while it goes (see `BatchReportWriter`).
+    public static func journalName(for shard: BatchShard?) -> String {
+        guard let shard, shard.count > 1 else { return "manifest.partial.jsonl" }
+        return "manifest-\(shard.index)-of-\(shard.count).partial.jsonl"
     }
 
     public func encoded() throws -> Data {

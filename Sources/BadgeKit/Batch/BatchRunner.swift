@@ -80,100 +80,134 @@ public struct BatchRunner: Sendable {
 
     public static let requestHashKey = "batch-request"
 
-    /// Runs `items`; the results come back in the same order.
+    /// Runs `items`; the results come back in the same order. Every result
+    /// is kept until the end: for a large batch, `stream` hands each one over
+    /// as it finishes instead.
     public func run(
         _ items: [BatchItem], into output: BatchOutputDirectory, events: @escaping @Sendable (BatchEvent) -> Void = { _ in }
     ) async -> [BatchResult] {
         var results = [BatchResult?](repeating: nil, count: items.count)
-        output.sweepStaleTemporaries()
+        await stream(items, into: output, events: events) { index, result in results[index] = result }
+        return results.map { $0! }
+    }
 
-        var pending: [Int] = []
-        let force = self.force
-        // Reading and hashing every earlier output is blocking work: off the cooperative threads.
-        let existing = (try? await BlockingExecutor.runToCompletion { items.map { force ? nil : Self.upToDate($0, in: output) } })
-            ?? items.map { _ in nil }
-        for (index, result) in existing.enumerated() {
-            if let result {
-                results[index] = result
-                events(.finished(result))
-            } else {
-                pending.append(index)
-            }
+    /// How many earlier outputs one blocking read-and-check task looks at:
+    /// drawing starts after the first such chunk, and only one chunk's
+    /// results are held at a time.
+    static let scanChunk = 256
+
+    /// Runs `items`, handing each item's result to `record` with its index
+    /// once, as it finishes (in no particular order), and keeping none: the
+    /// memory a run holds grows with its concurrency, not with its items.
+    /// Returns the scheduler's step count (see `BatchScheduler.steps`).
+    @discardableResult
+    package func stream(
+        _ items: [BatchItem], into output: BatchOutputDirectory, events: @escaping @Sendable (BatchEvent) -> Void = { _ in },
+        record: (Int, BatchResult) -> Void
+    ) async -> Int {
+        output.sweepStaleTemporaries()
+        // Each backend instance is a slot of the scheduler; an item's slot is
+        // looked up once, when its earlier output has been checked.
+        let names = chains.keys.sorted()
+        let slots = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        let slotChains = names.map { chains[$0]! }
+        var scheduler = BatchScheduler(limits: slotChains.map(\.limit))
+
+        func finish(_ index: Int, _ result: BatchResult) {
+            scheduler.count()
+            events(.finished(result))
+            record(index, result)
         }
 
-        var running: [String: Int] = [:]
+        var scanned = 0
+        var scanning = false
+        var inFlight = 0
         var stopReason: String?
+        let force = self.force
         await withTaskGroup(of: (Int, Step).self) { group in
-            var inFlight = 0
             while true {
+                scheduler.count()
                 if stopReason == nil && Task.isCancelled { stopReason = "interrupted before it started" }
                 if stopReason == nil {
-                    var cursor = 0
-                    while inFlight < concurrency && cursor < pending.count {
-                        let index = pending[cursor]
+                    // Reading and hashing earlier outputs is blocking work: off the
+                    // cooperative threads, one chunk at a time beside the drawing.
+                    if !scanning && scanned < items.count {
+                        let range = scanned..<min(items.count, scanned + Self.scanChunk)
+                        scanned = range.upperBound
+                        scanning = true
+                        group.addTask {
+                            let found = force ? [BatchResult?](repeating: nil, count: range.count)
+                                : ((try? await BlockingExecutor.runToCompletion { range.map { Self.upToDate(items[$0], in: output) } })
+                                    ?? [BatchResult?](repeating: nil, count: range.count))
+                            return (range.lowerBound, .scanned(found))
+                        }
+                    }
+                    while inFlight < concurrency, let (index, slot) = scheduler.next() {
                         let item = items[index]
-                        guard let chain = chains[item.backend] else {
-                            pending.remove(at: cursor)
-                            let error = BadgeError(.unknownBackend, "no backend is named \"\(item.backend)\"")
-                            let result = BatchResult(item: item, status: .failed, error: error)
-                            results[index] = result
-                            events(.finished(result))
-                            continue
-                        }
-                        guard running[item.backend, default: 0] < chain.limit else {
-                            cursor += 1
-                            continue
-                        }
-                        pending.remove(at: cursor)
-                        running[item.backend, default: 0] += 1
                         inFlight += 1
                         events(.started(item))
-                        group.addTask { (index, await self.draw(item, with: chain)) }
+                        let chain = slotChains[slot]
+                        group.addTask { (index, await self.draw(item, with: chain, slot: slot)) }
                     }
                 }
-                guard inFlight > 0, let (index, step) = await group.next() else { break }
+                guard inFlight > 0 || scanning, let (first, step) = await group.next() else { break }
+                let index = first
                 let result: BatchResult
                 switch step {
-                case let .drawn(png, metadata, started):
+                case let .scanned(found):
+                    scanning = false
+                    for (offset, existing) in found.enumerated() {
+                        let index = first + offset
+                        if let existing {
+                            finish(index, existing)
+                        } else if let slot = slots[items[index].backend] {
+                            scheduler.enqueue(index, on: slot)
+                        } else {
+                            let error = BadgeError(.unknownBackend, "no backend is named \"\(items[index].backend)\"")
+                            finish(index, BatchResult(item: items[index], status: .failed, error: error))
+                        }
+                    }
+                    continue
+                case let .drawn(png, metadata, started, slot):
                     // The backend is free for the next item while this one is
                     // written and fsynced: a core never waits on the disk.
-                    running[items[index].backend, default: 1] -= 1
+                    scheduler.release(slot)
                     group.addTask { (index, .written(await self.write(items[index], png: png, metadata: metadata, started: started, into: output))) }
                     continue
-                case let .failed(failure):
-                    running[items[index].backend, default: 1] -= 1
+                case let .failed(failure, slot):
+                    scheduler.release(slot)
                     result = failure
                 case let .written(written):
                     result = written
                 }
                 inFlight -= 1
-                results[index] = result
-                events(.finished(result))
+                finish(index, result)
                 if result.status == .failed && failFast && stopReason == nil {
                     stopReason = "not started: the run stopped after \(result.item.key) failed (--fail-fast)"
                     group.cancelAll()
                 }
             }
         }
-        for index in pending where results[index] == nil {
-            let reason = stopReason ?? "interrupted before it started"
-            let result = BatchResult(item: items[index], status: .cancelled, error: BadgeError(.cancelled, reason))
-            results[index] = result
-            events(.finished(result))
+        // What never started: the items still queued, and those not yet checked.
+        let reason = stopReason ?? "interrupted before it started"
+        for index in scheduler.drain() + Array(scanned..<items.count) {
+            finish(index, BatchResult(item: items[index], status: .cancelled, error: BadgeError(.cancelled, reason)))
         }
         output.sync()
-        return results.map { $0! }
+        return scheduler.steps
     }
 
     /// Where an item is: drawn (its backend's slot is free again), or ended.
     private enum Step: Sendable {
-        case drawn(png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant)
-        case failed(BatchResult)
+        /// The up-to-date results of a chunk of items (nil: to be drawn), from its first index on.
+        case scanned([BatchResult?])
+        case drawn(png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant, slot: Int)
+        case failed(BatchResult, slot: Int)
         case written(BatchResult)
     }
 
     /// Draws one item; every failure becomes a result, never a throw.
-    private func draw(_ item: BatchItem, with chain: Chain) async -> Step {
+    private func draw(_ item: BatchItem, with chain: Chain, slot: Int) async -> Step {
         let started = ContinuousClock.now
         do {
             let (png, metadata) = try await ImageThreads.$limit.withValue(concurrency > 1 && chain.limit > 1 ? 1 : nil) {
@@ -182,9 +216,9 @@ public struct BatchRunner: Sendable {
                     extra: [Self.requestHashKey: item.requestHash])
             }
             try Task.checkCancellation()
-            return .drawn(png: png, metadata: metadata, started: started)
+            return .drawn(png: png, metadata: metadata, started: started, slot: slot)
         } catch {
-            return .failed(Self.failure(item, error, backend: item.backend, started: started))
+            return .failed(Self.failure(item, error, backend: item.backend, started: started), slot: slot)
         }
     }
 
