@@ -33,6 +33,7 @@ let package = Package(
                 "SolidBackend",
                 .product(name: "BadgeKit", package: "badge"),
                 .product(name: "BadgeKitTesting", package: "badge"),
+                .product(name: "Canvas", package: "badge"),
                 .product(name: "CurlTransport", package: "badge"),
             ]
         ),

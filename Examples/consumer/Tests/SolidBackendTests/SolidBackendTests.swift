@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import Canvas
 import CurlTransport
 import Foundation
 import SolidBackend
