@@ -8,7 +8,8 @@ import Foundation
 /// encoder wrote them; this says the encoder wrote a picture.
 ///
 /// Memory stays bounded (one 64 KB window, whatever the image), and the work
-/// is one pass over the image data: about 2 ms for a 1024 px badge.
+/// is one inflate of the image data: ~8 ms of one core for the 4 MB of rows
+/// of a 1024 px badge (Debian's zlib 1.2.13).
 package enum PNGDataCheck {
     /// Throws `.invalidImage` when the image data does not inflate, holds
     /// more or fewer bytes than the header promises, has bytes after its
