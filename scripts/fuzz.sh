@@ -23,8 +23,9 @@ stale=0
 for s in "${sources[@]}"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
 if [ $stale = 1 ]; then
   echo "fuzz: compiling $binary" >&2
+  # CZlib: PNG.swift's CRC-32 is zlib's; -package-name: BadgeKit has package-level symbols.
   (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name IntakeFuzzer \
-     "${sources[@]}" -o "$binary")
+     -package-name badge -I Sources/CZlib "${sources[@]}" -o "$binary")
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/badge-fuzz.XXXXXX")
