@@ -28,8 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
-        // libgd and libcurl are opened on first use, not linked: each brings some seventy libraries
-        // whose loading would cost every run ~20 ms (docs/PERFORMANCE.md). CLazyLibrary opens them;
+        // libgd and libcurl are opened on first use, not linked: they bring dozens of libraries
+        // whose loading would cost every run ~14 ms (docs/PERFORMANCE.md). CLazyLibrary opens them;
         // CGD and CCurl call them through functions of their own, prefixed badge_.
         .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
         .target(name: "CGD", dependencies: ["CLazyLibrary"], path: "Sources/CGD"),
