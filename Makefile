@@ -15,9 +15,15 @@ STAGE := .build/stage
 deps:
 	@scripts/install-deps.sh
 
-# A static Swift runtime: start-up falls from ~35 to ~25 ms (fewer symbols to bind).
+# The release binary's link, tuned for start-up (docs/PERFORMANCE.md has the figures):
+# a static Swift runtime (fewer symbols to bind), lld with packed relative relocations,
+# and no exported symbols. These are options of this build, not of the package: a
+# package that depends on badge links its own way.
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
+	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+
 build: deps
-	$(SWIFT) build -c release --product badge --static-swift-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS) --product badge
 
 demo: build
 	$(BADGE) generate --backend procedural "A pair of dumbbells"
@@ -30,17 +36,20 @@ test:
 	  || python3 -m pip install -q --break-system-packages openapi-schema-validator
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/check-consumer.sh
 
 bench: build
 	@scripts/install-deps.sh --with-bench
-	$(SWIFT) build -c release --product BadgeBench
+	$(SWIFT) build $(RELEASE_FLAGS) --product BadgeBench
 	@/usr/bin/python3 scripts/bench.py
 
-# libFuzzer + ASan over the image header reader, for FUZZ_SECONDS (new inputs
-# go to a scratch directory; a crash fails the target and names its input).
+# libFuzzer + ASan, FUZZ_SECONDS each: the image header reader, then badge's
+# deflate against zlib's inflate (new inputs go to a scratch directory; a crash
+# or a difference fails the target and names its input).
 FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+	scripts/fuzz-deflate.sh $(FUZZ_SECONDS)
 
 gallery: build
 	scripts/gallery.sh

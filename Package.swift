@@ -1,24 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Arrows point one way: BadgeCLI -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
-// BadgeKit imports nothing of ours; C libraries stay behind Canvas.
-// FreeType's headers include one another as <freetype/...>, from here (upstream's install
-// layout, Debian's too). pkg-config would find it, but a system-library target with a pkgConfig
-// also links the library, and fontconfig and FreeType are opened on first use (CFontLoader).
-let freeTypeIncludes = "-I/usr/include/freetype2"
-let freeTypeHeaders = CSetting.unsafeFlags([freeTypeIncludes])
-
-// The release binary starts fast (see the README's "Start-up"): lld with packed relative
-// relocations, no exported symbols, and libstdc++ linked statically (linker/libstdc++.so says how).
-let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
-
+// Arrows point one way: BadgeCLI -> BadgeMain -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
+// BadgeKit imports nothing of ours; C libraries stay behind Canvas and CurlTransport.
+// Linux only: the code calls Glibc and opens Linux sonames (see the README).
+// Nothing here passes flags of its own: C libraries come through pkg-config, and the
+// release build's link options live in the Makefile (`make build`).
 let package = Package(
     name: "badge",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "badge", targets: ["BadgeCLI"]),
         .library(name: "BadgeKit", targets: ["BadgeKit"]),
+        // badge's commands, for a package that builds its own `badge` with more backends.
+        .library(name: "BadgeMain", targets: ["BadgeMain"]),
         .library(name: "BadgeKitTesting", targets: ["BadgeKitTesting"]),
         .library(name: "Canvas", targets: ["Canvas"]),
         .library(name: "CurlTransport", targets: ["CurlTransport"]),
@@ -34,29 +28,33 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
-        // C libraries, each behind a shim of typed wrappers. libgd and libcurl are opened on
-        // first use, not linked (CLibraryLoader says why): these targets forward
-        // badge's calls to them.
-        .target(name: "CLibraryLoader", path: "Sources/CLibraryLoader"),
-        .target(name: "CGD", dependencies: ["CLibraryLoader"], path: "Sources/CGD"),
-        .target(name: "CCurl", dependencies: ["CLibraryLoader"], path: "Sources/CCurl"),
+        // libgd and libcurl are opened on first use, not linked: they bring dozens of libraries
+        // whose loading would cost every run ~14 ms (docs/PERFORMANCE.md). CLazyLibrary opens them;
+        // CGD and CCurl call them through functions of their own, prefixed badge_.
+        .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
+        .target(name: "CGD", dependencies: ["CLazyLibrary"], path: "Sources/CGD"),
+        .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
 
-        // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale; fontconfig and FreeType for
-        // captions. Their headers come from these system-library targets; the libraries themselves
-        // are opened on first use too (CJPEGLoader, CFontLoader), not linked.
+        // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale; FreeType and fontconfig for
+        // captions. Linked as pkg-config describes them.
         .systemLibrary(
             name: "CJPEG",
             path: "Sources/CJPEG",
+            pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]
         ),
         .systemLibrary(
             name: "CFreeType",
             path: "Sources/CFreeType",
-            providers: [.apt(["libfontconfig-dev", "libfreetype-dev"])]
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
         ),
-        .target(name: "CJPEGLoader", dependencies: ["CJPEG", "CLibraryLoader"], path: "Sources/CJPEGLoader", publicHeadersPath: "."),
-        .target(name: "CFontLoader", dependencies: ["CFreeType", "CLibraryLoader"], path: "Sources/CFontLoader", publicHeadersPath: ".",
-                cSettings: [freeTypeHeaders]),
+        .systemLibrary(
+            name: "CFontconfig",
+            path: "Sources/CFontconfig",
+            pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev"])]
+        ),
         // Two-lane square roots and conversions for Canvas's gradient loops.
         .target(name: "CCanvasMath", path: "Sources/CCanvasMath"),
         // deflate for compression levels 1-2: faster than zlib on badges, and bands joinable (see the file).
@@ -87,9 +85,8 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CJPEGLoader", "CFreeType", "CFontLoader", "CCanvasMath", "BadgeKit"],
-            path: "Sources/Canvas",
-            swiftSettings: [.unsafeFlags(["-Xcc", freeTypeIncludes])]
+            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CCanvasMath", "BadgeKit"],
+            path: "Sources/Canvas"
         ),
 
         // The card: the back face, the flip animation, the HTML page.
@@ -134,18 +131,17 @@ let package = Package(
             path: "Plugins/ExecBackend"
         ),
 
-        .executableTarget(
-            name: "BadgeCLI",
+        // The commands: `BadgeMain.run(registering:)` is the whole command line.
+        .target(
+            name: "BadgeMain",
             dependencies: [
                 "BadgeKit", "Canvas", "BadgeCard", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/BadgeCLI",
-            linkerSettings: [
-                .unsafeFlags(["-L", packageDirectory + "/linker", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
-            ]
+            path: "Sources/BadgeMain"
         ),
+        .executableTarget(name: "BadgeCLI", dependencies: ["BadgeMain"], path: "Sources/BadgeCLI"),
 
         // `swift package badge ...`: runs the badge tool, so other packages can stamp badges in their builds.
         .plugin(

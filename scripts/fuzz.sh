@@ -35,8 +35,10 @@ build() {
   for s in "$@" "scripts/fuzz.sh"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
   if [ $stale = 1 ]; then
     echo "fuzz: compiling $binary" >&2
-    # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module.
-    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -I Sources/CZlib "$@" -o "$binary")
+    # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module;
+    # -package-name: BadgeKit has package-level symbols.
+    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name badge \
+       -I Sources/CZlib "$@" -o "$binary")
   fi
 }
 

@@ -96,10 +96,9 @@ public struct ImportGenerator: BadgeGenerator {
         let file = try workspace.write(png, to: "badge.png")
         var extra = Self.provenance(of: data)
         extra["source"] = source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent
-        // The untrusted picture was fully decoded above (with the intake's limits and the
-        // decoders' warnings checked); what is handed on is our own encoding of its pixels.
+        // An imported picture, however it was re-encoded here, gets the pipeline's full decode.
         return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
-                              extra: extra, isDrawnInProcess: true)
+                              extra: extra)
     }
 
     /// What other generators wrote into a PNG about how it was made: the

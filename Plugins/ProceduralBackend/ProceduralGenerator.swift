@@ -39,8 +39,8 @@ public struct ProceduralGenerator: BadgeGenerator {
         let result = try await BlockingExecutor.run { try art.render() }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
-            file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,
-            seed: request.seed, extra: result.notes, isDrawnInProcess: true)
+            drawnInProcess: file, width: request.size, height: request.size, model: Self.artEngineVersion,
+            seed: request.seed, extra: result.notes)
     }
 
     /// The PNG `generate` writes into its workspace, drawn and encoded as it

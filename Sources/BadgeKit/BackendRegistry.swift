@@ -74,3 +74,19 @@ public struct BackendRegistry: Sendable {
         try config.backends.map { try makeBackend($0, environment: environment) }
     }
 }
+
+/// A backend type that adds itself to a registry, under its type name: what
+/// `BadgeMain.run(registering:)` takes to build a `badge` with more backends.
+///
+/// ```swift
+/// public static func register(in registry: inout BackendRegistry) {
+///     registry.register("solid", summary: "a disc of one colour") { config, _ in
+///         try config.options.allowOnly(["type"])
+///         return SolidGenerator()
+///     }
+/// }
+/// ```
+public protocol RegisteringGenerator: BadgeGenerator {
+    /// Adds this type's factory to `registry` (``BackendRegistry/register(_:summary:factory:)``).
+    static func register(in registry: inout BackendRegistry)
+}

@@ -40,6 +40,8 @@ public struct BadgeError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let network = Code(rawValue: "network")
         /// Something took longer than its limit.
         public static let timeout = Code(rawValue: "timeout")
+        /// A shared library badge opens on first use is not installed; the hint names its Debian package.
+        public static let missingLibrary = Code(rawValue: "missing-library")
     }
 
     public var code: Code

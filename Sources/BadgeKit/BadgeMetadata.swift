@@ -225,7 +225,7 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
 /// `value` as `count` lowercase hex digits, zero-padded ("%016llx"): plain
 /// Swift, where String(format:) costs its first caller a scan of every
 /// protocol conformance in the binary (~1 ms).
-public func hexDigits(_ value: UInt64, count: Int) -> String {
+package func hexDigits(_ value: UInt64, count: Int) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: max(0, count - digits.count)) + digits
 }

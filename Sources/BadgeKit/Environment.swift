@@ -170,8 +170,8 @@ public final class DecodeStop: Sendable {
 /// draws several images at once sets 1: its images keep every core busy
 /// already, and splitting each one's rows as well only makes them wait on
 /// each other's halves. nil: as many as the drawing finds worth it.
-public enum ImageThreads {
-    @TaskLocal public static var limit: Int? = nil
+package enum ImageThreads {
+    @TaskLocal package static var limit: Int? = nil
 }
 
 /// Runs blocking work (C calls, large file I/O, waits on processes) on threads
@@ -201,13 +201,13 @@ public enum BlockingExecutor {
 /// A value worked out on a thread of its own while the caller goes on with
 /// other work, for blocking work whose result is needed only later (a font
 /// looked up, a time zone's rules loaded): `value` waits for it.
-public final class BackgroundValue<T>: @unchecked Sendable {
+package final class BackgroundValue<T>: @unchecked Sendable {
     // `result` is written once, by the worker, before `done` is signalled, and
     // read only after a wait on `done`: the semaphore orders the two.
     private var result: Result<T, any Error>?
     private let done = DispatchSemaphore(value: 0)
 
-    public init(_ work: @escaping @Sendable () throws -> T) {
+    package init(_ work: @escaping @Sendable () throws -> T) {
         let thread = Thread { [self] in
             result = Result { try work() }
             done.signal()
@@ -217,7 +217,7 @@ public final class BackgroundValue<T>: @unchecked Sendable {
     }
 
     /// Waits until the work is done (blocking: call it off the cooperative pool).
-    public var value: T {
+    package var value: T {
         get throws {
             done.wait()
             defer { done.signal() }

@@ -18,7 +18,7 @@ public enum Availability: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A backend: something that turns a `BadgeRequest` into one image.
+/// A backend: something that turns a ``BadgeRequest`` into one image.
 ///
 /// Requirements every conformance must meet (checked by
 /// `BadgeKitTesting.GeneratorConformance`, which every backend's tests run):
@@ -30,12 +30,12 @@ public enum Availability: Sendable, Equatable, CustomStringConvertible {
 ///   and returns it described truthfully (format, pixel dimensions). It never
 ///   writes anywhere else: the pipeline alone moves images into the store.
 /// - It honours task cancellation promptly, throwing `CancellationError` (or a
-///   `BadgeError` with code `.cancelled`), and leaves nothing running behind it.
-/// - It throws only `BadgeError` for failures a user should read; the message says
+///   ``BadgeError`` with code `.cancelled`), and leaves nothing running behind it.
+/// - It throws only ``BadgeError`` for failures a user should read; the message says
 ///   what went wrong and the hint what to do.
 /// - It is `Sendable` and safe to call concurrently: batch runs share one instance.
 /// - Blocking work (C libraries, file I/O on large files, subprocess waits) does not
-///   run on Swift's cooperative thread pool; use `BlockingExecutor`.
+///   run on Swift's cooperative thread pool; use ``BlockingExecutor``.
 public protocol BadgeGenerator: Sendable {
     /// Can this backend run now? Cheap, no generation. Says why not.
     func availability() async -> Availability
@@ -122,8 +122,9 @@ public struct GeneratedImage: Sendable {
     public var extra: [String: String]
     /// True only for images this process drew itself from trusted code (the
     /// procedural backend): the pipeline then skips the full decode check. The
-    /// header, limit and CRC checks run for every image regardless.
-    public var isDrawnInProcess: Bool
+    /// header, limit, CRC and image-data checks run for every image regardless.
+    /// Set only inside this package, never for an imported or downloaded picture.
+    public package(set) var isDrawnInProcess: Bool
     /// The file's bytes, when the backend has already read them from a
     /// descriptor it checked (an exec plugin's output): the pipeline uses
     /// these and never opens the file a second time.
@@ -135,8 +136,7 @@ public struct GeneratedImage: Sendable {
     public init(
         file: URL, format: ImageFormat, width: Int, height: Int,
         model: String? = nil, seed: UInt64? = nil, revisedPrompt: String? = nil,
-        extra: [String: String] = [:], isDrawnInProcess: Bool = false,
-        bytes: Data? = nil, deadline: ContinuousClock.Instant? = nil
+        extra: [String: String] = [:], bytes: Data? = nil, deadline: ContinuousClock.Instant? = nil
     ) {
         self.bytes = bytes
         self.deadline = deadline
@@ -148,7 +148,16 @@ public struct GeneratedImage: Sendable {
         self.seed = seed
         self.revisedPrompt = revisedPrompt
         self.extra = extra
-        self.isDrawnInProcess = isDrawnInProcess
+        self.isDrawnInProcess = false
+    }
+
+    /// An image drawn by this process (see `isDrawnInProcess`).
+    package init(
+        drawnInProcess file: URL, width: Int, height: Int,
+        model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:]
+    ) {
+        self.init(file: file, format: .png, width: width, height: height, model: model, seed: seed, extra: extra)
+        self.isDrawnInProcess = true
     }
 }
 

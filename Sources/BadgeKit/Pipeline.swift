@@ -55,6 +55,37 @@ public struct Pipeline: Sendable {
         if case let .store(store) = destination { store.sweepIfIdle() }
         let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
         try Task.checkCancellation()
+        return try await deliver(png, metadata: metadata, to: destination, started: started)
+    }
+
+    /// Commits (or writes) a badge made earlier, a batch's output read back,
+    /// by the road `run` takes: the intake, a new id and the commitment's day
+    /// stamped in (committing is the promise), the image-data check, and the
+    /// store's atomic commit.
+    public func commit(
+        _ png: Data, madeWith metadata: BadgeMetadata, commitment: Commitment, to destination: BadgeDestination
+    ) async throws -> PipelineOutcome {
+        let started = ContinuousClock.now
+        if case let .store(store) = destination { store.sweepIfIdle() }
+        let header = try ImageIntake(limits: limits.admittingDrawing(side: metadata.size)).inspect(png, accepting: [.png])
+        var metadata = metadata
+        let now = environment.now()
+        metadata.id = BadgeMetadata.newID()
+        metadata.commitmentDate = commitment.date ?? now
+        metadata.timeZone = commitment.timeZone.identifier
+        metadata.createdAt = now
+        metadata.size = header.width
+        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: png) }
+        let stamped = try metadata.stamp(into: png)
+        try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
+        return try await deliver(stamped, metadata: metadata, to: destination, started: started)
+    }
+
+    /// The last stage of every road: `png` (stamped, and checked by
+    /// `PNGDataCheck`) becomes the current badge, or the file `destination` names.
+    private func deliver(
+        _ png: Data, metadata: BadgeMetadata, to destination: BadgeDestination, started: ContinuousClock.Instant
+    ) async throws -> PipelineOutcome {
         let url: URL
         switch destination {
         case let .store(store):
@@ -75,7 +106,8 @@ public struct Pipeline: Sendable {
         return PipelineOutcome(url: url, metadata: metadata, byteCount: png.count, duration: ContinuousClock.now - started)
     }
 
-    /// Runs the backend and the intake; returns the stamped PNG and its metadata.
+    /// Runs the backend and the intake; returns the stamped PNG, checked by
+    /// `PNGDataCheck` (a batch writes what this returns), and its metadata.
     /// A backend that is unavailable or fails hands over to the next fallback;
     /// the metadata then records which backend failed and why.
     /// `extra` is added to the metadata (`badge:x-<key>`), e.g. a batch's request hash.
@@ -91,7 +123,9 @@ public struct Pipeline: Sendable {
                 if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
                 metadata.extra.merge(extra) { _, ours in ours }
                 if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image) }
-                return (try metadata.stamp(into: image), metadata)
+                let stamped = try metadata.stamp(into: image)
+                try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
+                return (stamped, metadata)
             } catch let error as BadgeError where index + 1 < candidates.count && error.code != .cancelled && error.code != .usage {
                 environment.logger.warning("backend failed; using its fallback", metadata: [
                     "backend": "\(candidate.name)", "fallback": "\(candidates[index + 1].name)", "error": "\(error.message)",

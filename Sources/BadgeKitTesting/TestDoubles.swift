@@ -33,8 +33,10 @@ public struct FakeGenerator: BadgeGenerator {
             let file = workspace.file("fake.png")
             try data.write(to: file)
             let header = try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases))
-            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake",
-                                  isDrawnInProcess: drawnInProcess)
+            if drawnInProcess {
+                return GeneratedImage(drawnInProcess: file, width: header.width, height: header.height, model: "fake")
+            }
+            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake")
         case let .fails(error):
             throw error
         case .waitsForCancellation:
@@ -143,7 +145,7 @@ public enum TestPNG {
     }
 
     /// zlib with uncompressed ("stored") blocks: valid, and needs no deflater.
-    static func storedZlib(_ bytes: [UInt8]) -> Data {
+    public static func storedZlib(_ bytes: [UInt8]) -> Data {
         var out = Data([0x78, 0x01])
         var offset = 0
         repeat {

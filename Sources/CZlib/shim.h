@@ -1,4 +1,5 @@
-// zlib for the PNG encoder. deflateInit2 is a macro; typed wrappers import.
+// zlib for the PNG encoder and for checking every PNG badge writes.
+// deflateInit2 and inflateInit are macros; typed wrappers import.
 #ifndef BADGE_CZLIB_SHIM_H
 #define BADGE_CZLIB_SHIM_H
 #include <zlib.h>
@@ -12,4 +13,7 @@ static inline int badge_deflate_init(z_stream *stream, int level) {
 static inline int badge_deflate_init_raw(z_stream *stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
+
+// A zlib stream (header and Adler-32 checked), as a PNG's image data is.
+static inline int badge_inflate_init(z_stream *stream) { return inflateInit(stream); }
 #endif

@@ -8,18 +8,18 @@ extension GDImage {
     /// (two thirds of the radius).
     public func blurred(radius: Int, sigma: Double = 0) throws -> GDImage {
         guard radius >= 1 else { return try copy() }
-        guard let result = gdImageCopyGaussianBlurred(pointer, Int32(min(radius, 512)), sigma) else {
+        guard let result = badge_gdImageCopyGaussianBlurred(pointer, Int32(min(radius, 512)), sigma) else {
             throw BadgeError(.generationFailed, "libgd could not blur a \(width)×\(height) image", hint: "is memory short?")
         }
-        gdImageAlphaBlending(result, 0)
-        gdImageSaveAlpha(result, 1)
+        badge_gdImageAlphaBlending(result, 0)
+        badge_gdImageSaveAlpha(result, 1)
         return GDImage(taking: result)
     }
 
     /// An identical, independent image.
     public func copy() throws -> GDImage {
         let out = try GDImage(width: width, height: height)
-        gdImageCopy(out.pointer, pointer, 0, 0, 0, 0, Int32(width), Int32(height))
+        badge_gdImageCopy(out.pointer, pointer, 0, 0, 0, 0, Int32(width), Int32(height))
         return out
     }
 }

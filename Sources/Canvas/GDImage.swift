@@ -14,18 +14,19 @@ public final class GDImage {
         self.pointer = pointer
     }
 
-    deinit { gdImageDestroy(pointer) }
+    deinit { badge_gdImageDestroy(pointer) }
 
     /// A blank, fully transparent image.
     public convenience init(width: Int, height: Int) throws {
+        try LibGD.load()
         guard width > 0, height > 0, width <= Canvas.maxSide, height <= Canvas.maxSide,
-              let image = gdImageCreateTrueColor(Int32(width), Int32(height))
+              let image = badge_gdImageCreateTrueColor(Int32(width), Int32(height))
         else {
             throw BadgeError(.generationFailed, "libgd could not create a \(width)×\(height) image", hint: "is memory short?")
         }
         self.init(taking: image)
-        gdImageAlphaBlending(image, 0)
-        gdImageSaveAlpha(image, 1)
+        badge_gdImageAlphaBlending(image, 0)
+        badge_gdImageSaveAlpha(image, 1)
         let transparent = Int32(127 << 24)
         for y in 0..<Int32(height) {
             let row = badge_gd_row(image, y)!
@@ -64,12 +65,12 @@ public final class GDImage {
 
     /// PNG bytes at zlib `compression` level 0–9, alpha kept.
     public func pngData(compression: Int = 6) throws -> Data {
-        gdImageSaveAlpha(pointer, 1)
+        badge_gdImageSaveAlpha(pointer, 1)
         var size: Int32 = 0
-        guard let bytes = gdImagePngPtrEx(pointer, &size, Int32(max(0, min(9, compression)))), size > 0 else {
+        guard let bytes = badge_gdImagePngPtrEx(pointer, &size, Int32(max(0, min(9, compression)))), size > 0 else {
             throw BadgeError(.generationFailed, "libgd could not encode the PNG")
         }
-        defer { gdFree(bytes) }
+        defer { badge_gdFree(bytes) }
         return Data(bytes: bytes, count: Int(size))
     }
 
@@ -77,17 +78,17 @@ public final class GDImage {
     /// writes libjpeg's progressive scan sequence (gd's interlace flag).
     public func jpegData(quality: Int = 90, progressive: Bool = false) throws -> Data {
         pointer.pointee.interlace = progressive ? 1 : 0
-        return try encoded("JPEG") { size in gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
+        return try encoded("JPEG") { size in badge_gdImageJpegPtr(pointer, size, Int32(max(1, min(100, quality)))) }
     }
 
     /// GIF bytes (gd quantises to a palette).
     public func gifData() throws -> Data {
-        try encoded("GIF") { size in gdImageGifPtr(pointer, size) }
+        try encoded("GIF") { size in badge_gdImageGifPtr(pointer, size) }
     }
 
     /// Lossy WebP bytes at `quality` 1–100.
     public func webpData(quality: Int = 90) throws -> Data {
-        try encoded("WebP") { size in gdImageWebpPtrEx(pointer, size, Int32(max(1, min(100, quality)))) }
+        try encoded("WebP") { size in badge_gdImageWebpPtrEx(pointer, size, Int32(max(1, min(100, quality)))) }
     }
 
     private func encoded(_ name: String, _ encode: (UnsafeMutablePointer<Int32>) -> UnsafeMutableRawPointer?) throws -> Data {
@@ -95,7 +96,7 @@ public final class GDImage {
         guard let bytes = encode(&size), size > 0 else {
             throw BadgeError(.generationFailed, "libgd could not encode the \(name)")
         }
-        defer { gdFree(bytes) }
+        defer { badge_gdFree(bytes) }
         return Data(bytes: bytes, count: Int(size))
     }
 
@@ -139,16 +140,17 @@ public final class GDImage {
     /// if gd reported any problem.
     static func gdDecode(_ data: Data, format: ImageFormat, source: String?) throws -> GDImage {
         let name = format.rawValue.uppercased()
+        try LibGD.load()
         _ = errorCounter
         badge_gd_reset_problems()
         let image: gdImagePtr? = data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             let bytes = UnsafeMutableRawPointer(mutating: base)
             switch format {
-            case .png: return gdImageCreateFromPngPtr(Int32(raw.count), bytes)
-            case .jpeg: return gdImageCreateFromJpegPtrEx(Int32(raw.count), bytes, 0)
-            case .gif: return gdImageCreateFromGifPtr(Int32(raw.count), bytes)
-            case .webp: return gdImageCreateFromWebpPtr(Int32(raw.count), bytes)
+            case .png: return badge_gdImageCreateFromPngPtr(Int32(raw.count), bytes)
+            case .jpeg: return badge_gdImageCreateFromJpegPtrEx(Int32(raw.count), bytes, 0)
+            case .gif: return badge_gdImageCreateFromGifPtr(Int32(raw.count), bytes)
+            case .webp: return badge_gdImageCreateFromWebpPtr(Int32(raw.count), bytes)
             }
         }
         let problems = badge_gd_problems()
@@ -161,7 +163,7 @@ public final class GDImage {
                              path: source, hint: "the image data is damaged; export it again")
         }
         if badge_gd_is_truecolor(image) == 0 {
-            gdImagePaletteToTrueColor(image)
+            badge_gdImagePaletteToTrueColor(image)
         }
         return decoded
     }
@@ -239,17 +241,17 @@ public final class GDImage {
             // Bilinear scaling: gd's resampled copy enlarges in visible steps.
             let soft = try filled.blurred(radius: max(2, small / 12)).scaledBilinear(side: side)
             let dim = Int32(102) << 24  // black at 80 % transparency
-            gdImageAlphaBlending(soft.pointer, 1)
-            gdImageFilledRectangle(soft.pointer, 0, 0, Int32(side - 1), Int32(side - 1), dim)
+            badge_gdImageAlphaBlending(soft.pointer, 1)
+            badge_gdImageFilledRectangle(soft.pointer, 0, 0, Int32(side - 1), Int32(side - 1), dim)
             target = soft
         }
         let w = Double(width), h = Double(height), s = Double(side)
         // Over a backdrop, transparent pixels are composited; on a transparent one, copied as they are.
-        gdImageAlphaBlending(target.pointer, backdrop == .transparent ? 0 : 1)
+        badge_gdImageAlphaBlending(target.pointer, backdrop == .transparent ? 0 : 1)
         if contain {
             let scale = min(s / w, s / h)
             let dw = max(1, Int((w * scale).rounded())), dh = max(1, Int((h * scale).rounded()))
-            gdImageCopyResampled(target.pointer, pointer, Int32((side - dw) / 2), Int32((side - dh) / 2), 0, 0,
+            badge_gdImageCopyResampled(target.pointer, pointer, Int32((side - dw) / 2), Int32((side - dh) / 2), 0, 0,
                                  Int32(dw), Int32(dh), Int32(width), Int32(height))
         } else {
             let crop = min(w, h)
@@ -257,12 +259,12 @@ public final class GDImage {
             if crop / s <= 2, let scaled = try? croppedAndScaled(x: sx, y: sy, crop: Int32(crop), side: side) {
                 // Within 2x, bilinear sampling loses nothing and is several times faster
                 // than gd's area-averaging copy, which shrinking further still needs.
-                gdImageCopy(target.pointer, scaled.pointer, 0, 0, 0, 0, Int32(side), Int32(side))
+                badge_gdImageCopy(target.pointer, scaled.pointer, 0, 0, 0, 0, Int32(side), Int32(side))
             } else {
-                gdImageCopyResampled(target.pointer, pointer, 0, 0, sx, sy, Int32(side), Int32(side), Int32(crop), Int32(crop))
+                badge_gdImageCopyResampled(target.pointer, pointer, 0, 0, sx, sy, Int32(side), Int32(side), Int32(crop), Int32(crop))
             }
         }
-        gdImageAlphaBlending(target.pointer, 0)
+        badge_gdImageAlphaBlending(target.pointer, 0)
         return target
     }
 }
@@ -271,7 +273,7 @@ extension GDImage {
     /// The `crop`×`crop` square at (`x`, `y`), scaled bilinearly to `side`×`side`.
     func croppedAndScaled(x: Int32, y: Int32, crop: Int32, side: Int) throws -> GDImage {
         var rect = gdRect(x: x, y: y, width: crop, height: crop)
-        guard let cropped = gdImageCrop(pointer, &rect) else {
+        guard let cropped = badge_gdImageCrop(pointer, &rect) else {
             throw BadgeError(.generationFailed, "libgd could not crop a \(crop)×\(crop) square", hint: "is memory short?")
         }
         return try GDImage(taking: cropped).scaledBilinear(side: side)
@@ -279,8 +281,8 @@ extension GDImage {
 
     /// This image scaled bilinearly to `side`×`side`.
     func scaledBilinear(side: Int) throws -> GDImage {
-        gdImageSetInterpolationMethod(pointer, GD_BILINEAR_FIXED)
-        guard let scaled = gdImageScale(pointer, UInt32(side), UInt32(side)) else {
+        badge_gdImageSetInterpolationMethod(pointer, GD_BILINEAR_FIXED)
+        guard let scaled = badge_gdImageScale(pointer, UInt32(side), UInt32(side)) else {
             throw BadgeError(.generationFailed, "libgd could not scale an image to \(side)×\(side)", hint: "is memory short?")
         }
         return GDImage(taking: scaled)
@@ -289,7 +291,7 @@ extension GDImage {
     /// This image resampled to `width`×`height` (aspect ratio not kept).
     public func resized(width newWidth: Int, height newHeight: Int) throws -> GDImage {
         let target = try GDImage(width: newWidth, height: newHeight)
-        gdImageCopyResampled(target.pointer, pointer, 0, 0, 0, 0, Int32(newWidth), Int32(newHeight), Int32(width), Int32(height))
+        badge_gdImageCopyResampled(target.pointer, pointer, 0, 0, 0, 0, Int32(newWidth), Int32(newHeight), Int32(width), Int32(height))
         return target
     }
 }

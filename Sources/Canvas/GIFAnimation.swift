@@ -17,25 +17,25 @@ public enum GIFAnimation {
             guard let bytes, size > 0 else {
                 throw BadgeError(.generationFailed, "libgd could not encode the animated GIF (\(step))")
             }
-            defer { gdFree(bytes) }
+            defer { badge_gdFree(bytes) }
             output.append(Data(bytes: bytes, count: Int(size)))
         }
         let head = try palette(first)
         var size: Int32 = 0
-        try append(gdImageGifAnimBeginPtr(head, &size, 0, Int32(loops)), size, "header")
-        gdImageDestroy(head)
+        try append(badge_gdImageGifAnimBeginPtr(head, &size, 0, Int32(loops)), size, "header")
+        badge_gdImageDestroy(head)
         // With the previous frame at hand gd stores only the rectangle that
         // changed, with unchanged pixels transparent: a much smaller file.
         var previous: gdImagePtr?
-        defer { if let previous { gdImageDestroy(previous) } }
+        defer { if let previous { badge_gdImageDestroy(previous) } }
         for (frame, delay) in zip(frames, delays) {
             let image = try palette(frame)
-            let added = gdImageGifAnimAddPtr(image, &size, 1, 0, 0, Int32(max(2, delay)), Int32(gdDisposalNone), previous)
-            if let previous { gdImageDestroy(previous) }
+            let added = badge_gdImageGifAnimAddPtr(image, &size, 1, 0, 0, Int32(max(2, delay)), Int32(gdDisposalNone), previous)
+            if let previous { badge_gdImageDestroy(previous) }
             previous = image
             try append(added, size, "frame")
         }
-        try append(gdImageGifAnimEndPtr(&size), size, "trailer")
+        try append(badge_gdImageGifAnimEndPtr(&size), size, "trailer")
         return output
     }
 
@@ -43,7 +43,7 @@ public enum GIFAnimation {
     /// that changes from frame to frame shimmers.
     private static func palette(_ canvas: Canvas) throws -> gdImagePtr {
         let truecolor = try GDImage(canvas)
-        guard let image = gdImageCreatePaletteFromTrueColor(truecolor.pointer, 0, 256) else {
+        guard let image = badge_gdImageCreatePaletteFromTrueColor(truecolor.pointer, 0, 256) else {
             throw BadgeError(.generationFailed, "libgd could not reduce a frame to 256 colours", hint: "is memory short?")
         }
         return image

@@ -1,4 +1,5 @@
 import BadgeKit
+import CFontconfig
 import CFreeType
 import Foundation
 import Synchronization

@@ -19,7 +19,7 @@ final class CurlLoop: @unchecked Sendable {
         let multi = lock.withLock { () -> UnsafeMutableRawPointer in
             inbox.append(transfer)
             if let multiHandle { return multiHandle }
-            let multi = curl_multi_init()!
+            let multi = badge_curl_multi_init()!
             multiHandle = multi
             let handle = MultiHandle(pointer: multi)
             let thread = Thread { [self] in run(handle.pointer) }
@@ -27,12 +27,12 @@ final class CurlLoop: @unchecked Sendable {
             thread.start()
             return multi
         }
-        curl_multi_wakeup(multi)
+        badge_curl_multi_wakeup(multi)
     }
 
     func cancel(_ transfer: Transfer) {
         transfer.requestCancel()
-        if let multi = lock.withLock({ multiHandle }) { curl_multi_wakeup(multi) }
+        if let multi = lock.withLock({ multiHandle }) { badge_curl_multi_wakeup(multi) }
     }
 
     func stop() {
@@ -40,7 +40,7 @@ final class CurlLoop: @unchecked Sendable {
             stopping = true
             return multiHandle
         }
-        if let multi { curl_multi_wakeup(multi) }
+        if let multi { badge_curl_multi_wakeup(multi) }
     }
 
     private func run(_ multi: UnsafeMutableRawPointer) {
@@ -56,37 +56,37 @@ final class CurlLoop: @unchecked Sendable {
                 }
                 do {
                     let easy = try transfer.makeHandle()
-                    curl_multi_add_handle(multi, easy)
+                    badge_curl_multi_add_handle(multi, easy)
                     active[easy] = transfer
                 } catch {
                     transfer.finish(.failure(error))
                 }
             }
             for (easy, transfer) in active where transfer.isCancelRequested {
-                curl_multi_remove_handle(multi, easy)
+                badge_curl_multi_remove_handle(multi, easy)
                 active[easy] = nil
                 transfer.finish(.failure(CancellationError()))
             }
             if stop && active.isEmpty {
-                curl_multi_cleanup(multi)
+                badge_curl_multi_cleanup(multi)
                 return
             }
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            badge_curl_multi_perform(multi, &running)
             var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
+            while let message = badge_curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                       let transfer = active[easy] else { continue }
                 let result = message.pointee.data.result
                 let outcome = transfer.complete(result)
-                curl_multi_remove_handle(multi, easy)
+                badge_curl_multi_remove_handle(multi, easy)
                 active[easy] = nil
                 transfer.finish(outcome)
             }
             // Sleeps until a socket is ready, a wakeup arrives, or a timer is due
             // (the idle check runs from curl's progress callback at least once a second).
-            curl_multi_poll(multi, nil, 0, active.isEmpty ? 5_000 : 250, nil)
+            badge_curl_multi_poll(multi, nil, 0, active.isEmpty ? 5_000 : 250, nil)
         }
     }
 }

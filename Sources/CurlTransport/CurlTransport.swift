@@ -41,7 +41,7 @@ public final class CurlTransport: HTTPTransport {
         try Task.checkCancellation()
         if !CurlGlobal.isReady {
             // The first request loads libcurl (dlopen) and initialises it: blocking work.
-            try await BlockingExecutor.runToCompletion { CurlGlobal.initialize() }
+            try await BlockingExecutor.runToCompletion { try CurlGlobal.initialize() }
         }
         let transfer = Transfer(request: request, options: options)
         return try await withTaskCancellationHandler {
@@ -83,12 +83,22 @@ public final class CurlTransport: HTTPTransport {
 
 enum CurlGlobal {
     private static let ready = Atomic<Bool>(false)
-    private static let done: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    /// nil once libcurl is loaded and initialised; otherwise why it cannot be.
+    private static let failure: BadgeError? = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard badge_curl_load(&message, message.count) == 0 else {
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return BadgeError(.missingLibrary, "badge cannot use libcurl: \(reason)", hint: "install it: apt-get install libcurl4")
+        }
+        badge_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         ready.store(true, ordering: .releasing)
-        return true
+        return nil
     }()
 
     static var isReady: Bool { ready.load(ordering: .acquiring) }
-    static func initialize() { _ = done }
+
+    /// Loads and initialises libcurl, once; throws if it is not installed.
+    static func initialize() throws {
+        if let failure { throw failure }
+    }
 }

@@ -36,9 +36,9 @@ final class Transfer: @unchecked Sendable {
     deinit { cleanup() }
 
     func cleanup() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { badge_curl_easy_cleanup(easy) }
         easy = nil
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { badge_curl_slist_free_all(headerList) }
         headerList = nil
     }
 
@@ -59,7 +59,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Creates and configures the easy handle; nil with an error if curl refuses an option.
     func makeHandle() throws -> UnsafeMutableRawPointer {
-        guard let easy = curl_easy_init() else {
+        guard let easy = badge_curl_easy_init() else {
             throw BadgeError(.network, "libcurl could not create a transfer")
         }
         self.easy = easy
@@ -86,10 +86,10 @@ final class Transfer: @unchecked Sendable {
         }
 
         for header in r.headers {
-            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+            headerList = badge_curl_slist_append(headerList, "\(header.name): \(header.value)")
         }
         // curl adds "Expect: 100-continue" to large POSTs; servers of models rarely want it.
-        headerList = curl_slist_append(headerList, "Expect:")
+        headerList = badge_curl_slist_append(headerList, "Expect:")
         codes.append(badge_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
 
         switch r.method.uppercased() {
@@ -153,7 +153,7 @@ final class Transfer: @unchecked Sendable {
         codes.append(badge_curl_setopt_pointer(easy, CURLOPT_XFERINFODATA, context))
 
         if let bad = codes.first(where: { $0 != CURLE_OK }) {
-            throw BadgeError(.network, "libcurl refused an option", cause: String(cString: curl_easy_strerror(bad)))
+            throw BadgeError(.network, "libcurl refused an option", cause: String(cString: badge_curl_easy_strerror(bad)))
         }
         return easy
     }
@@ -163,7 +163,7 @@ final class Transfer: @unchecked Sendable {
         if let abortReason { return .failure(abortReason) }
         let where_ = request.url.absoluteString
         guard code == CURLE_OK else {
-            let cause = String(cString: curl_easy_strerror(code))
+            let cause = String(cString: badge_curl_easy_strerror(code))
             let error: BadgeError
             switch code {
             case CURLE_OPERATION_TIMEDOUT:

@@ -4,7 +4,7 @@ import Foundation
 
 /// A badge of one colour: a disc on a white ground. The smallest backend that
 /// does everything a backend must (docs/EXTENDING.md shows this file).
-public struct SolidGenerator: BadgeGenerator {
+public struct SolidGenerator: RegisteringGenerator {
     public static let type = "solid"
 
     public var color: RGBA
@@ -42,7 +42,6 @@ public struct SolidGenerator: BadgeGenerator {
             return try PNGEncoder.encode(canvas)
         }
         let file = try workspace.write(png, to: "solid.png")
-        return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "solid 1",
-                              isDrawnInProcess: true)
+        return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "solid 1")
     }
 }

@@ -210,23 +210,16 @@ struct BatchCommand: AsyncParsableCommand {
         _ item: BatchItem, directory: BatchOutputDirectory, context: CommandContext, date: Date?, zone: TimeZone
     ) async throws {
         guard let data = directory.read(item.fileName), let result = BatchRunner.upToDateResult(item, data: data),
-              var metadata = result.metadata
+              let metadata = result.metadata
         else {
             throw BadgeError(.notFound, "\(item.fileName) is not a finished badge of this batch",
                              path: directory.url.appendingPathComponent(item.fileName).path,
                              hint: "run the batch until that job succeeds, then commit it; the current badge is unchanged")
         }
-        let now = context.environment.now()
-        metadata.id = BadgeMetadata.newID()
-        metadata.commitmentDate = date ?? now
-        metadata.timeZone = zone.identifier
-        metadata.createdAt = now
-        if context.environment.sourceDate != nil { metadata.id = metadata.contentID(of: data) }
-        let png = try metadata.stamp(into: data)
-        let store = context.store
-        let committed = metadata
-        let stored = try await BlockingExecutor.run { try store.commit(png, metadata: committed) }
-        let info = BadgeInfo(stored)
+        let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
+        let stored = try await pipeline.commit(data, madeWith: metadata, commitment: .init(date: date, timeZone: zone),
+                                               to: .store(context.store))
+        let info = BadgeInfo(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
         if json {
             Terminal.note("committed \(item.key) as the current badge: \(stored.url.path)")
         } else {

@@ -5,16 +5,21 @@ import ExecBackend
 import ImportBackend
 import ProceduralBackend
 import RemoteBackend
+import Synchronization
 
-/// The one place where badge's built-in backends are registered. A new
-/// compiled backend adds its line here (see docs/EXTENDING.md).
+/// The one place where backends are registered: badge's own, then those
+/// given to `BadgeMain.run(registering:)` (see docs/EXTENDING.md).
 enum Backends {
+    /// Set once, by `BadgeMain.run(registering:)`, before the command is parsed.
+    static let extra = Mutex<[any RegisteringGenerator.Type]>([])
+
     static func registry(limits: ImageLimits) -> BackendRegistry {
         var registry = BackendRegistry()
         ProceduralGenerator.register(in: &registry)
         ImportGenerator.register(in: &registry, limits: limits)
         RemoteGenerator.register(in: &registry)
         ExecGenerator.register(in: &registry, limits: limits)
+        for backend in extra.withLock({ $0 }) { backend.register(in: &registry) }
         return registry
     }
 

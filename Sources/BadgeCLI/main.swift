@@ -1,0 +1,3 @@
+import BadgeMain
+
+await BadgeMain.run()

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds Examples/consumer, a package that depends on badge by version, the
+# way any other package would: against a tagged clone of this repository's
+# HEAD (committed work only), through a file:// git URL. Then its own
+# `solid-badge` makes a badge with its `solid` backend, and its tests run
+# badge's conformance suite on that backend.
+#   scripts/check-consumer.sh
+# Everything it makes stays under .build/consumer; the dependencies' builds are
+# kept there, so a second run recompiles only what changed.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$root/.build/consumer
+tag=${BADGE_CONSUMER_TAG:-0.3.0}
+mkdir -p "$work"
+
+# A fresh tagged clone of HEAD, always at the same path (SwiftPM caches by URL).
+rm -rf "$work/badge.git" "$work/package"
+git clone --quiet --no-hardlinks "$root" "$work/badge.git"
+git -C "$work/badge.git" tag -f "$tag" >/dev/null
+# The consumer is copied so that its Package.resolved stays out of the repository.
+cp -R "$root/Examples/consumer" "$work/package"
+
+export BADGE_GIT_URL="file://$work/badge.git"
+cd "$work/package"
+started=$(date +%s)
+swift build --scratch-path "$work/build" --build-tests
+echo "check-consumer: built in $(( $(date +%s) - started )) s" >&2
+
+sandbox=$(mktemp -d "${TMPDIR:-/tmp}/badge-consumer.XXXXXX")
+trap 'rm -rf "$sandbox"' EXIT
+printf '{"backends": {"blue": {"type": "solid", "color": "#2E86DE"}}}\n' > "$sandbox/config.json"
+binary=$(swift build --scratch-path "$work/build" --show-bin-path)/solid-badge
+BADGE_STORE=$sandbox/store HOME=$sandbox TMPDIR=$sandbox "$binary" generate --config "$sandbox/config.json" \
+  --backend blue --size 256 "Be kind"
+if ! BADGE_STORE=$sandbox/store HOME=$sandbox "$binary" show --json | grep -q '"solid"'; then
+  echo "check-consumer: the current badge was not made by the solid backend" >&2
+  exit 1
+fi
+swift test --scratch-path "$work/build" --skip-build
+echo "check-consumer: solid-badge made a badge and passed the conformance suite against badge $tag" >&2
