@@ -11,7 +11,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/.build/consumer
-tag=${BADGE_CONSUMER_TAG:-0.3.0}
+# The tag is badge's version (BadgeMetadata.version, as `make version` prints it).
+tag=${BADGE_CONSUMER_TAG:-$(sed -n 's/^ *public static let version = "\([^"]*\)"$/\1/p' "$root/Sources/BadgeKit/BadgeMetadata.swift")}
+[ -n "$tag" ] || { echo "check-consumer: no version in Sources/BadgeKit/BadgeMetadata.swift" >&2; exit 1; }
 mkdir -p "$work"
 
 # A fresh tagged clone of HEAD, always at the same path (SwiftPM caches by URL).
