@@ -10,7 +10,8 @@ public enum Provenance {
         public var pixels: Int
         public var differingPixels: Int
         public var prompt: String
-        public var seed: UInt64
+        /// A string of digits in JSON (LosslessUInt64).
+        public var seed: LosslessUInt64
         public var style: String
         public var size: Int
         public var artEngine: String
@@ -53,7 +54,7 @@ public enum Provenance {
             return count
         }
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
-                      prompt: metadata.prompt, seed: seed, style: metadata.style ?? "medal", size: metadata.size,
+                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: metadata.style ?? "medal", size: metadata.size,
                       artEngine: model)
     }
 

@@ -11,7 +11,8 @@ struct BadgeInfo: Encodable {
     var model: String?
     var style: String?
     var size: Int
-    var seed: UInt64?
+    /// A string of digits (LosslessUInt64): JSON readers that use doubles keep it exact.
+    var seed: LosslessUInt64?
     var revisedPrompt: String?
     /// RFC 3339 with the offset of `timeZone`.
     var commitmentDate: String
@@ -31,7 +32,7 @@ struct BadgeInfo: Encodable {
         model = m.model
         style = m.style
         size = m.size
-        seed = m.seed
+        seed = m.seed.map(LosslessUInt64.init)
         revisedPrompt = m.revisedPrompt
         commitmentDate = m.commitmentDateString
         commitmentDateLong = m.longCommitmentDate(locale: UserLocale.current)
@@ -55,7 +56,7 @@ struct BadgeInfo: Encodable {
             ("Note", extra?["note"]),
             ("Style", style),
             ("Size", "\(size)×\(size)"),
-            ("Seed", seed.map(String.init)),
+            ("Seed", seed?.description),
             ("Id", id),
             ("File", path),
         ])

@@ -51,10 +51,19 @@ public struct ConfigValue: Sendable {
         return int
     }
 
+    /// A 64-bit whole number written as a JSON integer (`7676146793421657753`) or as a
+    /// string of its decimal digits (`"7676146793421657753"`), the form badge writes:
+    /// readers that parse numbers as doubles (JavaScript, jq 1.6) keep a string exact.
     public func uint64() throws -> UInt64 {
-        guard case let .number(_, literal) = node.value else { throw typeError("a whole number") }
-        guard let v = UInt64(literal) else {
-            throw error("expected a whole number from 0 to \(UInt64.max), found \(literal)")
+        let literal: String, shown: String
+        switch node.value {
+        case let .number(_, text): (literal, shown) = (text, text)
+        case let .string(text): (literal, shown) = (text, JSONWriter.quote(text))
+        default: throw typeError("a whole number (or a string of its digits)")
+        }
+        guard let v = LosslessUInt64.parse(literal) else {
+            throw error("expected a whole number from 0 to \(UInt64.max), found \(shown)",
+                        hint: "write 64-bit numbers such as seeds as strings, e.g. \"seed\": \"7676146793421657753\"")
         }
         return v
     }

@@ -33,7 +33,7 @@ struct CommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let object = try json(result.stdout)
         #expect(object["prompt"] as? String == "Read 20 books")
-        #expect(object["seed"] as? Int == 9)
+        #expect(object["seed"] as? String == "9")
         #expect((object["commitmentDate"] as? String)?.hasPrefix("2027-01-01T00:00:00") == true)
         #expect(object["commitmentDateLong"] as? String == "January 1, 2027")
         #expect((object["path"] as? String)?.hasSuffix("/store/badge.png") == true)
