@@ -52,24 +52,69 @@ public struct BadgeStore: Sendable {
     }
 
     func read(_ url: URL) throws -> StoredBadge? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-        guard let metadata = try BadgeMetadata.read(from: url) else {
+        guard let status = try Self.fileStatus(url, what: "cannot read the badge") else { return nil }
+        let metadata: BadgeMetadata?
+        do {
+            metadata = try BadgeMetadata.read(from: url)
+        } catch let error as BadgeError where error.code == .io {
+            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.cause,
+                             hint: Self.readHint(for: directory))
+        }
+        guard let metadata else {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        return StoredBadge(url: url, metadata: metadata, byteCount: (attributes[.size] as? Int) ?? 0)
+        return StoredBadge(url: url, metadata: metadata, byteCount: Int(status.st_size))
     }
 
-    /// The replaced badges, newest first. Unreadable entries are skipped.
+    /// The size of the file at `url`, or nil when there is none (ENOENT, or a
+    /// missing directory on the way). Any other failure (EACCES on a store at
+    /// mode 000, EIO, ELOOP) is an error naming the path: an unreadable store
+    /// must never look like an empty one.
+    public static func fileSize(_ url: URL, what: String, code: BadgeError.Code = .store) throws -> Int? {
+        try fileStatus(url, what: what, code: code).map { Int($0.st_size) }
+    }
+
+    static func fileStatus(_ url: URL, what: String, code: BadgeError.Code = .store) throws -> stat? {
+        var info = stat()
+        if stat(url.path, &info) == 0 { return info }
+        let errnoCode = errno
+        if errnoCode == ENOENT || errnoCode == ENOTDIR { return nil }
+        throw BadgeError(code, what, path: url.path, cause: BadgeError.errnoDescription(errnoCode),
+                         hint: readHint(for: url.deletingLastPathComponent()))
+    }
+
+    static func readHint(for directory: URL) -> String {
+        "check the permissions of \(directory.path) (run as the user who owns the store), or choose another store with --store"
+    }
+
+    /// The replaced badges, newest first. Entries without badge metadata are skipped;
+    /// a history directory that exists but cannot be listed is an error.
     public func history() throws -> [StoredBadge] {
-        let currentID = (try? current())?.metadata.id
-        return historyEntries().filter { $0.metadata.id != currentID }
+        let currentID = try current()?.metadata.id
+        return try historyEntries().filter { $0.metadata.id != currentID }
     }
 
-    private func historyEntries() -> [StoredBadge] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: historyURL.path)) ?? []
-        return names.filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }
-            .compactMap { try? read(historyURL.appendingPathComponent($0)) }
+    private func historyEntries() throws -> [StoredBadge] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: historyURL.path)
+        } catch {
+            // stat tells a missing history (nil: nothing replaced yet) from an unreadable one (throws).
+            guard try Self.fileSize(historyURL, what: "cannot list the history") != nil else { return [] }
+            throw BadgeError(.store, "cannot list the history", path: historyURL.path,
+                             cause: (error as NSError).localizedDescription, hint: Self.readHint(for: historyURL))
+        }
+        return try names.filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }
+            .compactMap { name -> StoredBadge? in
+                do {
+                    return try read(historyURL.appendingPathComponent(name))
+                } catch let error as BadgeError where error.code == .store && error.cause != nil {
+                    throw error
+                } catch {
+                    return nil
+                }
+            }
             .sorted { ($0.metadata.createdAt, $0.metadata.id) > ($1.metadata.createdAt, $1.metadata.id) }
     }
 
@@ -271,7 +316,7 @@ public struct BadgeStore: Sendable {
     /// the history's list; the newest `historyLimit` of those are kept too.
     private func prune() {
         let currentID = ((try? BadgeMetadata.read(from: badgeURL)) ?? nil)?.id
-        let entries = historyEntries()
+        let entries = (try? historyEntries()) ?? []
         var kept = 0
         for entry in entries {
             if entry.metadata.id == currentID || kept >= historyLimit {
