@@ -14,6 +14,8 @@ public struct ProceduralGenerator: BadgeGenerator {
     public static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 
+    public var styles: [String]? { Self.styles }
+
     public var caption: Bool
     public var compression: Int
 

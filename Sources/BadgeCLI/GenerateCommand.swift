@@ -53,11 +53,19 @@ struct BadgeOptions: ParsableArguments {
         let zone = TimeZone.autoupdatingCurrent
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         var random = SystemRandomNumberGenerator()
-        let request = BadgeRequest(
-            prompt: prompt, style: style ?? config.defaults.style, size: size ?? config.defaults.size,
-            seed: seed ?? random.next(), source: source, options: parsedOptions())
         let chain = config.fallbackChain(for: backendName ?? config.defaults.backend)
         let backend = try context.backend(named: chain[0])
+        // A backend without styles (import, http) is never handed one: --style is refused,
+        // and the config's default style is left out.
+        let takesStyles = backend.generator.styles.map { !$0.isEmpty } ?? true
+        if let style, !takesStyles {
+            throw BadgeError(.usage, "--style \(style): the \(backend.type) backend \"\(backend.name)\" has no styles; it would be ignored",
+                             hint: backend.type == "import" ? "a picture is imported as it is; --option fit=contain and --option background=... shape it"
+                                 : "describe the look in the promise instead")
+        }
+        let request = BadgeRequest(
+            prompt: prompt, style: takesStyles ? (style ?? config.defaults.style) : nil, size: size ?? config.defaults.size,
+            seed: seed ?? random.next(), source: source, options: parsedOptions())
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
         if let output {

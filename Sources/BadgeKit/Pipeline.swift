@@ -107,6 +107,7 @@ public struct Pipeline: Sendable {
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
         let log = environment.logger
         try request.validate()
+        try backend.generator.checkRequestOptions(request.options, backend: backend.name)
         let availability = await backend.generator.availability()
         // A check that takes a while (an exec plugin asked over a pipe) may be where Ctrl-C lands:
         // that is a cancellation, not an unavailable backend.
