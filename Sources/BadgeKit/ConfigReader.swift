@@ -182,16 +182,24 @@ public struct ConfigObject: Sendable {
         return best.0
     }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    /// Optimal string alignment distance: Levenshtein's insertions, deletions and
+    /// substitutions, and a swap of two neighbours counts as one edit, the commonest
+    /// typo ("stlye" is 1 from "style" and 2 from "store"; plain Levenshtein says 2 and 2).
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         for i in 1...a.count {
             var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
+            beforePrevious = previous
             previous = current
         }
         return previous[b.count]
