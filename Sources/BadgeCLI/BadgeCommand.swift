@@ -41,6 +41,7 @@ struct Badge: AsyncParsableCommand {
                 Terminal.printError(mistake)
                 Foundation.exit(mistake.exitCode)
             }
+            exitAsJSONIfAsked(error)
             exit(withError: error)
         }
         do {
@@ -54,8 +55,21 @@ struct Badge: AsyncParsableCommand {
             Terminal.printError(error)
             Foundation.exit(error.exitCode)
         } catch {
+            exitAsJSONIfAsked(error)
             exit(withError: error)
         }
+    }
+
+    /// In `--json` mode an argument-parser error (a validation, a missing argument) is
+    /// printed as JSON too; help, a version, and an exit code without a message are left to it.
+    static func exitAsJSONIfAsked(_ error: any Error) {
+        guard Terminal.jsonMode else { return }
+        let code = exitCode(for: error)
+        let message = self.message(for: error)
+        guard code != .success, !message.isEmpty else { return }
+        Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
+                                       hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
+        Foundation.exit(code.rawValue)
     }
 }
 

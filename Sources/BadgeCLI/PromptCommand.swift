@@ -50,6 +50,21 @@ struct PromptCommand: ParsableCommand {
     @Flag(help: "Ask for the stages on standard input even when it is not a terminal.")
     var interactive = false
 
+    @Flag(help: "Print the prompt and its stages as JSON.")
+    var json = false
+
+    /// `--json`: the line and each stage it was made from.
+    struct Composed: Encodable {
+        var prompt: String
+        var purpose: String
+        var vibe: String?
+        var metaphor: String?
+        var style: String?
+        var colors: [String]
+        var grain: Bool
+        var glow: Bool
+    }
+
     func run() throws {
         var composer = PromptComposer(purpose: purpose ?? "", vibe: vibe, metaphor: metaphor, style: style,
                                       colors: colors.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
@@ -62,7 +77,12 @@ struct PromptCommand: ParsableCommand {
             try ask(&composer)
         }
         try composer.validate()
-        Terminal.out(composer.line)
+        if json {
+            try Terminal.json(Composed(prompt: composer.line, purpose: composer.purpose, vibe: composer.vibe, metaphor: composer.metaphor,
+                                       style: composer.style, colors: composer.colors, grain: composer.grain, glow: composer.glow))
+        } else {
+            Terminal.out(composer.line)
+        }
     }
 
     /// Walks the stages not given as flags, asking again after an answer it cannot use.
