@@ -86,3 +86,19 @@ struct FirstTenMinutesTests {
         #expect(bad.stderr.contains("bad.json:1:") && bad.stderr.contains("seed") && bad.stderr.contains("\"12ab\""), "\(bad.stderr)")
     }
 }
+
+// MARK: - 11. The sketch's outline filter, made fast, draws the same pixels
+
+extension FirstTenMinutesTests {
+    static let gallery = Sandbox.repository.appendingPathComponent("docs/gallery")
+
+    @Test func theGallerysSketchesStillVerify() async throws {
+        let sketches = try FileManager.default.contentsOfDirectory(atPath: Self.gallery.path).filter { $0.hasSuffix("-sketch.png") }.sorted()
+        #expect(sketches.count >= 4)
+        let s = try Sandbox()
+        for name in sketches {
+            let result = try await s.run(["verify", Self.gallery.appendingPathComponent(name).path])
+            #expect(result.status == 0 && result.stdout.hasPrefix("verified: every pixel matches"), "\(name): \(result.stdout) \(result.stderr)")
+        }
+    }
+}
