@@ -61,6 +61,9 @@ struct BadgeArt {
     var threads: Int? = nil
     /// The version of the art engine to draw as (`engines`).
     var engine = BadgeArt.currentEngine
+    /// Checked between bands and inside the sketch's outline filter: set, the drawing stops
+    /// and `render` throws `CancellationError`.
+    var cancellation: CancellationFlag? = nil
 
     func render() throws -> Result {
         let drawing = try draw(encoding: true)
@@ -105,6 +108,7 @@ struct BadgeArt {
             if let threads { canvas.drawingThreads = threads }
             let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
             paint(plan, on: canvas, mask: mask)
+            if cancellation?.isCancelled == true { throw CancellationError() }
         } else {
             // Every band draws the whole plan within its rows, on as many
             // threads as there are cores: the same pixels as drawn whole. Work
@@ -117,19 +121,25 @@ struct BadgeArt {
             let shared = SharedCanvas(canvas: canvas)
             let job = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
             let drawn = DrawnBands(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) })
+            let cancellation = self.cancellation
             DispatchQueue.concurrentPerform(iterations: 1 + bands + (job?.count ?? 0)) { item in
-                if item == 0 { return slot!.fill(fitting()) }
+                if item == 0 { return slot!.fill(cancellation?.isCancelled == true ? nil : fitting()) }
                 if item <= bands {
                     let k = item - 1
-                    let band = shared.canvas.rows(drawn.rows[k])
-                    band.mapRows()
-                    paint(plan, on: band, mask: nil)
+                    // Cancelled, the remaining bands are left undrawn (each still counts as done,
+                    // so nothing waits for it) and the picture is thrown away below.
+                    if cancellation?.isCancelled != true {
+                        let band = shared.canvas.rows(drawn.rows[k])
+                        band.mapRows()
+                        paint(plan, on: band, mask: nil)
+                    }
                     return drawn.finish(k)
                 }
                 let k = item - 1 - bands
                 drawn.wait(forRows: job!.rowsRead(by: k))
-                job!.compress(k)
+                if cancellation?.isCancelled != true { job!.compress(k) }
             }
+            if cancellation?.isCancelled == true { throw CancellationError() }
             encoded = job
         }
 
@@ -234,6 +244,8 @@ struct BadgeArt {
         case .flat: drawFlat(canvas, size: size, palette: palette)
         case .sketch: drawPaper(canvas, size: size)
         }
+        // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
+        if cancellation?.isCancelled == true { return }
         let text = plan.caption()
         let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
         if reading.grain && style != .sketch {
@@ -252,7 +264,9 @@ struct BadgeArt {
             // Line art: the motif is drawn as a mask, and only its outline is inked.
             var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
             painter.draw(plan.motif)
-            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
+            if cancellation?.isCancelled == true { return }
+            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk,
+                               isCancelled: { cancellation?.isCancelled == true })
         } else {
             if let (backdrop, _) = reading.backdrop {
                 var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),

@@ -38,7 +38,11 @@ public struct ProceduralGenerator: BadgeGenerator {
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let art = try self.art(for: request)
-        let result = try await BlockingExecutor.run { try art.render() }
+        let result = try await CancellationFlag.run { flag in
+            var cancellable = art
+            cancellable.cancellation = flag
+            return try cancellable.render()
+        }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
             file: file, format: .png, width: request.size, height: request.size, model: Self.artEngineVersion,

@@ -113,7 +113,11 @@ struct BatchCommand: AsyncParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
         progress.start()
-        let results = await runner.run(plan.items, into: directory, events: progress.handle)
+        let results = await withTaskCancellationHandler {
+            await runner.run(plan.items, into: directory, events: progress.handle)
+        } onCancel: {
+            progress.interrupted()
+        }
         progress.stop()
         let interrupted = Task.isCancelled
 
