@@ -20,6 +20,8 @@ struct BadgeInfo: Encodable {
     var commitmentDateLong: String
     var timeZone: String
     var createdAt: String
+    /// For a history entry: when it was replaced, RFC 3339 in the local time zone.
+    var replacedAt: String?
     var bytes: Int
     var extra: [String: String]?
 
@@ -44,6 +46,14 @@ struct BadgeInfo: Encodable {
 
     init(_ stored: StoredBadge) {
         self.init(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
+        replacedAt = stored.replacedAt.map { BadgeMetadata.rfc3339($0, in: .current) }
+    }
+
+    /// "Nov 22, 2026, 14:03" in the user's locale and `zone`: the day and the time, for listings.
+    static func dayAndTime(_ date: Date, in zone: TimeZone) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: UserLocale.current, timeZone: zone)
+        style.calendar = Calendar(identifier: .gregorian)
+        return date.formatted(style)
     }
 
     /// The human view: the date first, as on the back of the card.

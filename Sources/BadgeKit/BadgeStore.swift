@@ -8,6 +8,9 @@ public struct StoredBadge: Sendable, Equatable {
     public var url: URL
     public var metadata: BadgeMetadata
     public var byteCount: Int
+    /// For a history entry, when it was replaced: its file's status-change time, which the
+    /// hard link into `history/` (and the rename over `badge.png`) set, and nothing later does.
+    public var replacedAt: Date?
 }
 
 /// The persistence stage: one directory holding the one current `badge.png`,
@@ -64,7 +67,9 @@ public struct BadgeStore: Sendable {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        return StoredBadge(url: url, metadata: metadata, byteCount: Int(status.st_size))
+        let changed = Date(timeIntervalSince1970: Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9)
+        return StoredBadge(url: url, metadata: metadata, byteCount: Int(status.st_size),
+                           replacedAt: url.deletingLastPathComponent().lastPathComponent == Self.historyDirectoryName ? changed : nil)
     }
 
     /// The size of the file at `url`, or nil when there is none (ENOENT, or a
@@ -88,7 +93,7 @@ public struct BadgeStore: Sendable {
         "check the permissions of \(directory.path) (run as the user who owns the store), or choose another store with --store"
     }
 
-    /// The replaced badges, newest first. Entries without badge metadata are skipped;
+    /// The replaced badges, the most recently replaced first. Entries without badge metadata are skipped;
     /// a history directory that exists but cannot be listed is an error.
     public func history() throws -> [StoredBadge] {
         let currentID = try current()?.metadata.id
@@ -115,7 +120,10 @@ public struct BadgeStore: Sendable {
                     return nil
                 }
             }
-            .sorted { ($0.metadata.createdAt, $0.metadata.id) > ($1.metadata.createdAt, $1.metadata.id) }
+            .sorted {
+                ($0.replacedAt ?? $0.metadata.createdAt, $0.metadata.createdAt, $0.metadata.id)
+                    > ($1.replacedAt ?? $1.metadata.createdAt, $1.metadata.createdAt, $1.metadata.id)
+            }
     }
 
     /// Finds a history entry by id or unique id prefix (at least 4 characters).
