@@ -1,13 +1,14 @@
 import ArgumentParser
 import BadgeKit
 import Foundation
+import ProceduralBackend
 
 /// Options shared by `generate` and `import`: what to make and where it goes.
 struct BadgeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Visual style, e.g. medal, tile (backend-specific; default from the config).", valueName: "style"))
+    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"))
     var style: String?
 
-    @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))
+    @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound) (default: the config's defaults.size, else \(BadgeRequest.defaultSize)).", valueName: "px"))
     var size: Int?
 
     @Option(help: ArgumentHelp("Seed for variants; the same seed gives the same badge (default: random).", valueName: "n"))
@@ -102,8 +103,13 @@ struct GenerateCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               badge generate "A pair of dumbbells"
-              badge generate --backend procedural --style tile --seed 7 "A path through a forest"
+              badge generate --style tile --seed 7 "A path through a forest"
+              badge generate --style sketch --size 2048 "Meditate daily"
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
+
+            Styles (procedural backend): \(ProceduralGenerator.styles.joined(separator: ", ")); \
+            default \(ProceduralGenerator.styles[0]) or the config's defaults.style. \
+            Size: \(BadgeRequest.defaultSize) px unless --size or the config's defaults.size says otherwise.
             """
     )
 

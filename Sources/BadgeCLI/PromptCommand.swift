@@ -20,8 +20,10 @@ struct PromptCommand: ParsableCommand {
 
             Examples:
               badge prompt
-              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner --style flat --color coral --color gold
-              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm --color lavender)"
+              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner \\
+                --style flat --color coral --color gold
+              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm \\
+                --color lavender)"
             """
     )
 
