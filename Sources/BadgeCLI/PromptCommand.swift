@@ -132,15 +132,25 @@ struct PromptCommand: ParsableCommand {
 /// again, with the reason, until its answer is usable (or input ends).
 enum Questions {
     static func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
+        var asked = false
         while true {
-            FileHandle.standardError.write(Data("\(question)\n› ".utf8))
+            // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
+            FileHandle.standardError.write(Data(((asked ? "" : "\(question)\n") + "› ").utf8))
+            asked = true
             guard let line = readLine(strippingNewline: true) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
             }
             do {
                 return try use(line.trimmingCharacters(in: .whitespaces))
             } catch let error as BadgeError {
-                Terminal.note("  \(error.message)" + (error.hint.map { "; \($0)" } ?? ""))
+                // The question lists the choices: the answer's error adds only the nearest one.
+                var hint = error.hint
+                if let text = hint, text.hasPrefix(PromptComposer.didYouMean), let end = text.firstIndex(of: "?") {
+                    hint = String(text[...end])
+                } else if let text = hint, text.hasPrefix("choose one of") {
+                    hint = nil
+                }
+                Terminal.note("  \(error.message)" + (hint.map { "; \($0)" } ?? ""))
             }
         }
     }
