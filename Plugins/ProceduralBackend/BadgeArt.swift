@@ -91,7 +91,8 @@ struct BadgeArt {
         // (a batch keeps every core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption, engine] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
-            return Self.fittedCaption(Self.captionForms(reading.caption, engine: engine), face: face, size: size, round: round)
+            let words = request.caption.map { PromptReading.drawable($0) } ?? reading.caption
+            return Self.fittedCaption(Self.captionForms(words, engine: engine), face: face, size: size, round: round)
         }
         let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
         let slot = bands > 1 ? CaptionSlot() : nil
@@ -149,6 +150,9 @@ struct BadgeArt {
             "style": style.rawValue + (request.style == nil && reading.style != nil ? " (from the prompt)" : ""),
             "caption": caption ? "on" : "off",
         ]
+        // The words drawn (a long caption is shortened to fit), for show, history and the card.
+        if let drawn = plan.caption()?.text { notes["caption-drawn"] = drawn }
+        if let given = request.caption { notes["caption-text"] = given }
         if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }

@@ -132,6 +132,24 @@ public struct PromptComposer: Sendable, Equatable {
         }
         if grain { clauses.append("film grain") }
         if glow { clauses.append("glowing") }
-        return clauses.joined(separator: ", ") + " --ar 1:1"
+        return clauses.joined(separator: ", ") + Self.lineEnd
+    }
+
+    static let lineEnd = " --ar 1:1"
+
+    /// The purpose of a line `line` wrote ("Learn Spanish" of "Learn Spanish, calm mood, a
+    /// speech bubble as its symbol, flat style in teal --ar 1:1"): the promise to record.
+    /// nil for any other prompt.
+    public static func purpose(ofLine line: String) -> String? {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasSuffix(lineEnd) else { return nil }
+        var clauses = text.dropLast(lineEnd.count).components(separatedBy: ", ")
+        func isStage(_ clause: String) -> Bool {
+            clause.hasSuffix(" mood") || clause.hasSuffix(" as its symbol") || clause.hasPrefix("in ")
+                || clause.hasSuffix(" style") || clause.contains(" style in ") || clause == "film grain" || clause == "glowing"
+        }
+        while clauses.count > 1, let last = clauses.last, isStage(last) { clauses.removeLast() }
+        let purpose = clauses.joined(separator: ", ").trimmingCharacters(in: .whitespaces)
+        return purpose.isEmpty || purpose.contains("--") ? nil : purpose
     }
 }

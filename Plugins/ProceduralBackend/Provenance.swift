@@ -34,7 +34,8 @@ public enum Provenance {
         guard let seed = metadata.seed else {
             throw BadgeError(.invalidImage, "the badge's metadata has no seed", path: url.path)
         }
-        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed)
+        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed,
+                                   caption: metadata.extra["caption-text"])
         do {
             try request.validate()
         } catch let error as BadgeError {

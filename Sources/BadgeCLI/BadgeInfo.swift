@@ -5,7 +5,11 @@ import Foundation
 struct BadgeInfo: Encodable {
     var id: String
     var path: String
+    /// What the badge stands for: the purpose of a `badge prompt` line, else the prompt.
+    var promise: String
     var prompt: String
+    /// The caption drawn on the badge, when the backend says.
+    var caption: String?
     var backend: String
     var backendType: String
     var model: String?
@@ -29,6 +33,8 @@ struct BadgeInfo: Encodable {
         id = m.id
         self.path = path.path
         prompt = m.prompt
+        promise = m.extra["promise"] ?? m.prompt
+        caption = m.extra["caption-drawn"]
         backend = m.backend
         backendType = m.backendType
         model = m.model
@@ -60,7 +66,9 @@ struct BadgeInfo: Encodable {
     var text: String {
         Terminal.table([
             ("Commitment Date", commitmentDateLong),
-            ("Promise", prompt),
+            ("Promise", promise),
+            ("Prompt", prompt == promise ? nil : prompt),
+            ("Caption", caption),
             ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),

@@ -20,6 +20,9 @@ struct BadgeOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"))
     var output: String?
 
+    @Option(help: ArgumentHelp("The caption to draw on the badge, instead of one made from the promise (procedural backend).", valueName: "text"))
+    var caption: String?
+
     @Option(name: .customLong("option"), help: ArgumentHelp("A backend-specific option (repeatable).", valueName: "key=value"))
     var options: [String] = []
 
@@ -64,9 +67,13 @@ struct BadgeOptions: ParsableArguments {
                              hint: backend.type == "import" ? "a picture is imported as it is; --option fit=contain and --option background=... shape it"
                                  : "describe the look in the promise instead")
         }
+        if caption != nil && backend.type != ProceduralGenerator.type {
+            throw BadgeError(.usage, "--caption: the \(backend.type) backend \"\(backend.name)\" draws no caption; it would be ignored",
+                             hint: "--caption is for the procedural backend")
+        }
         let request = BadgeRequest(
             prompt: prompt, style: takesStyles ? (style ?? config.defaults.style) : nil, size: size ?? config.defaults.size,
-            seed: seed ?? random.next(), source: source, options: parsedOptions())
+            seed: seed ?? random.next(), source: source, options: parsedOptions(), caption: caption)
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
         if let output {
@@ -81,9 +88,11 @@ struct BadgeOptions: ParsableArguments {
         spinner.start()
         defer { spinner.stop() }
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
+        // A line from `badge prompt` is the prompt; its purpose is the promise.
+        let promise = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
         let outcome = try await pipeline.run(
             request, backend: backend, fallbacks: fallbacks, commitment: .init(date: commitmentDate, timeZone: zone),
-            to: destination)
+            to: destination, extra: promise)
         spinner.stop()
 
         let info = BadgeInfo(path: outcome.url, metadata: outcome.metadata, bytes: outcome.byteCount)

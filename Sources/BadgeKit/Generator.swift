@@ -99,6 +99,8 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
     public var source: String?
     /// Backend-specific per-request options (`--option key=value`).
     public var options: [String: String]
+    /// The caption to draw, instead of one made from the prompt (`generate --caption`).
+    public var caption: String?
 
     public init(
         prompt: String,
@@ -106,7 +108,8 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
         size: Int = BadgeRequest.defaultSize,
         seed: UInt64 = 0,
         source: String? = nil,
-        options: [String: String] = [:]
+        options: [String: String] = [:],
+        caption: String? = nil
     ) {
         self.prompt = prompt
         self.style = style
@@ -114,6 +117,7 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
         self.seed = seed
         self.source = source
         self.options = options
+        self.caption = caption
     }
 
     /// Checks what every backend relies on; throws a usage error otherwise.

@@ -49,11 +49,11 @@ public struct Pipeline: Sendable {
     /// `fallbacks` in turn) and writes the badge to `destination`.
     public func run(
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [],
-        commitment: Commitment, to destination: BadgeDestination
+        commitment: Commitment, to destination: BadgeDestination, extra: [String: String] = [:]
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
-        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
+        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
         try Task.checkCancellation()
         let url: URL
         switch destination {

@@ -23,7 +23,8 @@ extension FirstTenMinutesTests {
         let listed = try await s.run(["history", "--config", config.path])
         #expect(listed.status == 0, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.map { $0.components(separatedBy: "  ").last } == ["Promise A", "Promise C", "Promise B"], "\(listed.stdout)")
+        #expect(lines.map { String($0.components(separatedBy: "  ").last?.prefix(9) ?? "") } == ["Promise A", "Promise C", "Promise B"],
+                "\(listed.stdout)")
         let promiseColumn = lines.map { $0.range(of: "Promise")!.lowerBound.utf16Offset(in: $0) }
         #expect(Set(promiseColumn).count == 1, "the promises do not start in one column:\n\(listed.stdout)")
         #expect(lines.allSatisfy { $0.range(of: #"replaced .*\d{1,2}:\d{2}"#, options: .regularExpression) != nil }, "no time of day:\n\(listed.stdout)")
