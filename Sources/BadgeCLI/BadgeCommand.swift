@@ -37,7 +37,8 @@ struct Badge: AsyncParsableCommand {
             command = try parseAsRoot()
         } catch {
             // argument-parser's own messages, where it errs, are replaced by one with the right suggestion.
-            if let mistake = usageMistake(in: Array(CommandLine.arguments.dropFirst())) {
+            // Only for a usage error: help, versions and shell completions (---completion) are argument-parser's.
+            if exitCode(for: error) == .validationFailure, let mistake = usageMistake(in: Array(CommandLine.arguments.dropFirst())) {
                 Terminal.printError(mistake)
                 Foundation.exit(mistake.exitCode)
             }

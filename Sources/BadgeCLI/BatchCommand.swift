@@ -1,6 +1,7 @@
 import ArgumentParser
 import BadgeKit
 import Foundation
+import ProceduralBackend
 
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,7 +26,8 @@ struct BatchCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The manifest: .json, .jsonl or .csv (default: the config's batch.jobs).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The manifest: .json, .jsonl or .csv (default: the config's batch.jobs).", valueName: "file"),
+              completion: .file(extensions: ["json", "jsonl", "csv"]))
     var file: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"))
@@ -34,10 +36,11 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many badges to make at once (default: the config's batch.concurrency, then 8).", valueName: "n"))
     var concurrency: Int?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Backend for jobs that name none (default: the config's defaults.backend).", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend for jobs that name none (default: the config's defaults.backend).", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String?
 
-    @Option(help: ArgumentHelp("Style for jobs that name none.", valueName: "style"))
+    @Option(help: ArgumentHelp("Style for jobs that name none.", valueName: "style"), completion: .list(ProceduralGenerator.styles))
     var style: String?
 
     @Option(help: ArgumentHelp("Size for jobs that give none, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))

@@ -5,7 +5,8 @@ import ProceduralBackend
 
 /// Options shared by `generate` and `import`: what to make and where it goes.
 struct BadgeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"))
+    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"),
+            completion: .list(ProceduralGenerator.styles))
     var style: String?
 
     @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound) (default: the config's defaults.size, else \(BadgeRequest.defaultSize)).", valueName: "px"))
@@ -17,7 +18,8 @@ struct BadgeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The day you begin, YYYY-MM-DD (default: now).", valueName: "date"))
     var date: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"),
+            completion: .file(extensions: ["png"]))
     var output: String?
 
     @Option(help: ArgumentHelp("The caption to draw on the badge, instead of one made from the promise (procedural backend).", valueName: "text"))
@@ -124,10 +126,12 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Backend instance to use (see 'badge backends').", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend instance to use (see 'badge backends').", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String?
 
-    @Option(help: ArgumentHelp("Source image for backends that import one (a path, or - for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Source image for backends that import one (a path, or - for standard input).", valueName: "file"),
+            completion: .file())
     var source: String?
 
     @OptionGroup var badge: BadgeOptions
@@ -155,12 +159,13 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Import backend instance to use.", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Import backend instance to use.", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String = "import"
 
     @OptionGroup var badge: BadgeOptions
 
-    @Argument(help: "The picture: a path, or - for standard input.")
+    @Argument(help: "The picture: a path, or - for standard input.", completion: .file())
     var file: String
 
     @Argument(help: "The promise it stands for (default: the file's name).")

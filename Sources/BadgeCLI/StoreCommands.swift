@@ -72,7 +72,8 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The badge's id, or a unique prefix of at least 4 characters (see 'badge history').")
+    @Argument(help: "The badge's id, or a unique prefix of at least 4 characters (see 'badge history').",
+              completion: .custom(Completions.historyIDs))
     var id: String
 
     @Flag(help: "Print the result as JSON.")
