@@ -114,7 +114,7 @@ extension Badge {
             guard let known, !known.contains(name) else { continue }
             var hint = "'badge \(isRoot(command) ? "" : command._commandName + " ")--help' lists the options"
             if let near = ConfigObject.closest(to: name, in: known.sorted()) { hint = "did you mean '\(near)'? " + hint }
-            return BadgeError(.usage, "unknown option '\(name)'", hint: hint)
+            return BadgeError(.usage, "Unknown option '\(name)'", hint: hint)
         }
         return nil
     }
