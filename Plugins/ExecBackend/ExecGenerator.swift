@@ -16,6 +16,8 @@ import Subprocess
 /// passes the pipeline's intake like any other image.
 public struct ExecGenerator: BadgeGenerator {
     public static let type = "exec"
+    /// The plugin gets every `--option` and the style, and decides what they mean.
+    public var requestOptionKeys: Set<String>? { nil }
     /// An availability answer is meant to be cheap; it never waits longer than this.
     static let availabilityLimit: Duration = .seconds(10)
 

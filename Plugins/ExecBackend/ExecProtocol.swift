@@ -88,6 +88,11 @@ enum ExecProtocol {
                         throw Violation(message: "its metadata.seed \(literal) is not a whole number from 0 to \(UInt64.max)")
                     }
                     metadata.seed = seed
+                case ("seed", .string(let text)):
+                    guard let seed = LosslessUInt64.parse(text) else {
+                        throw Violation(message: "its metadata.seed \"\(text)\" is not a whole number from 0 to \(UInt64.max)")
+                    }
+                    metadata.seed = seed
                 case (let key, .string(let s)): metadata.extra[key] = s
                 case (let key, .number(_, let literal)): metadata.extra[key] = literal
                 case (let key, .bool(let b)): metadata.extra[key] = String(b)

@@ -44,16 +44,11 @@ public struct ImportGenerator: BadgeGenerator {
             try options.allowOnly(["type", "fit", "background"])
             var backdrop: GDImage.Backdrop?
             if let value = options.value("background") {
-                switch try value.string() {
-                case "transparent": backdrop = .transparent
-                case "blur": backdrop = .blurred
-                case let text:
-                    guard let color = RGBA(hex: text) else {
-                        throw value.error("expected a colour as \"#RRGGBB\", \"blur\" or \"transparent\"",
-                                          hint: "e.g. \"#FFFFFF\"; \"blur\" letterboxes on a blurred copy of the picture")
-                    }
-                    backdrop = .color(color)
+                let text = try value.string()
+                guard let parsed = Self.backdrop(named: text) else {
+                    throw value.error(Self.backgroundProblem, hint: Self.backgroundHint)
                 }
+                backdrop = parsed
             }
             return ImportGenerator(
                 fit: Fit(rawValue: try options.value("fit")?.oneOf(Fit.allCases.map(\.rawValue)) ?? "cover")!,
@@ -63,8 +58,50 @@ public struct ImportGenerator: BadgeGenerator {
 
     public func availability() async -> Availability { .available }
 
+    /// `--option fit=...` and `--option background=...` override the configuration per request.
+    public var requestOptionKeys: Set<String>? { ["fit", "background"] }
+    /// A picture is imported as it is: `--style` does not apply.
+    public var styles: [String]? { [] }
+
+    static let backgroundProblem = "expected a colour as \"#RRGGBB\", \"blur\" or \"transparent\""
+    static let backgroundHint = "e.g. \"#FFFFFF\"; \"blur\" letterboxes on a blurred copy of the picture"
+
+    static func backdrop(named text: String) -> GDImage.Backdrop? {
+        switch text {
+        case "transparent": return .transparent
+        case "blur": return .blurred
+        default: return RGBA(hex: text).map { .color($0) }
+        }
+    }
+
+    /// This generator with the request's `fit` and `background` options applied.
+    func applying(_ options: [String: String]) throws -> ImportGenerator {
+        var copy = self
+        if let text = options["fit"] {
+            guard let fit = Fit(rawValue: text) else {
+                let names = Fit.allCases.map(\.rawValue)
+                let near = ConfigObject.closest(to: text, in: names).map { "did you mean \"\($0)\"? " } ?? ""
+                throw BadgeError(.usage, "--option fit=\(text): expected one of \(names.joined(separator: ", "))",
+                                 hint: near + "cover fills the square, contain shows the whole picture")
+            }
+            copy.fit = fit
+        }
+        if let text = options["background"] {
+            guard let backdrop = Self.backdrop(named: text) else {
+                throw BadgeError(.usage, "--option background=\(text): " + Self.backgroundProblem, hint: Self.backgroundHint)
+            }
+            copy.backdrop = backdrop
+        }
+        return copy
+    }
+
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         try request.validate()
+        let generator = try applying(request.options)
+        return try await generator.importPicture(request, in: workspace)
+    }
+
+    private func importPicture(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         guard let source = request.source, !source.isEmpty else {
             throw BadgeError(.usage, "the import backend needs a picture", hint: "pass --source FILE (or - for standard input)")
         }

@@ -61,6 +61,9 @@ struct BadgeArt {
     var threads: Int? = nil
     /// The version of the art engine to draw as (`engines`).
     var engine = BadgeArt.currentEngine
+    /// Checked between bands and inside the sketch's outline filter: set, the drawing stops
+    /// and `render` throws `CancellationError`.
+    var cancellation: CancellationFlag? = nil
 
     func render() throws -> Result {
         let drawing = try draw(encoding: true)
@@ -88,7 +91,8 @@ struct BadgeArt {
         // (a batch keeps every core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption, engine] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
-            return Self.fittedCaption(Self.captionForms(reading.caption, engine: engine), face: face, size: size, round: round)
+            let words = request.caption.map { PromptReading.drawable($0) } ?? reading.caption
+            return Self.fittedCaption(Self.captionForms(words, engine: engine), face: face, size: size, round: round)
         }
         let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
         let slot = bands > 1 ? CaptionSlot() : nil
@@ -105,6 +109,7 @@ struct BadgeArt {
             if let threads { canvas.drawingThreads = threads }
             let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
             paint(plan, on: canvas, mask: mask)
+            if cancellation?.isCancelled == true { throw CancellationError() }
         } else {
             // Every band draws the whole plan within its rows, on as many
             // threads as there are cores: the same pixels as drawn whole. Work
@@ -117,19 +122,25 @@ struct BadgeArt {
             let shared = SharedCanvas(canvas: canvas)
             let job = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
             let drawn = DrawnBands(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) })
+            let cancellation = self.cancellation
             DispatchQueue.concurrentPerform(iterations: 1 + bands + (job?.count ?? 0)) { item in
-                if item == 0 { return slot!.fill(fitting()) }
+                if item == 0 { return slot!.fill(cancellation?.isCancelled == true ? nil : fitting()) }
                 if item <= bands {
                     let k = item - 1
-                    let band = shared.canvas.rows(drawn.rows[k])
-                    band.mapRows()
-                    paint(plan, on: band, mask: nil)
+                    // Cancelled, the remaining bands are left undrawn (each still counts as done,
+                    // so nothing waits for it) and the picture is thrown away below.
+                    if cancellation?.isCancelled != true {
+                        let band = shared.canvas.rows(drawn.rows[k])
+                        band.mapRows()
+                        paint(plan, on: band, mask: nil)
+                    }
                     return drawn.finish(k)
                 }
                 let k = item - 1 - bands
                 drawn.wait(forRows: job!.rowsRead(by: k))
-                job!.compress(k)
+                if cancellation?.isCancelled != true { job!.compress(k) }
             }
+            if cancellation?.isCancelled == true { throw CancellationError() }
             encoded = job
         }
 
@@ -139,6 +150,9 @@ struct BadgeArt {
             "style": style.rawValue + (request.style == nil && reading.style != nil ? " (from the prompt)" : ""),
             "caption": caption ? "on" : "off",
         ]
+        // The words drawn (a long caption is shortened to fit), for show, history and the card.
+        if let drawn = plan.caption()?.text { notes["caption-drawn"] = drawn }
+        if let given = request.caption { notes["caption-text"] = given }
         if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
@@ -234,6 +248,8 @@ struct BadgeArt {
         case .flat: drawFlat(canvas, size: size, palette: palette)
         case .sketch: drawPaper(canvas, size: size)
         }
+        // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
+        if cancellation?.isCancelled == true { return }
         let text = plan.caption()
         let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
         if reading.grain && style != .sketch {
@@ -252,7 +268,9 @@ struct BadgeArt {
             // Line art: the motif is drawn as a mask, and only its outline is inked.
             var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
             painter.draw(plan.motif)
-            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk)
+            if cancellation?.isCancelled == true { return }
+            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk,
+                               isCancelled: { cancellation?.isCancelled == true })
         } else {
             if let (backdrop, _) = reading.backdrop {
                 var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),

@@ -14,6 +14,8 @@ public struct ProceduralGenerator: BadgeGenerator {
     public static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 
+    public var styles: [String]? { Self.styles }
+
     public var caption: Bool
     public var compression: Int
 
@@ -36,7 +38,11 @@ public struct ProceduralGenerator: BadgeGenerator {
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let art = try self.art(for: request)
-        let result = try await BlockingExecutor.run { try art.render() }
+        let result = try await CancellationFlag.run { flag in
+            var cancellable = art
+            cancellable.cancellation = flag
+            return try cancellable.render()
+        }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
             drawnInProcess: file, width: request.size, height: request.size, model: Self.artEngineVersion,

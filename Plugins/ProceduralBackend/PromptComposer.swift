@@ -77,19 +77,32 @@ public struct PromptComposer: Sendable, Equatable {
                              hint: "give the style and colours as their own stages")
         }
         if let vibe, !Self.vibes.contains(vibe.lowercased()) {
-            throw BadgeError(.usage, "\"\(vibe)\" is not a vibe the badge can draw", hint: "choose one of: \(Self.vibes.joined(separator: ", "))")
+            throw BadgeError(.usage, "\"\(vibe)\" is not a vibe the badge can draw",
+                             hint: Self.suggestion(for: vibe, in: Self.vibes) + "choose one of: \(Self.vibes.joined(separator: ", "))")
         }
         if let metaphor, Self.motif(named: metaphor) == nil {
             throw BadgeError(.usage, "\"\(metaphor)\" is not a symbol the badge can draw",
-                             hint: "choose one of: \(Self.metaphors.joined(separator: ", ")) (or a word for one: guitar, coffee, trail, ...)")
+                             hint: Self.suggestion(for: metaphor, in: Self.metaphors)
+                                 + "choose one of: \(Self.metaphors.joined(separator: ", ")) (or a word for one: guitar, coffee, trail, ...)")
         }
         if let style, !Self.styles.contains(style.lowercased()) {
-            throw BadgeError(.usage, "\"\(style)\" is not a style", hint: "choose one of: \(Self.styles.joined(separator: ", "))")
+            throw BadgeError(.usage, "\"\(style)\" is not a style",
+                             hint: Self.suggestion(for: style, in: Self.styles) + "choose one of: \(Self.styles.joined(separator: ", "))")
         }
         for color in colors where !Self.isColor(color) {
             throw BadgeError(.usage, "\"\(color)\" is not a colour the badge knows",
-                             hint: "use a CSS colour name or a word such as \(Self.suggestedColors.joined(separator: ", "))")
+                             hint: Self.suggestion(for: color, in: Self.colorWords)
+                                 + "use a CSS colour name or a word such as \(Self.suggestedColors.joined(separator: ", "))")
         }
+    }
+
+    /// Every colour word the composer takes: the CSS names and the palette's words.
+    static let colorWords: [String] = Array(Set(Palette.named.keys).union(CSSColors.named.keys)).sorted()
+
+    /// "did you mean "calm"? " for a near miss ("calmm"), or nothing.
+    public static let didYouMean = "did you mean"
+    static func suggestion(for word: String, in choices: [String]) -> String {
+        ConfigObject.closest(to: word, in: choices).map { "\(didYouMean) \"\($0)\"? " } ?? ""
     }
 
     /// The motif a symbol's name or word stands for.
@@ -119,6 +132,24 @@ public struct PromptComposer: Sendable, Equatable {
         }
         if grain { clauses.append("film grain") }
         if glow { clauses.append("glowing") }
-        return clauses.joined(separator: ", ") + " --ar 1:1"
+        return clauses.joined(separator: ", ") + Self.lineEnd
+    }
+
+    static let lineEnd = " --ar 1:1"
+
+    /// The purpose of a line `line` wrote ("Learn Spanish" of "Learn Spanish, calm mood, a
+    /// speech bubble as its symbol, flat style in teal --ar 1:1"): the promise to record.
+    /// nil for any other prompt.
+    public static func purpose(ofLine line: String) -> String? {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasSuffix(lineEnd) else { return nil }
+        var clauses = text.dropLast(lineEnd.count).components(separatedBy: ", ")
+        func isStage(_ clause: String) -> Bool {
+            clause.hasSuffix(" mood") || clause.hasSuffix(" as its symbol") || clause.hasPrefix("in ")
+                || clause.hasSuffix(" style") || clause.contains(" style in ") || clause == "film grain" || clause == "glowing"
+        }
+        while clauses.count > 1, let last = clauses.last, isStage(last) { clauses.removeLast() }
+        let purpose = clauses.joined(separator: ", ").trimmingCharacters(in: .whitespaces)
+        return purpose.isEmpty || purpose.contains("--") ? nil : purpose
     }
 }

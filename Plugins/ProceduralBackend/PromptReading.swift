@@ -274,6 +274,14 @@ struct PromptReading: Sendable {
         return kept.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: ",.;:!?-' ")).uppercased()
     }
 
+    /// A caption given outright (`generate --caption`): upper case, in characters the font draws.
+    static func drawable(_ caption: String) -> String {
+        let words = caption.split(whereSeparator: \.isWhitespace).map { word in
+            String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
+        }.filter { !$0.isEmpty }
+        return words.joined(separator: " ").uppercased()
+    }
+
     /// Latin, Greek, Cyrillic, digits and common punctuation: what DejaVu Sans draws.
     static func isDrawable(_ s: Unicode.Scalar) -> Bool {
         switch s.value {

@@ -10,7 +10,8 @@ public enum Provenance {
         public var pixels: Int
         public var differingPixels: Int
         public var prompt: String
-        public var seed: UInt64
+        /// A string of digits in JSON (LosslessUInt64).
+        public var seed: LosslessUInt64
         public var style: String
         public var size: Int
         public var artEngine: String
@@ -33,7 +34,8 @@ public enum Provenance {
         guard let seed = metadata.seed else {
             throw BadgeError(.invalidImage, "the badge's metadata has no seed", path: url.path)
         }
-        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed)
+        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: seed,
+                                   caption: metadata.extra["caption-text"])
         do {
             try request.validate()
         } catch let error as BadgeError {
@@ -53,7 +55,7 @@ public enum Provenance {
             return count
         }
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
-                      prompt: metadata.prompt, seed: seed, style: metadata.style ?? "medal", size: metadata.size,
+                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: metadata.style ?? "medal", size: metadata.size,
                       artEngine: model)
     }
 

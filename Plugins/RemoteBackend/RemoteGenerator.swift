@@ -9,6 +9,8 @@ import Logging
 /// it leaves the workspace.
 public struct RemoteGenerator: BadgeGenerator {
     public static let type = "http"
+    /// The wire formats carry no style: `--style` does not apply.
+    public var styles: [String]? { [] }
 
     let name: String
     let options: RemoteOptions

@@ -8,6 +8,9 @@ public struct StoredBadge: Sendable, Equatable {
     public var url: URL
     public var metadata: BadgeMetadata
     public var byteCount: Int
+    /// For a history entry, when it was replaced: its file's status-change time, which the
+    /// hard link into `history/` (and the rename over `badge.png`) set, and nothing later does.
+    public var replacedAt: Date?
 }
 
 /// The persistence stage: one directory holding the one current `badge.png`,
@@ -173,36 +176,64 @@ public struct BadgeStore: Sendable {
 
     /// The badge `name` in the directory `fd`; nil when there is none. The
     /// file must be a regular file (not a symlink, FIFO or device) with badge
-    /// metadata whose id is a badge's.
-    func read(_ name: String, in fd: Int32, url: URL) throws -> StoredBadge? {
+    /// metadata whose id is a badge's. An entry of `history/` records when it
+    /// was replaced (the time it was linked there).
+    func read(_ name: String, in fd: Int32, url: URL, inHistory: Bool = false) throws -> StoredBadge? {
         let file: RegularFile
         do {
             file = try RegularFile(name, in: fd, followSymlinks: false)
         } catch .system(_, ENOENT) {
             return nil
         } catch {
-            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description,
-                             hint: "move it away; 'badge generate' puts a new badge in its place")
+            let hint = error.errno == EACCES || error.errno == EPERM
+                ? Self.readHint(for: directory) : "move it away; 'badge generate' puts a new badge in its place"
+            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description, hint: hint)
         }
         guard let metadata = BadgeMetadata(entries: try PNG.readHeaderText(from: file, path: url.path)) else {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        return StoredBadge(url: url, metadata: metadata, byteCount: file.size)
+        return StoredBadge(url: url, metadata: metadata, byteCount: file.size, replacedAt: inHistory ? file.changed : nil)
     }
 
-    /// The replaced badges, newest first. Unreadable entries are skipped.
+    /// The size of the file at `url`, or nil when there is none (ENOENT, or a
+    /// missing directory on the way). Any other failure (EACCES on a store at
+    /// mode 000, EIO, ELOOP) is an error naming the path: an unreadable store
+    /// must never look like an empty one.
+    public static func fileSize(_ url: URL, what: String, code: BadgeError.Code = .store) throws -> Int? {
+        try fileStatus(url, what: what, code: code).map { Int($0.st_size) }
+    }
+
+    static func fileStatus(_ url: URL, what: String, code: BadgeError.Code = .store) throws -> stat? {
+        var info = stat()
+        if stat(url.path, &info) == 0 { return info }
+        let errnoCode = errno
+        if errnoCode == ENOENT || errnoCode == ENOTDIR { return nil }
+        throw BadgeError(code, what, path: url.path, cause: BadgeError.errnoDescription(errnoCode),
+                         hint: readHint(for: url.deletingLastPathComponent()))
+    }
+
+    static func readHint(for directory: URL) -> String {
+        "check the permissions of \(directory.path) (run as the user who owns the store), or choose another store with --store"
+    }
+
+    /// The replaced badges, the most recently replaced first. Entries without badge metadata are skipped;
+    /// a history directory that exists but cannot be listed is an error.
     public func history() throws -> [StoredBadge] {
         guard let store = try open(create: false) else { return [] }
         let currentID = (try? read(Self.badgeFileName, in: store.directory, url: badgeURL))??.metadata.id
         return historyEntries(store).filter { $0.metadata.id != currentID }
     }
 
+    /// The history's badges, the most recently replaced first; entries that cannot be read as badges are skipped.
     private func historyEntries(_ store: Handle) -> [StoredBadge] {
         guard let history = store.history else { return [] }
         return directoryEntries(history).filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }
-            .compactMap { name in (try? read(name, in: history, url: historyURL.appendingPathComponent(name))) ?? nil }
-            .sorted { ($0.metadata.createdAt, $0.metadata.id) > ($1.metadata.createdAt, $1.metadata.id) }
+            .compactMap { name in (try? read(name, in: history, url: historyURL.appendingPathComponent(name), inHistory: true)) ?? nil }
+            .sorted {
+                ($0.replacedAt ?? $0.metadata.createdAt, $0.metadata.createdAt, $0.metadata.id)
+                    > ($1.replacedAt ?? $1.metadata.createdAt, $1.metadata.createdAt, $1.metadata.id)
+            }
     }
 
     /// Finds a history entry by id or unique id prefix (at least 4 characters).

@@ -51,10 +51,19 @@ public struct ConfigValue: Sendable {
         return int
     }
 
+    /// A 64-bit whole number written as a JSON integer (`7676146793421657753`) or as a
+    /// string of its decimal digits (`"7676146793421657753"`), the form badge writes:
+    /// readers that parse numbers as doubles (JavaScript, jq 1.6) keep a string exact.
     public func uint64() throws -> UInt64 {
-        guard case let .number(_, literal) = node.value else { throw typeError("a whole number") }
-        guard let v = UInt64(literal) else {
-            throw error("expected a whole number from 0 to \(UInt64.max), found \(literal)")
+        let literal: String, shown: String
+        switch node.value {
+        case let .number(_, text): (literal, shown) = (text, text)
+        case let .string(text): (literal, shown) = (text, JSONWriter.quote(text))
+        default: throw typeError("a whole number (or a string of its digits)")
+        }
+        guard let v = LosslessUInt64.parse(literal) else {
+            throw error("expected a whole number from 0 to \(UInt64.max), found \(shown)",
+                        hint: "write 64-bit numbers such as seeds as strings, e.g. \"seed\": \"7676146793421657753\"")
         }
         return v
     }
@@ -173,16 +182,24 @@ public struct ConfigObject: Sendable {
         return best.0
     }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    /// Optimal string alignment distance: Levenshtein's insertions, deletions and
+    /// substitutions, and a swap of two neighbours counts as one edit, the commonest
+    /// typo ("stlye" is 1 from "style" and 2 from "store"; plain Levenshtein says 2 and 2).
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         for i in 1...a.count {
             var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
+            beforePrevious = previous
             previous = current
         }
         return previous[b.count]

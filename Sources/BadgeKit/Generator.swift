@@ -49,10 +49,33 @@ public protocol BadgeGenerator: Sendable {
     /// work done on this machine's CPU, nil (the batch's limit) for work that
     /// mostly waits on a server.
     var preferredConcurrency: Int? { get }
+
+    /// The `--option` keys this backend reads from a request (`BadgeRequest.options`);
+    /// any other key is refused before the backend runs. nil: it hands every key on
+    /// (an exec plugin gets them all).
+    var requestOptionKeys: Set<String>? { get }
+
+    /// The styles it draws; empty: it has none, so `--style` does not apply; nil: it
+    /// hands the style on as it is.
+    var styles: [String]? { get }
 }
 
 extension BadgeGenerator {
     public var preferredConcurrency: Int? { nil }
+    public var requestOptionKeys: Set<String>? { [] }
+    public var styles: [String]? { nil }
+
+    /// Refuses a request option this backend does not read, with the nearest key it does:
+    /// nothing the user asked for is silently ignored.
+    public func checkRequestOptions(_ options: [String: String], backend: String) throws {
+        guard let known = requestOptionKeys else { return }
+        for key in options.keys.sorted() where !known.contains(key) {
+            let names = known.sorted()
+            var hint = names.isEmpty ? "this backend reads no --option" : "it reads: " + names.joined(separator: ", ")
+            if let near = ConfigObject.closest(to: key, in: names) { hint = "did you mean \"\(near)\"? " + hint }
+            throw BadgeError(.usage, "unknown --option \"\(key)\"", backend: backend, hint: hint)
+        }
+    }
 }
 
 /// A backend that can check, on request, that its server really answers
@@ -76,6 +99,8 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
     public var source: String?
     /// Backend-specific per-request options (`--option key=value`).
     public var options: [String: String]
+    /// The caption to draw, instead of one made from the prompt (`generate --caption`).
+    public var caption: String?
 
     public init(
         prompt: String,
@@ -83,7 +108,8 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
         size: Int = BadgeRequest.defaultSize,
         seed: UInt64 = 0,
         source: String? = nil,
-        options: [String: String] = [:]
+        options: [String: String] = [:],
+        caption: String? = nil
     ) {
         self.prompt = prompt
         self.style = style
@@ -91,6 +117,7 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
         self.seed = seed
         self.source = source
         self.options = options
+        self.caption = caption
     }
 
     /// Checks what every backend relies on; throws a usage error otherwise.

@@ -49,11 +49,11 @@ public struct Pipeline: Sendable {
     /// `fallbacks` in turn) and writes the badge to `destination`.
     public func run(
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [],
-        commitment: Commitment, to destination: BadgeDestination
+        commitment: Commitment, to destination: BadgeDestination, extra: [String: String] = [:]
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
-        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
+        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
         try Task.checkCancellation()
         return try await deliver(png, metadata: metadata, to: destination, started: started)
     }
@@ -141,6 +141,7 @@ public struct Pipeline: Sendable {
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
         let log = environment.logger
         try request.validate()
+        try backend.generator.checkRequestOptions(request.options, backend: backend.name)
         let availability = await backend.generator.availability()
         // A check that takes a while (an exec plugin asked over a pipe) may be where Ctrl-C lands:
         // that is a cancellation, not an unavailable backend.

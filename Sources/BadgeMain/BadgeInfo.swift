@@ -5,13 +5,18 @@ import Foundation
 struct BadgeInfo: Encodable {
     var id: String
     var path: String
+    /// What the badge stands for: the purpose of a `badge prompt` line, else the prompt.
+    var promise: String
     var prompt: String
+    /// The caption drawn on the badge, when the backend says.
+    var caption: String?
     var backend: String
     var backendType: String
     var model: String?
     var style: String?
     var size: Int
-    var seed: UInt64?
+    /// A string of digits (LosslessUInt64): JSON readers that use doubles keep it exact.
+    var seed: LosslessUInt64?
     var revisedPrompt: String?
     /// RFC 3339 with the offset of `timeZone`.
     var commitmentDate: String
@@ -19,6 +24,8 @@ struct BadgeInfo: Encodable {
     var commitmentDateLong: String
     var timeZone: String
     var createdAt: String
+    /// For a history entry: when it was replaced, RFC 3339 in the local time zone.
+    var replacedAt: String?
     var bytes: Int
     var extra: [String: String]?
 
@@ -26,12 +33,14 @@ struct BadgeInfo: Encodable {
         id = m.id
         self.path = path.path
         prompt = m.prompt
+        promise = m.extra["promise"] ?? m.prompt
+        caption = m.extra["caption-drawn"]
         backend = m.backend
         backendType = m.backendType
         model = m.model
         style = m.style
         size = m.size
-        seed = m.seed
+        seed = m.seed.map(LosslessUInt64.init)
         revisedPrompt = m.revisedPrompt
         commitmentDate = m.commitmentDateString
         commitmentDateLong = m.longCommitmentDate(locale: UserLocale.current)
@@ -43,19 +52,29 @@ struct BadgeInfo: Encodable {
 
     init(_ stored: StoredBadge) {
         self.init(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
+        replacedAt = stored.replacedAt.map { BadgeMetadata.rfc3339($0, in: .current) }
+    }
+
+    /// "Nov 22, 2026, 14:03" in the user's locale and `zone`: the day and the time, for listings.
+    static func dayAndTime(_ date: Date, in zone: TimeZone) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: UserLocale.current, timeZone: zone)
+        style.calendar = Calendar(identifier: .gregorian)
+        return date.formatted(style)
     }
 
     /// The human view: the date first, as on the back of the card.
     var text: String {
         Terminal.table([
             ("Commitment Date", commitmentDateLong),
-            ("Promise", prompt),
+            ("Promise", promise),
+            ("Prompt", prompt == promise ? nil : prompt),
+            ("Caption", caption),
             ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),
             ("Style", style),
             ("Size", "\(size)×\(size)"),
-            ("Seed", seed.map(String.init)),
+            ("Seed", seed?.description),
             ("Id", id),
             ("File", path),
         ])

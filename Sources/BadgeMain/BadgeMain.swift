@@ -20,8 +20,21 @@ public enum BadgeMain {
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
         Prewarm.start(for: CommandLine.arguments)
+        let command: ParsableCommand
         do {
-            var command = try Badge.parseAsRoot()
+            command = try Badge.parseAsRoot()
+        } catch {
+            // argument-parser's own messages, where it errs, are replaced by one with the right suggestion.
+            // Only for a usage error: help, versions and shell completions (---completion) are argument-parser's.
+            if Badge.exitCode(for: error) == .validationFailure, let mistake = Badge.usageMistake(in: Array(CommandLine.arguments.dropFirst())) {
+                Terminal.printError(mistake)
+                Foundation.exit(mistake.exitCode)
+            }
+            exitAsJSONIfAsked(error)
+            Badge.exit(withError: error)
+        }
+        do {
+            var command = command
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await Interrupts.runCancellable { try await asyncCommand.run() }
             } else {
@@ -31,9 +44,88 @@ public enum BadgeMain {
             Terminal.printError(error)
             Foundation.exit(error.exitCode)
         } catch {
+            exitAsJSONIfAsked(error)
             Badge.exit(withError: error)
         }
         Foundation.exit(0)
+    }
+
+    /// In `--json` mode an argument-parser error (a validation, a missing argument) is
+    /// printed as JSON too; help, a version, and an exit code without a message are left to it.
+    static func exitAsJSONIfAsked(_ error: any Error) {
+        guard Terminal.jsonMode else { return }
+        let code = Badge.exitCode(for: error)
+        let message = Badge.message(for: error)
+        guard code != .success, !message.isEmpty else { return }
+        Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
+                                       hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
+        Foundation.exit(code.rawValue)
+    }
+}
+
+/// Suggestions for the mistakes argument-parser words poorly.
+///
+/// argument-parser 1.8.2 answers a mistyped subcommand (`badge genrate`) with
+/// "Unexpected argument 'genrate'", no suggestion; and it suggests for a mistyped
+/// option the first name within plain Levenshtein distance 3 of the nearest, so
+/// `--stlye` (2 edits from both `--style` and `--store`) gets `--store`, the global
+/// option declared first. Here a swap of neighbours is one edit
+/// (`ConfigObject.editDistance`), and the candidates are the command's own long
+/// options, read from its help. Only run when parsing has failed: a correct command
+/// line costs nothing.
+extension Badge {
+    static func usageMistake(in arguments: [String]) -> BadgeError? {
+        var command: ParsableCommand.Type = Badge.self
+        var index = 0
+        // The subcommand path: `config validate`, `generate`, ...
+        while index < arguments.count, !arguments[index].hasPrefix("-") {
+            let token = arguments[index]
+            let subcommands = command.configuration.subcommands
+            if subcommands.isEmpty { break }
+            guard let next = subcommands.first(where: { $0._commandName == token }) else {
+                if token == "help" { return nil }
+                let names = subcommands.map { $0._commandName }
+                let path = ([Badge._commandName] + (isRoot(command) ? [] : [command._commandName])).joined(separator: " ")
+                var hint = "the commands are: " + names.joined(separator: ", ")
+                if let near = ConfigObject.closest(to: token, in: names) { hint = "did you mean '\(near)'? " + hint }
+                return BadgeError(.usage, "'\(token)' is not a \(path) command", hint: hint)
+            }
+            command = next
+            index += 1
+        }
+        var known: Set<String>?
+        for token in arguments[index...] {
+            if token == "--" { break }
+            let name = String(token.split(separator: "=", maxSplits: 1).first ?? "")
+            guard name.hasPrefix("--"), name.count > 2,
+                  name.dropFirst(2).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { continue }
+            if known == nil { known = longOptions(of: command) }
+            guard let known, !known.contains(name) else { continue }
+            var hint = "'badge \(isRoot(command) ? "" : command._commandName + " ")--help' lists the options"
+            if let near = ConfigObject.closest(to: name, in: known.sorted()) { hint = "did you mean '\(near)'? " + hint }
+            return BadgeError(.usage, "Unknown option '\(name)'", hint: hint)
+        }
+        return nil
+    }
+
+    static func isRoot(_ command: ParsableCommand.Type) -> Bool {
+        ObjectIdentifier(command) == ObjectIdentifier(Badge.self)
+    }
+
+    /// Every long option `command` takes, as its help lists them (hidden ones too).
+    static func longOptions(of command: ParsableCommand.Type) -> Set<String> {
+        let help = isRoot(command) ? Badge.helpMessage(includeHidden: true, columns: 10_000)
+            : Badge.helpMessage(for: command, includeHidden: true, columns: 10_000)
+        var names: Set<String> = ["--help", "--version", "--generate-completion-script", "--experimental-dump-help"]
+        for line in help.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("-") else { continue }
+            for word in trimmed.split(separator: " ").prefix(4) {
+                let name = word.trimmingCharacters(in: CharacterSet(charactersIn: ",<>[]"))
+                if name.hasPrefix("--"), name.count > 2 { names.insert(name) }
+            }
+        }
+        return names
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BadgeKit
 import Foundation
+import ProceduralBackend
 
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,7 +28,8 @@ struct BatchCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The manifest: .json, .jsonl or .csv (default: the config's batch.jobs).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The manifest: .json, .jsonl or .csv (default: the config's batch.jobs).", valueName: "file"),
+              completion: .file(extensions: ["json", "jsonl", "csv"]))
     var file: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"))
@@ -36,10 +38,11 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many badges to make at once (default: the config's batch.concurrency, then 8).", valueName: "n"))
     var concurrency: Int?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Backend for jobs that name none (default: the config's defaults.backend).", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend for jobs that name none (default: the config's defaults.backend).", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String?
 
-    @Option(help: ArgumentHelp("Style for jobs that name none.", valueName: "style"))
+    @Option(help: ArgumentHelp("Style for jobs that name none.", valueName: "style"), completion: .list(ProceduralGenerator.styles))
     var style: String?
 
     @Option(help: ArgumentHelp("Size for jobs that give none, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))
@@ -125,7 +128,11 @@ struct BatchCommand: AsyncParsableCommand {
         let writer = try BatchReportWriter(directory: directory, shard: shard, count: plan.items.count,
                                            checkpointInterval: .seconds(checkpoint))
         progress.start()
-        await runner.stream(plan.items, into: directory, events: progress.handle) { index, result in writer.record(index, result) }
+        await withTaskCancellationHandler {
+            await runner.stream(plan.items, into: directory, events: progress.handle) { index, result in writer.record(index, result) }
+        } onCancel: {
+            progress.interrupted()
+        }
         progress.stop()
         let interrupted = Task.isCancelled
 

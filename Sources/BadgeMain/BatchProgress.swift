@@ -20,6 +20,10 @@ final class BatchProgress: @unchecked Sendable {
     private var lastStarted: String?
     private var ticker: Task<Void, Never>?
     private var lastDraw: ContinuousClock.Instant?
+    /// Set by `stop`: no drawing after it, so nothing is left on the summary's line.
+    private var stopped = false
+    /// Set by `interrupted`: the bar says so until the items in flight have ended.
+    private var stopping = false
 
     /// `lines` receives the per-item lines when there is no terminal.
     init(total: Int, live: Bool, lines: FileHandle) {
@@ -40,12 +44,25 @@ final class BatchProgress: @unchecked Sendable {
         }
     }
 
+    /// Ends the bar: drawn a last time, its line ended, so what follows starts on a line of its own.
     func stop() {
         ticker?.cancel()
-        guard live else { return }
         lock.lock()
         defer { lock.unlock() }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        guard live, !stopped else { stopped = true; return }
+        stopped = true
+        running.removeAll()
+        FileHandle.standardError.write(Data((barText(now: clock.now) + "\n").utf8))
+    }
+
+    /// Ctrl-C: says at once that the batch is stopping (the items in flight still end cleanly).
+    func interrupted() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !stopping, !stopped else { return }
+        stopping = true
+        let text = "stopping… the badges being drawn are abandoned, finished ones are kept (Ctrl-C again quits at once)"
+        FileHandle.standardError.write(Data(((live ? "\r\u{1B}[2K" : "") + text + "\n").utf8))
     }
 
     func handle(_ event: BatchEvent) {
@@ -88,9 +105,15 @@ final class BatchProgress: @unchecked Sendable {
         guard live else { return }
         lock.lock()
         defer { lock.unlock() }
+        guard !stopped else { return }
         let now = clock.now
         if !force, let lastDraw, now - lastDraw < .milliseconds(50) { return }
         lastDraw = now
+        FileHandle.standardError.write(Data(barText(now: now).utf8))
+    }
+
+    /// The bar's line, from the start of the line; the caller holds the lock.
+    private func barText(now: ContinuousClock.Instant) -> String {
         let elapsed = BatchProgressMath.seconds(now - started)
         let width = 24
         let filled = total == 0 ? width : min(width, finished * width / total)
@@ -103,10 +126,11 @@ final class BatchProgress: @unchecked Sendable {
             let remaining = total - finished
             if remaining > 0 { text += "  ETA " + BatchProgressMath.clock(Double(remaining) / rate) }
         }
+        if stopping { text += "  stopping…" }
         if let shown = lastStarted.flatMap({ running.contains($0) ? $0 : nil }) ?? running.first {
             text += "  " + OutsideText.printable(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
         }
-        FileHandle.standardError.write(Data(text.utf8))
+        return text
     }
 }
 

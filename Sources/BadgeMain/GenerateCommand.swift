@@ -1,13 +1,15 @@
 import ArgumentParser
 import BadgeKit
 import Foundation
+import ProceduralBackend
 
 /// Options shared by `generate` and `import`: what to make and where it goes.
 struct BadgeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Visual style, e.g. medal, tile (backend-specific; default from the config).", valueName: "style"))
+    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"),
+            completion: .list(ProceduralGenerator.styles))
     var style: String?
 
-    @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound).", valueName: "px"))
+    @Option(help: ArgumentHelp("Badge size in pixels, \(BadgeRequest.sizeRange.lowerBound)–\(BadgeRequest.sizeRange.upperBound) (default: the config's defaults.size, else \(BadgeRequest.defaultSize)).", valueName: "px"))
     var size: Int?
 
     @Option(help: ArgumentHelp("Seed for variants; the same seed gives the same badge (default: random).", valueName: "n"))
@@ -16,8 +18,12 @@ struct BadgeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The day you begin, YYYY-MM-DD (default: now).", valueName: "date"))
     var date: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"),
+            completion: .file(extensions: ["png"]))
     var output: String?
+
+    @Option(help: ArgumentHelp("The caption to draw on the badge, instead of one made from the promise (procedural backend).", valueName: "text"))
+    var caption: String?
 
     @Option(name: .customLong("option"), help: ArgumentHelp("A backend-specific option (repeatable).", valueName: "key=value"))
     var options: [String] = []
@@ -53,11 +59,23 @@ struct BadgeOptions: ParsableArguments {
         let zone = TimeZone.autoupdatingCurrent
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         var random = SystemRandomNumberGenerator()
-        let request = BadgeRequest(
-            prompt: prompt, style: style ?? config.defaults.style, size: size ?? config.defaults.size,
-            seed: seed ?? random.next(), source: source, options: parsedOptions())
         let chain = config.fallbackChain(for: backendName ?? config.defaults.backend)
         let backend = try context.backend(named: chain[0])
+        // A backend without styles (import, http) is never handed one: --style is refused,
+        // and the config's default style is left out.
+        let takesStyles = backend.generator.styles.map { !$0.isEmpty } ?? true
+        if let style, !takesStyles {
+            throw BadgeError(.usage, "--style \(style): the \(backend.type) backend \"\(backend.name)\" has no styles; it would be ignored",
+                             hint: backend.type == "import" ? "a picture is imported as it is; --option fit=contain and --option background=... shape it"
+                                 : "describe the look in the promise instead")
+        }
+        if caption != nil && backend.type != ProceduralGenerator.type {
+            throw BadgeError(.usage, "--caption: the \(backend.type) backend \"\(backend.name)\" draws no caption; it would be ignored",
+                             hint: "--caption is for the procedural backend")
+        }
+        let request = BadgeRequest(
+            prompt: prompt, style: takesStyles ? (style ?? config.defaults.style) : nil, size: size ?? config.defaults.size,
+            seed: seed ?? random.next(), source: source, options: parsedOptions(), caption: caption)
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
         if let output {
@@ -72,9 +90,11 @@ struct BadgeOptions: ParsableArguments {
         spinner.start()
         defer { spinner.stop() }
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
+        // A line from `badge prompt` is the prompt; its purpose is the promise.
+        let promise = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
         let outcome = try await pipeline.run(
             request, backend: backend, fallbacks: fallbacks, commitment: .init(date: commitmentDate, timeZone: zone),
-            to: destination)
+            to: destination, extra: promise)
         spinner.stop()
 
         let info = BadgeInfo(path: outcome.url, metadata: outcome.metadata, bytes: outcome.byteCount)
@@ -94,17 +114,24 @@ struct GenerateCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               badge generate "A pair of dumbbells"
-              badge generate --backend procedural --style tile --seed 7 "A path through a forest"
+              badge generate --style tile --seed 7 "A path through a forest"
+              badge generate --style sketch --size 2048 "Meditate daily"
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
+
+            Styles (procedural backend): \(ProceduralGenerator.styles.joined(separator: ", ")); \
+            default \(ProceduralGenerator.styles[0]) or the config's defaults.style. \
+            Size: \(BadgeRequest.defaultSize) px unless --size or the config's defaults.size says otherwise.
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Backend instance to use (see 'badge backends').", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Backend instance to use (see 'badge backends').", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String?
 
-    @Option(help: ArgumentHelp("Source image for backends that import one (a path, or - for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Source image for backends that import one (a path, or - for standard input).", valueName: "file"),
+            completion: .file())
     var source: String?
 
     @OptionGroup var badge: BadgeOptions
@@ -132,12 +159,13 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Import backend instance to use.", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Import backend instance to use.", valueName: "name"),
+            completion: .custom(Completions.backendNames))
     var backend: String = "import"
 
     @OptionGroup var badge: BadgeOptions
 
-    @Argument(help: "The picture: a path, or - for standard input.")
+    @Argument(help: "The picture: a path, or - for standard input.", completion: .file())
     var file: String
 
     @Argument(help: "The promise it stands for (default: the file's name).")

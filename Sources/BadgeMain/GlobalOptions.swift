@@ -5,10 +5,12 @@ import Logging
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $BADGE_CONFIG, then $XDG_CONFIG_HOME/badge/config.json).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $BADGE_CONFIG, then $XDG_CONFIG_HOME/badge/config.json).", valueName: "file"),
+            completion: .file(extensions: ["json"]))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Store directory (default: $BADGE_STORE, the config's store, then $XDG_DATA_HOME/badge).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Store directory (default: $BADGE_STORE, the config's store, then $XDG_DATA_HOME/badge).", valueName: "dir"),
+            completion: .directory)
     var store: String?
 
     @Flag(name: .shortAndLong, help: "Log what happens, step by step, to standard error.")
@@ -39,5 +41,37 @@ struct CommandContext {
 
     func backend(named name: String) throws -> BackendInstance {
         try registry.makeBackend(named: name, in: config, environment: environment)
+    }
+}
+
+/// Values the shell completes (argument-parser's `CompletionKind.custom`): asked of the
+/// binary as the user types, from the effective configuration and store, honouring a
+/// `--config` or `--store` already on the command line. Any failure completes nothing.
+enum Completions {
+    static func backendNames(_ arguments: [String], _ index: Int, _ prefix: String) -> [String] {
+        guard let config = try? config(arguments) else { return [] }
+        return config.backends.map(\.name).filter { $0.hasPrefix(prefix) }
+    }
+
+    static func historyIDs(_ arguments: [String], _ index: Int, _ prefix: String) -> [String] {
+        guard let config = try? config(arguments) else { return [] }
+        let variables = ProcessInfo.processInfo.environment
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        let store = BadgeStore(directory: config.storeDirectory(explicit: value(of: "--store", in: arguments), variables: variables, workingDirectory: cwd))
+        return ((try? store.history()) ?? []).map(\.metadata.id).filter { $0.hasPrefix(prefix) }
+    }
+
+    private static func config(_ arguments: [String]) throws -> BadgeConfig {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        return try BadgeConfig.load(explicit: value(of: "--config", in: arguments), variables: ProcessInfo.processInfo.environment,
+                                    workingDirectory: cwd)
+    }
+
+    private static func value(of option: String, in arguments: [String]) -> String? {
+        for (i, argument) in arguments.enumerated() {
+            if argument.hasPrefix(option + "=") { return String(argument.dropFirst(option.count + 1)) }
+            if argument == option, i + 1 < arguments.count { return arguments[i + 1] }
+        }
+        return nil
     }
 }

@@ -20,8 +20,10 @@ struct PromptCommand: ParsableCommand {
 
             Examples:
               badge prompt
-              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner --style flat --color coral --color gold
-              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm --color lavender)"
+              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner \\
+                --style flat --color coral --color gold
+              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm \\
+                --color lavender)"
             """
     )
 
@@ -50,6 +52,21 @@ struct PromptCommand: ParsableCommand {
     @Flag(help: "Ask for the stages on standard input even when it is not a terminal.")
     var interactive = false
 
+    @Flag(help: "Print the prompt and its stages as JSON.")
+    var json = false
+
+    /// `--json`: the line and each stage it was made from.
+    struct Composed: Encodable {
+        var prompt: String
+        var purpose: String
+        var vibe: String?
+        var metaphor: String?
+        var style: String?
+        var colors: [String]
+        var grain: Bool
+        var glow: Bool
+    }
+
     func run() throws {
         var composer = PromptComposer(purpose: purpose ?? "", vibe: vibe, metaphor: metaphor, style: style,
                                       colors: colors.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
@@ -62,7 +79,12 @@ struct PromptCommand: ParsableCommand {
             try ask(&composer)
         }
         try composer.validate()
-        Terminal.out(composer.line)
+        if json {
+            try Terminal.json(Composed(prompt: composer.line, purpose: composer.purpose, vibe: composer.vibe, metaphor: composer.metaphor,
+                                       style: composer.style, colors: composer.colors, grain: composer.grain, glow: composer.glow))
+        } else {
+            Terminal.out(composer.line)
+        }
     }
 
     /// Walks the stages not given as flags, asking again after an answer it cannot use.
@@ -110,15 +132,25 @@ struct PromptCommand: ParsableCommand {
 /// again, with the reason, until its answer is usable (or input ends).
 enum Questions {
     static func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
+        var asked = false
         while true {
-            FileHandle.standardError.write(Data("\(question)\n› ".utf8))
+            // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
+            FileHandle.standardError.write(Data(((asked ? "" : "\(question)\n") + "› ").utf8))
+            asked = true
             guard let line = readLine(strippingNewline: true) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
             }
             do {
                 return try use(line.trimmingCharacters(in: .whitespaces))
             } catch let error as BadgeError {
-                Terminal.note("  \(error.message)" + (error.hint.map { "; \($0)" } ?? ""))
+                // The question lists the choices: the answer's error adds only the nearest one.
+                var hint = error.hint
+                if let text = hint, text.hasPrefix(PromptComposer.didYouMean), let end = text.firstIndex(of: "?") {
+                    hint = String(text[...end])
+                } else if let text = hint, text.hasPrefix("choose one of") {
+                    hint = nil
+                }
+                Terminal.note("  \(error.message)" + (hint.map { "; \($0)" } ?? ""))
             }
         }
     }

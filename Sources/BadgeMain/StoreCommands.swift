@@ -27,7 +27,7 @@ struct ShowCommand: AsyncParsableCommand {
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "List the badges the current one replaced, newest first."
+        abstract: "List the badges the current one replaced, the most recently replaced first."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -37,17 +37,29 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        let entries = try context.store.history().map(BadgeInfo.init)
+        let stored = try context.store.history()
         if json {
-            try Terminal.json(entries)
+            try Terminal.json(stored.map(BadgeInfo.init))
             return
         }
-        if entries.isEmpty {
+        if stored.isEmpty {
             Terminal.note("No earlier badges. Each new badge keeps the one it replaces here (up to \(context.store.historyLimit)).")
             return
         }
-        for entry in entries {
-            Terminal.out("\(entry.id)  \(entry.commitmentDateLong)  \(entry.backend)  \(entry.prompt)")
+        // id, replaced, committed, backend, promise: each column padded to its widest cell,
+        // whatever the ids and backend names.
+        var rows: [[String]] = []
+        for entry in stored {
+            let m = entry.metadata
+            let zone = TimeZone(identifier: m.timeZone) ?? .current
+            rows.append([m.id, "replaced " + (entry.replacedAt.map { BadgeInfo.dayAndTime($0, in: .current) } ?? "-"),
+                         "committed " + BadgeInfo.dayAndTime(m.commitmentDate, in: zone), m.backend,
+                         (m.extra["promise"] ?? m.prompt) + (m.extra["caption-drawn"].map { " (\($0))" } ?? "")])
+        }
+        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let padded = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            Terminal.out((padded + [row[4]]).joined(separator: "  "))
         }
     }
 }
@@ -60,7 +72,8 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The badge's id, or a unique prefix of at least 4 characters (see 'badge history').")
+    @Argument(help: "The badge's id, or a unique prefix of at least 4 characters (see 'badge history').",
+              completion: .custom(Completions.historyIDs))
     var id: String
 
     @Flag(help: "Print the result as JSON.")

@@ -12,7 +12,42 @@ enum Terminal {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// True when the command line asks for `--json` (before a `--`): errors are then JSON too.
+    static var jsonMode: Bool {
+        CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
+    }
+
+    /// An error as `--json` prints it, on standard error: `{"error": {"code", "message", "hint", ...}}`.
+    struct JSONError: Encodable {
+        struct Body: Encodable {
+            var code: String
+            var message: String
+            var hint: String?
+            var path: String?
+            var line: Int?
+            var column: Int?
+            var key: String?
+            var backend: String?
+            var cause: String?
+        }
+        var error: Body
+
+        init(_ e: BadgeError) {
+            error = Body(code: e.code.rawValue, message: e.message, hint: e.hint, path: e.path, line: e.location?.line,
+                         column: e.location?.column, key: e.keyPath.flatMap { $0.isEmpty ? nil : $0 }, backend: e.backend,
+                         cause: e.cause)
+        }
+    }
+
     static func printError(_ error: BadgeError) {
+        if jsonMode {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if let data = try? encoder.encode(JSONError(error)) {
+                FileHandle.standardError.write(data + Data("\n".utf8))
+                return
+            }
+        }
         let description = OutsideText.printable(error.description)
         var text = "error: \(description)\n"
         if stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil {

@@ -21,7 +21,7 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try global.makeContext()
         let url = file.map { BadgeConfig.resolvePath($0, relativeTo: context.environment.workingDirectory) } ?? context.store.badgeURL
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        guard try BadgeStore.fileSize(url, what: "cannot read the badge", code: file == nil ? .store : .io) != nil else {
             throw BadgeError(.notFound, "no such file", path: url.path,
                              hint: file == nil ? "make a badge first: badge generate \"A pair of dumbbells\"" : "check the path")
         }

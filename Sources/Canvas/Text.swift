@@ -164,7 +164,7 @@ public final class FontFace {
     /// `text` at `pixelSize`, rendered once, to be drawn on any thread (band by band, say).
     public func render(_ text: String, pixelSize: Double) throws -> TextImage {
         let glyphs = try glyphs(text, pixelSize: pixelSize)
-        return TextImage(glyphs: glyphs, box: Self.box(of: glyphs))
+        return TextImage(glyphs: glyphs, box: Self.box(of: glyphs), text: text)
     }
 
     static func box(of glyphs: [Glyph]) -> TextBox {
@@ -226,6 +226,8 @@ public final class FontFace {
 public struct TextImage: Sendable {
     let glyphs: [FontFace.Glyph]
     public let box: TextBox
+    /// The text rendered.
+    public let text: String
 }
 
 extension Canvas {

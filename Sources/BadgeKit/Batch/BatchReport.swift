@@ -31,7 +31,7 @@ public struct BatchReport: Encodable, Sendable {
         var backend: String
         var style: String?
         var size: Int
-        var seed: UInt64
+        var seed: LosslessUInt64
         var source: String?
         var options: [String: String]?
     }
@@ -93,7 +93,7 @@ public struct BatchReport: Encodable, Sendable {
             status = result.status
             file = result.succeeded ? item.fileName : nil
             request = Request(prompt: item.request.prompt, backend: item.backend, style: item.request.style,
-                              size: item.request.size, seed: item.request.seed, source: item.request.source,
+                              size: item.request.size, seed: LosslessUInt64(item.request.seed), source: item.request.source,
                               options: item.request.options.isEmpty ? nil : item.request.options)
             requestHash = item.requestHash
             backend = result.metadata?.backend

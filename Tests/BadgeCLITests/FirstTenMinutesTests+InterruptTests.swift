@@ -1,0 +1,114 @@
+import BadgeKit
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - 10. The batch's bar ends its line; Ctrl-C is answered at once
+
+extension FirstTenMinutesTests {
+    /// A running child whose output is read as it comes, to wait for a state before acting.
+    final class Watched: @unchecked Sendable {
+        let process: Process
+        private let lock = NSLock()
+        private var out = Data(), err = Data()
+        private let readers = DispatchGroup()
+
+        init(_ process: Process) throws {
+            self.process = process
+            let stdout = Pipe(), stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            for (pipe, isOut) in [(stdout, true), (stderr, false)] {
+                readers.enter()
+                Thread { [self] in
+                    while true {
+                        let chunk = pipe.fileHandleForReading.availableData
+                        if chunk.isEmpty { break }
+                        lock.lock()
+                        if isOut { out.append(chunk) } else { err.append(chunk) }
+                        lock.unlock()
+                    }
+                    readers.leave()
+                }.start()
+            }
+        }
+
+        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
+        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+
+        /// Waits (at most `limit`, a bound for a hang, not a measurement) until `condition` holds.
+        func wait(for limit: TimeInterval = 60, until condition: (Watched) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(limit)
+            while Date() < deadline {
+                if condition(self) { return true }
+                if !process.isRunning { return condition(self) }
+                usleep(5_000)
+            }
+            return false
+        }
+
+        /// Waits for the exit (killing the child after `limit`) and for its output to be read.
+        func finish(limit: TimeInterval = 60) -> Int32? {
+            let ended = wait(for: limit) { !$0.process.isRunning }
+            if !ended { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            readers.wait()
+            return ended ? process.terminationStatus : nil
+        }
+    }
+
+    @Test func ctrlCDuringABatchSaysStoppingAtOnce() async throws {
+        let s = try Sandbox()
+        let jobs = (1...40).map { #"{"name": "job-\#($0)", "prompt": "Meditate daily \#($0)", "size": 1024}"# }
+        try Data(("[" + jobs.joined(separator: ",\n") + "]").utf8).write(to: s.root.appendingPathComponent("jobs.json"))
+        let batch = try Watched(try s.start(["batch", s.root.appendingPathComponent("jobs.json").path, "--output",
+                                            s.root.appendingPathComponent("out").path]))
+        #expect(batch.wait { $0.stdout.contains("ok ") }, "no badge was made: \(batch.stderr)")
+        kill(batch.process.processIdentifier, SIGINT)
+        #expect(batch.wait { $0.stderr.contains("stopping…") }, "no word of stopping: \(batch.stderr)")
+        let status = batch.finish()
+        #expect(status == 1, "\(batch.stderr)")
+        #expect(batch.stderr.contains("interrupted:"), "\(batch.stderr)")
+        // "stopping…" came before the batch's last word, not with it.
+        let stderr = batch.stderr
+        if let stopping = stderr.range(of: "stopping…"), let interrupted = stderr.range(of: "interrupted:") {
+            #expect(stopping.lowerBound < interrupted.lowerBound)
+        }
+    }
+
+    @Test func ctrlCDuringALargeSketchCancelsIt() async throws {
+        let s = try Sandbox()
+        let generate = try Watched(try s.start(["generate", "--verbose", "--style", "sketch", "--size", "4096", "Meditate daily"]))
+        // The drawing has started once the workspace is ready.
+        #expect(generate.wait { $0.stderr.contains("workspace ready") }, "\(generate.stderr)")
+        kill(generate.process.processIdentifier, SIGINT)
+        let status = generate.finish()
+        #expect(status == 1, "\(generate.stderr)")
+        #expect(generate.stderr.contains("cancelled"), "\(generate.stderr)")
+        #expect(s.badge == nil && s.leftoverWorkspaces.isEmpty)
+    }
+
+    /// On a terminal (a pseudo-terminal from script(1)), the summary starts a line of its own.
+    @Test func theBatchSummaryIsNotGluedToTheProgressBar() async throws {
+        let s = try Sandbox()
+        let jobs = (1...4).map { #"{"name": "job-\#($0)", "prompt": "Read \#($0) books", "size": 128}"# }
+        try Data(("[" + jobs.joined(separator: ",") + "]").utf8).write(to: s.root.appendingPathComponent("jobs.json"))
+        let command = [Sandbox.binary.path, "batch", s.root.appendingPathComponent("jobs.json").path, "--output", s.root.appendingPathComponent("out").path]
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qefc", command, "/dev/null"]
+        process.environment = s.environment
+        let watched = try Watched(process)
+        #expect(watched.finish() == 0, "\(watched.stdout)")
+        let output = watched.stdout
+        #expect(output.contains("▕"), "no progress bar on the terminal: \(output)")
+        let summary = try #require(output.range(of: "Made 4 badges"), "\(output)")
+        let before = output[..<summary.lowerBound]
+        // A terminal turns "\n" into "\r\n", one Character: compare scalars.
+        #expect(before.unicodeScalars.last == "\n", "the summary is glued to what came before: \(before.suffix(80).debugDescription)")
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+// MARK: - 6. Near-miss values in badge prompt get suggestions
+
+extension FirstTenMinutesTests {
+    @Test func promptSuggestsTheNearestVibeColourAndStyle() async throws {
+        let s = try Sandbox()
+        for (flag, typo, meant) in [("--vibe", "calmm", "calm"), ("--color", "tael", "teal"), ("--style", "sktech", "sketch")] {
+            let result = try await s.run(["prompt", "--purpose", "Learn Spanish", flag, typo])
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.contains("did you mean \"\(meant)\"?"), "\(flag) \(typo): \(result.stderr)")
+        }
+    }
+
+    @Test func askedInTurnTheChoicesAreListedOnce() async throws {
+        let s = try Sandbox()
+        let answers = "Learn Spanish\ncalmm\ncalm\nspeech\nflat\ntael\nteal\n"
+        let result = try await s.run(["prompt", "--interactive"], stdin: Data(answers.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("did you mean \"calm\"?") && result.stderr.contains("did you mean \"teal\"?"), "\(result.stderr)")
+        let vibeList = "bold, bright, calm"
+        #expect(result.stderr.components(separatedBy: vibeList).count - 1 == 1, "the vibes are listed more than once:\n\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Learn Spanish, calm mood"), "\(result.stdout)")
+    }
+}
