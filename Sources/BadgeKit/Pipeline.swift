@@ -54,11 +54,13 @@ public struct Pipeline: Sendable {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
         let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment)
+        await TestHold.at("before-commit", environment)
         try Task.checkCancellation()
         let url: URL
         switch destination {
         case let .store(store):
             let stored = try await BlockingExecutor.run { try store.commit(png, metadata: metadata) }
+            await TestHold.at("after-commit", environment)
             url = stored.url
         case let .file(target):
             try await BlockingExecutor.run {
