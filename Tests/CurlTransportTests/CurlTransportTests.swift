@@ -62,17 +62,14 @@ struct CurlTransportTests {
             let slow = try await transport.send(HTTPRequest(
                 url: server.url("/slow-first-byte?delay=1.5"), timeout: .seconds(10), idleTimeout: .seconds(1)))
             #expect(String(decoding: slow.body, as: UTF8.self) == "late but whole")
-            // ...but a stream that stalls after it started is cut off.
-            let clock = ContinuousClock()
-            let started = clock.now
+            // ...but a stream that stalls after it started is cut off (by the idle timer, as its message says).
             do {
                 _ = try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(20), idleTimeout: .seconds(1)))
                 Issue.record("a stalled stream must fail")
             } catch let error as BadgeError {
                 #expect(error.code == .timeout)
-                #expect(error.message.contains("stalled"))
+                #expect(error.message.contains("stalled"), "\(error)")
             }
-            #expect(clock.now - started < .seconds(10))
         }
     }
 
@@ -133,13 +130,17 @@ struct CurlTransportTests {
 
     @Test func cancellationStopsATransferPromptly() async throws {
         try await withServer { server in
-            let task = Task { try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(30), idleTimeout: .seconds(30))) }
+            // The server stalls for 300 s and the limits are longer still: only the cancellation ends it.
+            let task = Task {
+                try await transport.send(HTTPRequest(url: server.url("/stall?seconds=300"), timeout: .seconds(600), idleTimeout: .seconds(600)))
+            }
             try await Task.sleep(for: .milliseconds(300))
             let clock = ContinuousClock()
             let started = clock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { _ = try await task.value }
-            #expect(clock.now - started < .seconds(5))
+            // A bound on a hang (a transfer that ignored the cancellation runs 300 s), not a speed check.
+            #expect(clock.now - started < .seconds(60))
             // The transport still works afterwards.
             let ok = try await transport.send(HTTPRequest(url: server.url("/ok")))
             #expect(ok.status == 200)

@@ -49,7 +49,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"x" * 100)
             self.wfile.flush()
-            time.sleep(30)
+            time.sleep(float(q.get("seconds", ["30"])[0]))
         elif url.path == "/big-chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
