@@ -126,7 +126,8 @@ enum CardScript {
               return [p.target + x, v];
             };
             const committed = card.committed;
-            card.motion = { duration: total, angleAt: (t) => committed + at(Math.min(Math.max(t, 0), total))[0] };
+            // At its end, as the last frame does, the card rests exactly on the new face.
+            card.motion = { duration: total, angleAt: (t) => t >= total ? committed : committed + at(Math.max(t, 0))[0] };
             card.animating = true;
             const frame = (now) => {
               const t = (now - t0) / 1000;
