@@ -2,7 +2,9 @@
 /// app's (and `FlipTimeline`'s): a drag of one card width turns it 180°, a
 /// drag starts after 6 px, a release past 35% of the width commits the flip.
 /// `window.card` exposes the state (`state`, `face`, `angle`, `animating`)
-/// for scripts and tests.
+/// for scripts and tests, and `motion`, the springs' plan of the last turn:
+/// its `duration` (s) and `angleAt(t)`, the angle `t` seconds in, computed as
+/// the animation's frames compute it.
 enum CardScript {
     static let style = #"""
         :root { color-scheme: light dark; --side: min(80vw, 62vh, 440px); }
@@ -57,7 +59,7 @@ enum CardScript {
 
           const card = window.card = {
             committed: 0, drag: 0, offset: 0, velocity: 0,
-            animating: false, dragging: false,
+            animating: false, dragging: false, motion: null,
             state: 'front', face: 'front',
             get angle() { return this.committed + this.drag + this.offset; },
             flip: (direction) => turn(direction || 1),
@@ -117,6 +119,15 @@ enum CardScript {
             const steps = plan(phases, direction, card.offset, card.velocity);
             const t0 = performance.now();
             const total = steps[steps.length - 1].start + steps[steps.length - 1].duration;
+            // The offset from the committed angle and its velocity, t seconds in.
+            const at = (t) => {
+              const p = steps.find((s) => t < s.start + s.duration) || steps[steps.length - 1];
+              const [x, v] = spring(p.response, p.zeta, t - p.start, p.x0, p.v0);
+              return [p.target + x, v];
+            };
+            const committed = card.committed;
+            // At its end, as the last frame does, the card rests exactly on the new face.
+            card.motion = { duration: total, angleAt: (t) => t >= total ? committed : committed + at(Math.max(t, 0))[0] };
             card.animating = true;
             const frame = (now) => {
               const t = (now - t0) / 1000;
@@ -127,9 +138,8 @@ enum CardScript {
                 settle();
                 return;
               }
-              const p = steps.find((s) => t < s.start + s.duration) || steps[steps.length - 1];
-              const [x, v] = spring(p.response, p.zeta, t - p.start, p.x0, p.v0);
-              card.offset = p.target + x;
+              const [offset, v] = at(t);
+              card.offset = offset;
               card.velocity = v;
               render();
               animation = requestAnimationFrame(frame);

@@ -54,6 +54,7 @@ public struct Pipeline: Sendable {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
         let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
+        await TestHold.at("before-commit", environment)
         try Task.checkCancellation()
         return try await deliver(png, metadata: metadata, to: destination, started: started)
     }
@@ -90,6 +91,7 @@ public struct Pipeline: Sendable {
         switch destination {
         case let .store(store):
             let stored = try await BlockingExecutor.run { try store.commit(png, metadata: metadata) }
+            await TestHold.at("after-commit", environment)
             url = stored.url
         case let .file(target):
             try await BlockingExecutor.run {

@@ -12,12 +12,29 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
 /// own tests (`try await GeneratorConformance.check(makeGenerator)`). They hold a
 /// backend to the requirements documented on `BadgeGenerator`.
 public enum GeneratorConformance {
+    /// A backend made to wait, for the check that it stops when cancelled mid-run: a
+    /// generator and a request it does not finish on its own (a plugin that hangs, a
+    /// server that never answers), and `started`, which turns true once it is at work.
+    public struct Waiting: Sendable {
+        public var generator: any BadgeGenerator
+        public var request: BadgeRequest
+        public var started: @Sendable () -> Bool
+
+        public init(_ generator: any BadgeGenerator, request: BadgeRequest, started: @escaping @Sendable () -> Bool) {
+            self.generator = generator
+            self.request = request
+            self.started = started
+        }
+    }
+
     /// Runs every check. `request` should be one the backend can serve in a
-    /// test environment; `makeGenerator` builds a fresh instance.
+    /// test environment; `waiting`, when the backend can be made to wait, adds
+    /// the check that it stops when cancelled in the middle of its work.
     public static func check(
         _ generator: any BadgeGenerator,
         request: BadgeRequest,
-        expectDeterministic: Bool = false
+        expectDeterministic: Bool = false,
+        waiting: Waiting? = nil
     ) async throws {
         // Availability is cheap and says why not.
         let availability = await generator.availability()
@@ -58,25 +75,74 @@ public enum GeneratorConformance {
             try await group.waitForAll()
         }
 
-        // Cancellation: a cancelled task ends with CancellationError or .cancelled, promptly.
-        let cancelled = Task { try await generateOnce(generator, request) }
-        cancelled.cancel()
-        let clock = ContinuousClock()
-        let started = clock.now
-        do {
-            _ = try await cancelled.value
-            // Finishing before noticing the cancellation is allowed for fast backends.
-        } catch is CancellationError {
-        } catch let error as BadgeError where error.code == .cancelled {
-        } catch {
-            throw ConformanceFailure(requirement: "cancellation", detail: "threw \(error) instead of a cancellation")
+        // Cancellation, already requested when the call begins: however fast the backend,
+        // it ends with CancellationError or .cancelled, and makes no image.
+        let cancelledBefore = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await generateOnce(generator, request)
         }
-        // A bound for a backend that ignores cancellation and runs on, not a
-        // speed test: under a full parallel `swift test` on two cores (the
-        // kill loop spawning badges all the while) an exec plugin's spawn and
-        // teardown took over 10 s twice in a day.
-        if clock.now - started > .seconds(30) {
-            throw ConformanceFailure(requirement: "cancellation", detail: "took more than 30 s to stop")
+        try await expectCancellation(cancelledBefore, "cancelled before it began")
+
+        // Cancellation in the middle of the work, for a backend made to wait.
+        if let waiting {
+            let cancelledDuring = Task { try await generateOnce(waiting.generator, waiting.request) }
+            let deadline = ContinuousClock.now + .seconds(300)
+            while !waiting.started() {
+                guard ContinuousClock.now < deadline else {
+                    cancelledDuring.cancel()
+                    throw ConformanceFailure(requirement: "cancellation", detail: "the waiting request did not start within 300 s")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            cancelledDuring.cancel()
+            try await expectCancellation(cancelledDuring, "cancelled while at work")
+        }
+    }
+
+    /// The task ends with a cancellation: not an image, not another error, and not
+    /// never. The 60 s are a bound for a backend that ignores cancellation and runs
+    /// on, not a speed test: under a full parallel `swift test` on two cores an
+    /// exec plugin's spawn and teardown took over 10 s twice in a day.
+    private static func expectCancellation(_ task: Task<(GeneratedImage, Data, [String]), any Error>, _ when: String) async throws {
+        let first = FirstAnswer()
+        let failure: ConformanceFailure? = await withCheckedContinuation { continuation in
+            first.set(continuation)
+            let timer = Task {
+                try await Task.sleep(for: .seconds(60))
+                first.answer(ConformanceFailure(requirement: "cancellation", detail: "\(when), it took more than 60 s to stop"))
+            }
+            Task {
+                defer { timer.cancel() }
+                do {
+                    _ = try await task.value
+                    first.answer(ConformanceFailure(requirement: "cancellation", detail: "\(when), it finished with an image instead of stopping"))
+                } catch is CancellationError {
+                    first.answer(nil)
+                } catch let error as BadgeError where error.code == .cancelled {
+                    first.answer(nil)
+                } catch {
+                    first.answer(ConformanceFailure(requirement: "cancellation", detail: "\(when), it threw \(error) instead of a cancellation"))
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Resumes a continuation with the first answer given; later ones are dropped.
+    private final class FirstAnswer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<ConformanceFailure?, Never>?
+
+        func set(_ continuation: CheckedContinuation<ConformanceFailure?, Never>) {
+            lock.withLock { self.continuation = continuation }
+        }
+
+        func answer(_ failure: ConformanceFailure?) {
+            let waiting = lock.withLock {
+                defer { continuation = nil }
+                return continuation
+            }
+            waiting?.resume(returning: failure)
         }
     }
 

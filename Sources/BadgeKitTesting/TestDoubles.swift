@@ -28,6 +28,8 @@ public struct FakeGenerator: BadgeGenerator {
     }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        // Like every backend, it stops when cancelled.
+        try Task.checkCancellation()
         switch behaviour {
         case let .writes(data):
             let file = workspace.file("fake.png")

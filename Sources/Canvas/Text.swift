@@ -79,7 +79,7 @@ public struct Font: Sendable {
     /// Asks fontconfig, and lists what it read to answer: its config files and
     /// their directories, its font directories, and the user's config paths
     /// it would read if they existed.
-    private static func fontconfigMatch(_ pattern: String) -> FontMatchCache.Match? {
+    static func fontconfigMatch(_ pattern: String) -> FontMatchCache.Match? {
         guard let file = fontconfigFile(pattern) else { return nil }
         func paths(_ list: OpaquePointer?) -> [String] {
             guard let list else { return [] }

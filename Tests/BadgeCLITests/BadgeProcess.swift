@@ -121,6 +121,91 @@ final class Sandbox: @unchecked Sendable {
                       stderr: String(decoding: errData.data, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
+    /// Waits for `process` to end, on a thread of its own (never on one of Swift's few
+    /// cooperative threads, which the async tests running beside it need). Returns false
+    /// if it is still running after `timeout`, a bound on a hang, not a speed check.
+    @discardableResult
+    func waitForExit(_ process: Process, timeout: Duration = .seconds(60)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let child = Unchecked(process)
+        try await BlockingExecutor.runToCompletion { child.value.waitUntilExit() }
+        return true
+    }
+
+    /// A child stopped by the `BADGE_TEST_HOLD` seam at a stage it has reached: it waits
+    /// there until its standard input closes (`release()`) or it is cancelled (SIGINT).
+    final class HeldRun: @unchecked Sendable {
+        let process: Process
+        let input: Pipe
+        let errors: Pipe
+        /// What it printed on standard error before it was held.
+        let stderrBefore: String
+
+        init(process: Process, input: Pipe, errors: Pipe, stderrBefore: String) {
+            self.process = process
+            self.input = input
+            self.errors = errors
+            self.stderrBefore = stderrBefore
+        }
+
+        func release() { try? input.fileHandleForWriting.close() }
+
+        /// Standard error after the hold, to its end (call once the child has exited).
+        func stderrAfter() async throws -> String {
+            let errors = Unchecked(errors)
+            return try await BlockingExecutor.runToCompletion {
+                String(decoding: PipeReading.readAll(errors.value.fileHandleForReading), as: UTF8.self)
+            }
+        }
+    }
+
+    struct NotHeld: Error, CustomStringConvertible {
+        var arguments: [String]
+        var stage: String
+        var stderr: String
+        var description: String { "badge \(arguments.joined(separator: " ")) never reached \(stage); stderr: \(stderr)" }
+    }
+
+    /// Starts `badge arguments` with `BADGE_TEST_HOLD=stage` and returns once it says it is
+    /// held there. A child that ends first, or is not held within `timeout`, is an error.
+    func startHeld(_ arguments: [String], at stage: String, timeout: TimeInterval = 120) async throws -> HeldRun {
+        let process = try start(arguments, extraEnvironment: ["BADGE_TEST_HOLD": stage])
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let child = Unchecked(process), stderr = Unchecked(errors)
+        // A bound on a hang: a child not held by then is killed, which ends the read below.
+        let watchdog = DispatchWorkItem { if child.value.isRunning { kill(child.value.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let (held, before) = try await BlockingExecutor.runToCompletion { () -> (Bool, String) in
+            var lines: [String] = []
+            while let line = PipeReading.readLine(stderr.value.fileHandleForReading) {
+                if line == "badge: held at \(stage)" { return (true, lines.joined(separator: "\n")) }
+                lines.append(line)
+            }
+            return (false, lines.joined(separator: "\n"))
+        }
+        watchdog.cancel()
+        guard held else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try await waitForExit(process)
+            throw NotHeld(arguments: arguments, stage: stage, stderr: before)
+        }
+        return HeldRun(process: process, input: input, errors: errors, stderrBefore: before)
+    }
+
+    /// Carries a value that is not Sendable to a thread that alone uses it meanwhile.
+    struct Unchecked<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
+    }
+
     /// Written by one reader thread, read after `group.wait()`.
     final class Collected: @unchecked Sendable {
         var data = Data()

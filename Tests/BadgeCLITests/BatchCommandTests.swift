@@ -92,11 +92,10 @@ struct BatchCommandTests {
         func finished() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).filter { !$0.hasPrefix(".") && $0.hasSuffix(".png") }
         }
-        let deadline = Date().addingTimeInterval(30)
-        while finished().count < 3 && Date() < deadline { usleep(2_000) }
+        try await waitUntil("three badges of the batch (\(finished().count) so far)") { finished().count >= 3 || !child.isRunning }
         #expect(child.isRunning, "the batch finished before it could be interrupted")
         kill(child.processIdentifier, SIGINT)
-        child.waitUntilExit()
+        #expect(try await s.waitForExit(child), "the batch did not stop within 60 s of SIGINT")
         let output = String(decoding: PipeReading.readAll(stdout.fileHandleForReading), as: UTF8.self)
         #expect(child.terminationStatus == 1, "\(output)")
         let done = finished()

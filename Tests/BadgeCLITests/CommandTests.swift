@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 import Testing
 
@@ -140,9 +141,33 @@ struct CommandTests {
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout.contains("BADGE_E2E_KEY (set)"))
         #expect(!shown.stdout.contains("sk-e2e-very-secret"))
-        let verbose = try await s.run(["generate", "--verbose", "--size", "64", "--config", config.path, "x"],
-                                extraEnvironment: ["BADGE_E2E_KEY": "sk-e2e-very-secret"])
-        #expect(!verbose.stderr.contains("sk-e2e-very-secret") && !verbose.stdout.contains("sk-e2e-very-secret"))
+    }
+
+    /// `--verbose` logs an http backend's requests, but never its key: not on a successful
+    /// run, and not on a failing one whose server echoes the key back in its error.
+    @Test func verboseHTTPRunsNeverPrintTheKey() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py"))
+        defer { server.stop() }
+        let canary = "sk-e2e-canary-7f3a9c41d2"
+        let config = s.root.appendingPathComponent("c.json")
+        func backend(_ mode: String) -> String {
+            #""\#(mode)": {"type": "http", "api": "openai", "url": "http://127.0.0.1:\#(server.port)/\#(mode)/v1", "apiKeyEnv": "BADGE_E2E_KEY", "retries": 0}"#
+        }
+        try Data("{\"backends\": {\(backend("ok")), \(backend("echo-key"))}}".utf8).write(to: config)
+        let succeeded = try await s.run(["generate", "--verbose", "--backend", "ok", "--size", "64", "--config", config.path, "x"],
+                                        extraEnvironment: ["BADGE_E2E_KEY": canary])
+        #expect(succeeded.status == 0, "\(succeeded.stderr)")
+        #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.backend == "ok")
+        let failed = try await s.run(["generate", "--verbose", "--backend", "echo-key", "--size", "64", "--config", config.path, "x"],
+                                     extraEnvironment: ["BADGE_E2E_KEY": canary])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        // The server got the key and said it back; the CLI printed it masked.
+        #expect(failed.stderr.contains("HTTP 401") && failed.stderr.contains("********"), "\(failed.stderr)")
+        for (name, result) in [("succeeded", succeeded), ("failed", failed)] {
+            #expect(!result.stdout.contains(canary), "\(name): the key is on stdout")
+            #expect(!result.stderr.contains(canary), "\(name): the key is on stderr")
+        }
     }
 
     @Test func importMakesABadgeFromAPicture() async throws {

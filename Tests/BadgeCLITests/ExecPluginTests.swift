@@ -39,9 +39,17 @@ struct ExecPluginTests {
     @Test(arguments: ["pillow", "magick"])
     func theExamplePluginsTakeTheLargestSeed(backend: String) async throws {
         let s = try Sandbox()
+        let output = s.root.appendingPathComponent("x.png")
         let result = try await s.run(["generate", "--config", Self.example.path, "--backend", backend, "--size", "64",
-                                      "--seed", "\(UInt64.max)", "--output", s.root.appendingPathComponent("x.png").path, "Swim"])
+                                      "--seed", "\(UInt64.max)", "--output", output.path, "Swim"])
         #expect(result.status == 0, "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: output), "no badge at \(output.path)")
+        #expect(metadata.backend == backend && metadata.backendType == "exec" && metadata.prompt == "Swim")
+        // The seed each plugin says it drew with: Pillow takes it whole, the shell plugin its last nine digits.
+        let drawnWith: UInt64 = backend == "pillow" ? UInt64.max : 709_551_615
+        #expect(metadata.seed == drawnWith, "\(String(describing: metadata.seed))")
+        let image = try GDImage.decodePNG(try Data(contentsOf: output))
+        #expect(image.width == 64 && image.height == 64)
     }
 
     @Test func backendsAsksEachPluginAndShowsItsAnswer() async throws {
@@ -88,7 +96,7 @@ struct ExecPluginTests {
         #expect(s.badge == before)
         #expect(s.leftoverWorkspaces.isEmpty)
         let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(Self.dies(pid), "the plugin's child is still running")
+        #expect(try await Self.dies(pid), "the plugin's child is still running")
     }
 
     @Test func ctrlCStopsARunningPluginAndItsChildren() async throws {
@@ -101,26 +109,27 @@ struct ExecPluginTests {
         child.standardError = err
         child.standardOutput = FileHandle.nullDevice
         try child.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: pidFile.path) && child.isRunning && Date() < deadline { usleep(10_000) }
+        try await waitUntil("the plugin to write its child's pid") { FileManager.default.fileExists(atPath: pidFile.path) || !child.isRunning }
         #expect(child.isRunning, "badge ended before the plugin started")
         kill(child.processIdentifier, SIGINT)
-        child.waitUntilExit()
+        #expect(try await s.waitForExit(child), "badge did not stop within 60 s of SIGINT")
         let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
         #expect(child.terminationReason == .exit && child.terminationStatus == 1, "\(stderr)")
         #expect(stderr.contains("cancelled"), "\(stderr)")
         #expect(s.badge == before)
         #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")
         let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
-        #expect(Self.dies(pid), "the plugin's child is still running")
+        #expect(try await Self.dies(pid), "the plugin's child is still running")
     }
 
-    /// Whether `pid` (a `sleep` the plugin started) is gone within 5 s: SIGKILL lands a moment after kill(2).
-    static func dies(_ pid: pid_t) -> Bool {
-        for _ in 0..<250 {
+    /// Whether `pid` (a `sleep` the plugin started) is gone within 30 s (SIGKILL lands a moment
+    /// after kill(2); the bound is for a hang, not a speed check).
+    static func dies(_ pid: pid_t) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
             if !state.contains("(sleep)") || state.contains(") Z ") { return true }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

@@ -9,7 +9,7 @@ import Glibc
 
 /// The store under hostile conditions, with real processes: a file-size limit,
 /// a store that is not a directory, writers racing each other and a reader,
-/// and Ctrl-C in the middle of a generation.
+/// and Ctrl-C in the middle of a run (its badge drawn, not yet committed).
 @Suite(.serialized)
 struct StoreProcessTests {
     @Test func aFileSizeLimitFailsTheWriteAndKeepsTheOldBadge() async throws {
@@ -55,7 +55,7 @@ struct StoreProcessTests {
                 return child
             }
             for child in children {
-                child.waitUntilExit()
+                #expect(try await s.waitForExit(child), "a writer did not finish")
                 #expect(child.terminationStatus == 0)
             }
         }
@@ -75,18 +75,18 @@ struct StoreProcessTests {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "128", "--seed", "1", "the old promise"]).status == 0)
         let before = try #require(s.badge)
-        let child = try s.start(["generate", "--size", "4096", "--seed", "2", "a slow big badge"])
-        let err = Pipe()
-        child.standardError = err
-        child.standardOutput = FileHandle.nullDevice
-        try child.run()
-        // Interrupt once the run is under way (its workspace exists), not while it is still starting.
-        let deadline = Date().addingTimeInterval(30)
-        while s.leftoverWorkspaces.isEmpty && child.isRunning && Date() < deadline { usleep(10_000) }
-        #expect(child.isRunning, "the generation finished before it could be interrupted")
+        // The run is held by the test seam with its badge drawn and not yet committed, so
+        // Ctrl-C lands at that moment every time, however loaded the machine.
+        let held = try await s.startHeld(["generate", "--size", "1024", "--seed", "2", "a big badge"], at: "before-commit")
+        let child = held.process
         kill(child.processIdentifier, SIGINT)
-        child.waitUntilExit()
-        let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
+        if !(try await s.waitForExit(child)) {
+            // Released, it commits: the checks below then say what went wrong.
+            held.release()
+            try await s.waitForExit(child)
+            Issue.record("SIGINT did not end the run within 60 s")
+        }
+        let stderr = try await held.stderrAfter()
         #expect(child.terminationReason == .exit)
         #expect(child.terminationStatus == 1, "\(stderr)")
         #expect(stderr.contains("cancelled"), "\(stderr)")
@@ -109,8 +109,15 @@ final class Reader: @unchecked Sendable {
 
     func loop() {
         while lock.withLock({ running }) {
-            guard let data = try? Data(contentsOf: url) else { continue }
             var problem: String?
+            guard let data = try? Data(contentsOf: url) else {
+                // The store replaces badge.png in one rename: it is never missing, not even mid-commit.
+                lock.withLock {
+                    reads += 1
+                    problems.append("badge.png is missing")
+                }
+                continue
+            }
             do {
                 let chunks = try PNG.chunks(in: data)
                 if let m = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)) {

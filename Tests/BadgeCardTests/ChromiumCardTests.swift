@@ -137,13 +137,19 @@ struct ChromiumCardTests {
         let long = try Step(steps["long-drag"])
         #expect(long.state == "back" && long.face == "back" && long.angle == 180)
 
-        // After the release: on past the back to ~10°, back to ~6° short, home.
-        let angles = try #require(steps["long-drag-angles"] as? [Double])
-        let peak = try #require(angles.max())
-        let peakIndex = try #require(angles.firstIndex(of: peak))
-        let trough = try #require(angles[peakIndex...].min())
+        // After the release: on past the back to ~10°, back to ~6° short, home. The springs'
+        // own plan (window.card.motion, every millisecond) has the peak, whatever frames were drawn;
+        // the frames that were drawn end at rest.
+        let planned = try #require(steps["long-drag-planned"] as? [Double])
+        let peak = try #require(planned.max())
+        let peakIndex = try #require(planned.firstIndex(of: peak))
+        let trough = try #require(planned[peakIndex...].min())
         #expect(peak >= 189 && peak < 200, "overshoot \(peak)")
         #expect(trough <= 175 && trough > 160, "pull back \(trough)")
+        #expect(abs(planned.first! - 108) < 1, "the springs start where the finger left the card: \(planned.first!)")
+        #expect(planned.last == 180)
+        let angles = try #require(steps["long-drag-angles"] as? [Double])
+        #expect(angles.allSatisfy { $0 > 100 && $0 < 200 }, "a frame left the planned path: \(angles)")
         #expect(angles.last == 180)
 
         let space = try Step(steps["space"])
@@ -152,6 +158,10 @@ struct ChromiumCardTests {
         #expect(arrow.state == "back" && arrow.face == "back", "an arrow key flips it")
         let tap = try Step(steps["tap"])
         #expect(tap.state == "front", "a press that moves less than 6 px is a tap, and a tap flips it")
+        let below = try Step(steps["drag-33"])
+        #expect(below.state == "front" && below.face == "front", "a drag of 33% springs back (the threshold is 35%)")
+        let above = try Step(steps["drag-37"])
+        #expect(above.state == "back" && above.face == "back", "a drag of 37% turns it (the threshold is 35%)")
         let phone = try Step(steps["phone-swipe"])
         #expect(phone.state == "back" && phone.face == "back", "a finger swipe on a phone turns it")
         let reduced = try Step(steps["reduced-motion"])

@@ -90,6 +90,7 @@ struct ConfigErrorTests {
     @Test func unknownKeysSuggestTheNearestKnownOne() {
         do {
             _ = try BadgeConfig.parse(Data("{\"histroyLimit\": 3}".utf8), file: "c.json")
+            Issue.record("accepted the unknown key \"histroyLimit\"")
         } catch let error as BadgeError {
             #expect(error.hint?.hasPrefix("did you mean \"historyLimit\"?") == true, "\(error)")
         } catch {

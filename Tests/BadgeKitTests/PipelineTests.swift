@@ -94,7 +94,12 @@ struct PipelineTests {
                 BadgeRequest(prompt: "p", size: 64), backend: BackendInstance(name: "waiting", type: "fake", generator: generator),
                 commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
         }
-        while generator.workspace == nil { try await Task.sleep(for: .milliseconds(10)) }
+        do {
+            try await waitUntil("the generator to be called with its workspace") { generator.workspace != nil }
+        } catch {
+            task.cancel()
+            throw error
+        }
         let workspace = try #require(generator.workspace)
         #expect(FileManager.default.fileExists(atPath: workspace.path))
         task.cancel()

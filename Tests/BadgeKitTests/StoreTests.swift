@@ -202,8 +202,10 @@ struct StoreFaultTests {
         try f.commit(1)
         do {
             try f.commit(2, to: f.store(FaultyFileSystem(failing: .open, errno: EROFS, pathContaining: ".tmp")))
+            Issue.record("a commit to a read-only store succeeded")
         } catch let error as BadgeError {
-            #expect(error.hint?.contains("read-only") == true)
+            #expect(error.code == .store, "\(error)")
+            #expect(error.hint?.contains("read-only") == true, "\(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import CDeflate
 import CZlib
 import Canvas
@@ -13,11 +14,12 @@ import Testing
         case empty, oneByte, noise, zeros, pixelRuns, rowRepeats, mixed, shortTail
 
         func bytes() -> [UInt8] {
-            var random = SystemRandomNumberGenerator()
             switch self {
             case .empty: return []
             case .oneByte: return [42]
-            case .noise: return (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+            case .noise:
+                var random = SeededRandom.forTest("DeflateTests input noise")
+                return (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) }
             case .zeros: return [UInt8](repeating: 0, count: 300_000)
             // RGBA runs of one colour, then another: matches at distance 4.
             case .pixelRuns: return (0..<400_000).map { i in UInt8(truncatingIfNeeded: (i / 4 / 37) &* 7 &+ i % 4) }
@@ -25,6 +27,7 @@ import Testing
             case .rowRepeats: return (0..<300_000).map { i in UInt8(truncatingIfNeeded: (i % 4097) &* 31 / 5) }
             // Stretches of noise between repeats: blocks stored and blocks coded.
             case .mixed:
+                var random = SeededRandom.forTest("DeflateTests input mixed")
                 var bytes: [UInt8] = []
                 while bytes.count < 1_100_000 {
                     bytes += (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -133,7 +136,7 @@ import Testing
     /// 32-byte steps and 4 KB rounds), the starting value, and the bytes (all
     /// 255, the largest sums).
     @Test func adler32IsZlibs() {
-        var random = SystemRandomNumberGenerator()
+        var random = SeededRandom.forTest("DeflateTests.adler32IsZlibs")
         let noise = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         let full = [UInt8](repeating: 255, count: 300_000)
         let lengths = [0, 1, 31, 32, 33, 4095, 4096, 4097, 5552, 5553, 70_001, 299_000]
@@ -143,7 +146,7 @@ import Testing
                     let offset = Int.random(in: 0...999, using: &random)
                     let ours = bytes.withUnsafeBufferPointer { badge_adler32(start, $0.baseAddress! + offset, length) }
                     let zlibs = bytes.withUnsafeBufferPointer { adler32(uLong(start), $0.baseAddress! + offset, uInt(length)) }
-                    #expect(uLong(ours) == zlibs, "length \(length), start \(start)")
+                    #expect(uLong(ours) == zlibs, "length \(length), start \(start), offset \(offset), seed \(random.seed)")
                 }
             }
         }
@@ -156,7 +159,7 @@ import Testing
         canvas.fill(.roundedRect(x: 100, y: 700, width: 900, height: 120, radius: 30), with: .linear(
             start: Point(100, 0), end: Point(1000, 0), stops: [(0, RGBA(0, 90, 200, 180)), (1, RGBA(0, 200, 90, 60))]))
         canvas.withMutablePixels { pixels in
-            var random = SystemRandomNumberGenerator()
+            var random = SeededRandom.forTest("DeflateTests.everyLevelAndFilterEncodesTheSamePixels")
             for y in 40..<90 { for x in 40..<200 { pixels[(y * 1100 + x) * 4 + Int.random(in: 0...3, using: &random)] = .random(in: 0...255, using: &random) } }
         }
         let expected = canvas.pixels.withUnsafeBufferPointer { Array($0) }

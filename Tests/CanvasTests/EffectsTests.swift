@@ -28,7 +28,13 @@ struct EffectsTests {
         #expect(base.pixel(1, 1) == .white)
         base.setPixel(0, 0, RGBA(1, 2, 3))
         #expect(base.pixel(0, 0) == RGBA(1, 2, 3))
-        base.setPixel(99, 99, .black)  // outside: nothing happens
+        // Outside the canvas: nothing happens, and no pixel inside changes.
+        func pixels() -> [RGBA] { (0..<40).flatMap { y in (0..<40).map { x in base.pixel(x, y) } } }
+        let unchanged = pixels()
+        for (x, y) in [(99, 99), (40, 0), (0, 40), (-1, 0), (0, -1), (40, 39)] {
+            base.setPixel(x, y, .black)
+            #expect(pixels() == unchanged, "setPixel(\(x), \(y)) changed a pixel inside the canvas")
+        }
     }
 
     @Test func theParallelEncoderWritesOneValidStream() throws {

@@ -127,12 +127,23 @@ import Testing
         #expect(f.cache.cached(key: "Missing") == nil)
     }
 
+    /// fontconfig's real answer for the caption, cached in the test's own directory
+    /// (never the user's cache), is found again without asking fontconfig.
     @Test func theRealCaptionFontIsFoundAgainFromTheCache() throws {
-        let file = try #require(FontMatchCache.standard.cached(key: Font.matchKey(Font.captionPattern.name)) ?? {
-            _ = try? Font.caption().open()
-            return FontMatchCache.standard.cached(key: Font.matchKey(Font.captionPattern.name))
-        }())
+        let f = try Fixture()
+        let key = Font.matchKey(Font.captionPattern.name)
+        var asked = 0
+        func lookup() -> String? {
+            f.cache.file(key: key) {
+                asked += 1
+                return Font.fontconfigMatch(Font.captionPattern.name)
+            }
+        }
+        let file = try #require(lookup(), "fontconfig found no caption font")
         #expect(file.hasSuffix(".ttf") || file.hasSuffix(".otf"), "\(file)")
         #expect(FileManager.default.fileExists(atPath: file))
+        #expect(f.cache.cached(key: key) == file)
+        #expect(lookup() == file)
+        #expect(asked == 1, "fontconfig was asked again: the cache did not hold")
     }
 }

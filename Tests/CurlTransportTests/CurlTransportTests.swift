@@ -62,17 +62,14 @@ struct CurlTransportTests {
             let slow = try await transport.send(HTTPRequest(
                 url: server.url("/slow-first-byte?delay=1.5"), timeout: .seconds(10), idleTimeout: .seconds(1)))
             #expect(String(decoding: slow.body, as: UTF8.self) == "late but whole")
-            // ...but a stream that stalls after it started is cut off.
-            let clock = ContinuousClock()
-            let started = clock.now
+            // ...but a stream that stalls after it started is cut off (by the idle timer, as its message says).
             do {
                 _ = try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(20), idleTimeout: .seconds(1)))
                 Issue.record("a stalled stream must fail")
             } catch let error as BadgeError {
                 #expect(error.code == .timeout)
-                #expect(error.message.contains("stalled"))
+                #expect(error.message.contains("stalled"), "\(error)")
             }
-            #expect(clock.now - started < .seconds(10))
         }
     }
 
@@ -116,27 +113,34 @@ struct CurlTransportTests {
 
     @Test func manyTransfersOverlapTheirWaits() async throws {
         try await withServer { server in
-            try await withThrowingTaskGroup(of: Int.self) { group in
+            // The server answers only when all 16 are in flight at once: transfers run one
+            // after another would each wait out the barrier's 30 s and hear 504.
+            try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for _ in 0..<16 {
-                    group.addTask { try await transport.send(HTTPRequest(url: server.url("/latency?ms=400"))).status }
+                    group.addTask {
+                        try await transport.send(HTTPRequest(url: server.url("/barrier?n=16"), timeout: .seconds(90), idleTimeout: .seconds(90)))
+                    }
                 }
-                for try await status in group { #expect(status == 200) }
+                for try await response in group {
+                    #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+                }
             }
-            let stats = try await transport.send(HTTPRequest(url: server.url("/stats")))
-            let maxConcurrent = Int(String(decoding: stats.body, as: UTF8.self)) ?? 0
-            #expect(maxConcurrent >= 8, "the server saw at most \(maxConcurrent) requests at once")
         }
     }
 
     @Test func cancellationStopsATransferPromptly() async throws {
         try await withServer { server in
-            let task = Task { try await transport.send(HTTPRequest(url: server.url("/stall"), timeout: .seconds(30), idleTimeout: .seconds(30))) }
+            // The server stalls for 300 s and the limits are longer still: only the cancellation ends it.
+            let task = Task {
+                try await transport.send(HTTPRequest(url: server.url("/stall?seconds=300"), timeout: .seconds(600), idleTimeout: .seconds(600)))
+            }
             try await Task.sleep(for: .milliseconds(300))
             let clock = ContinuousClock()
             let started = clock.now
             task.cancel()
             await #expect(throws: CancellationError.self) { _ = try await task.value }
-            #expect(clock.now - started < .seconds(5))
+            // A bound on a hang (a transfer that ignored the cancellation runs 300 s), not a speed check.
+            #expect(clock.now - started < .seconds(60))
             // The transport still works afterwards.
             let ok = try await transport.send(HTTPRequest(url: server.url("/ok")))
             #expect(ok.status == 200)

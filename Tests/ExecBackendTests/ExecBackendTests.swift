@@ -9,7 +9,15 @@ struct ExecBackendTests {
     @Test func theConformanceSuitePasses() async throws {
         let h = try ExecHarness()
         let backend = try h.backend("good.sh")
-        try await GeneratorConformance.check(backend.generator, request: BadgeRequest(prompt: "Swim twice a week", size: 64, seed: 3))
+        // A plugin that never answers, at work once it has written its child's pid.
+        let hanging = try h.backend("hang.sh")
+        let pidFile = h.childPIDFile
+        try await GeneratorConformance.check(
+            backend.generator, request: BadgeRequest(prompt: "Swim twice a week", size: 64, seed: 3),
+            waiting: .init(hanging.generator, request: BadgeRequest(prompt: "Swim twice a week", size: 64, seed: 3)) {
+                FileManager.default.fileExists(atPath: pidFile.path)
+            })
+        #expect(try await h.childDies(), "the hanging plugin's child outlived the cancellation")
     }
 
     @Test func theRequestCarriesEverythingTheProtocolPromises() async throws {

@@ -99,10 +99,12 @@ final class ExecHarness: @unchecked Sendable {
         throw CancellationError()
     }
 
-    /// Whether the child the plugin started (its pid in a file) dies: SIGKILL
-    /// lands a moment after kill(2) returns, so this looks for up to 5 s.
+    /// Whether the child the plugin started (its pid in a file) dies: SIGKILL lands a
+    /// moment after kill(2) returns, so this looks for up to 30 s (a bound on a hang,
+    /// not a speed check).
     func childDies() async throws -> Bool {
-        for _ in 0..<250 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if try childIsGone() { return true }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 import Testing
 
@@ -110,9 +111,21 @@ struct MisbehavingPluginTests {
         let backend = try h.backend("hang.sh", timeout: 600)
         let run = Task { try await h.run(backend) }
         // Wait until the plugin is really running (it has written its child's pid).
-        while !FileManager.default.fileExists(atPath: h.childPIDFile.path) { try await Task.sleep(for: .milliseconds(20)) }
+        do {
+            try await waitUntil("hang.sh to write its child's pid") { FileManager.default.fileExists(atPath: h.childPIDFile.path) }
+        } catch {
+            run.cancel()
+            throw error
+        }
         run.cancel()
-        await #expect(throws: (any Error).self) { try await run.value }
+        do {
+            _ = try await run.value
+            Issue.record("a cancelled run must not succeed")
+        } catch let error as BadgeError {
+            #expect(error.code == .cancelled, "\(error)")
+        } catch {
+            #expect(error is CancellationError, "\(error)")
+        }
         #expect(try Data(contentsOf: h.store.badgeURL) == before)
         #expect(try await h.childDies(), "the plugin's child outlived the cancellation")
     }
@@ -122,7 +135,14 @@ struct MisbehavingPluginTests {
         let before = try h.seedStore()
         let backend = try h.backend("hang.sh", timeout: 600, env: ["HANG_AVAILABILITY": "1"])
         let run = Task { try await h.run(backend) }
-        while !FileManager.default.fileExists(atPath: h.childPIDFile.path) { try await Task.sleep(for: .milliseconds(20)) }
+        do {
+            try await waitUntil("hang.sh to write its child's pid during the availability check") {
+                FileManager.default.fileExists(atPath: h.childPIDFile.path)
+            }
+        } catch {
+            run.cancel()
+            throw error
+        }
         run.cancel()
         do {
             _ = try await run.value

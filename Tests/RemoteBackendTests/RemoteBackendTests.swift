@@ -52,6 +52,23 @@ struct RemoteBackendTests {
             let outcome = try await h.run(mode: "url")
             #expect(outcome.byteCount > 0)
             #expect(h.currentBadge != h.previousBadge)
+            // The redirect path: the first hop is fetched (the redirect itself is refused).
+            do {
+                _ = try await h.run(mode: "url-redirect-other-host", options: ["retries": "0"])
+                Issue.record("a redirect to plain http must be refused")
+            } catch let error as BadgeError {
+                #expect(error.description.contains("not https"), "\(error)")
+            }
+            let requests = try await h.received()
+            // The generation request carried the key, so its absence below is the download's doing.
+            #expect(requests.contains { ($0["mode"] as? String) == "url" && ($0["authorization"] as? String) == "Bearer \(RemoteHarness.key)" })
+            let downloads = requests.filter { ($0["mode"] as? String) == "download" }
+            #expect(downloads.contains { ($0["path"] as? String) == "/files/badge.png" }, "the direct download: \(downloads)")
+            #expect(downloads.contains { ($0["path"] as? String) == "/bounce" }, "the redirected download: \(downloads)")
+            for download in downloads {
+                #expect(download["authorization"] == nil || download["authorization"] is NSNull,
+                        "\(download["path"] ?? "") was fetched with credentials")
+            }
         }
     }
 
@@ -113,6 +130,9 @@ struct RemoteBackendTests {
         ("hang", "time limit"),
         ("url-file", "scheme \"file\""),
         ("url-redirect-other-host", "not https"),
+        ("url-redirect-file", "cannot download the image: refused a redirect to a URL that is not https"),
+        ("html-200", "not a JSON object (text/html"),
+        ("sustained-429-61", "more than maxRetryAfterSeconds (60 s)"),
     ])
     func faultsFailClearlyAndKeepTheOldBadge(mode: String, expected: String) async throws {
         try await withHarness { h in
@@ -129,17 +149,34 @@ struct RemoteBackendTests {
         }
     }
 
-    @Test func aHugeRetryAfterGivesUpAtOnceAndSaysWhen() async throws {
+    /// Gives up at once: one request, no wait, though retries are allowed. (Were the cap ignored,
+    /// the run would wait a day; the time limit ends such a hang.)
+    @Test(.timeLimit(.minutes(10))) func aHugeRetryAfterGivesUpAtOnceAndSaysWhen() async throws {
         try await withHarness { h in
-            let clock = ContinuousClock()
-            let started = clock.now
             do {
                 _ = try await h.run(mode: "retry-after-huge")
                 Issue.record("must fail")
             } catch let error as BadgeError {
                 #expect(error.hint?.contains("asks to wait 86400 s") == true, "\(error)")
             }
-            #expect(clock.now - started < .seconds(5))
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == "retry-after-huge" }.count
+            #expect(attempts == 1, "asked \(attempts) times")
+        }
+    }
+
+    /// A server that keeps answering 429 and asks for a wait just above the cap: one request, and the error says why.
+    @Test func aSustained429AboveTheCapIsNotWaitedFor() async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: "sustained-429-3", options: ["maxRetryAfterSeconds": "2", "retries": "2"])
+                Issue.record("must fail")
+            } catch let error as BadgeError {
+                #expect(error.description.contains("HTTP 429: rate limited"), "\(error)")
+                #expect(error.hint?.contains("asks to wait 3 s") == true, "\(error)")
+                #expect(error.hint?.contains("more than maxRetryAfterSeconds (2 s)") == true, "\(error)")
+            }
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == "sustained-429-3" }.count
+            #expect(attempts == 1, "asked \(attempts) times")
         }
     }
 

@@ -105,7 +105,7 @@ class Browser:
             raise RuntimeError("page script failed: %s" % result["exceptionDetails"])
         return result["result"].get("value")
 
-    def wait_for(self, expression, timeout=8):
+    def wait_for(self, expression, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.eval(expression):
@@ -159,6 +159,13 @@ class Browser:
         self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
                                              "windowsVirtualKeyCode": key_code})
 
+    def planned_angles(self, step=0.001):
+        """The angle of the last turn's springs every `step` seconds, from the page's own plan
+        (window.card.motion), whatever frames the browser found time to draw."""
+        return self.eval("""(() => { const m = card.motion, angles = [];
+            for (let t = 0; t <= m.duration; t += %r) angles.push(m.angleAt(t));
+            angles.push(m.angleAt(m.duration)); return angles; })()""" % step)
+
     def record_angles(self):
         """Angles on every animation frame until the card rests."""
         return self.eval("""new Promise((done) => {
@@ -194,6 +201,7 @@ def main():
         steps["long-drag-held"]["screenshot"] = shot("during-long-drag")
         browser.mouse("mouseReleased", x, y, buttons=0)
         steps["long-drag-angles"] = browser.record_angles()
+        steps["long-drag-planned"] = browser.planned_angles()
         browser.settle()
         steps["long-drag"] = json.loads(browser.card())
         steps["long-drag"]["screenshot"] = shot("after-long-drag")
@@ -212,6 +220,14 @@ def main():
         browser.mouse("mouseReleased", x, y, buttons=0)
         browser.settle()
         steps["tap"] = json.loads(browser.card())
+
+        # Either side of the 35% threshold, close to it: 33% springs back, 37% turns it.
+        browser.drag(0.33)
+        browser.settle()
+        steps["drag-33"] = json.loads(browser.card())
+        browser.drag(0.37)
+        browser.settle()
+        steps["drag-37"] = json.loads(browser.card())
 
         # A phone: a finger drag past the threshold.
         browser.load(390, 700, mobile=True)

@@ -7,8 +7,8 @@ import threading
 import time
 from urllib.parse import parse_qs, urlparse
 
-lock = threading.Lock()
-state = {"current": 0, "max": 0}
+arrived = threading.Condition()
+barrier = {"count": 0}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -49,7 +49,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"x" * 100)
             self.wfile.flush()
-            time.sleep(30)
+            time.sleep(float(q.get("seconds", ["30"])[0]))
         elif url.path == "/big-chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
@@ -63,17 +63,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pass
         elif url.path == "/redirect-http":
             self.send_body(302, b"", [("Location", f"http://127.0.0.1:{port}/ok")])
-        elif url.path == "/latency":
-            with lock:
-                state["current"] += 1
-                state["max"] = max(state["max"], state["current"])
-            time.sleep(float(q.get("ms", ["300"])[0]) / 1000)
-            with lock:
-                state["current"] -= 1
-            self.send_body(200, b"done")
-        elif url.path == "/stats":
-            with lock:
-                self.send_body(200, str(state["max"]).encode())
+        elif url.path == "/barrier":
+            # Answers 200 only once `n` requests are inside at the same moment; a request
+            # that waits 30 s without seeing them all answers 504 with how many it saw.
+            n = int(q.get("n", ["16"])[0])
+            with arrived:
+                barrier["count"] += 1
+                arrived.notify_all()
+                met = arrived.wait_for(lambda: barrier["count"] >= n, timeout=30)
+                seen = barrier["count"]
+            if met:
+                self.send_body(200, b"together")
+            else:
+                self.send_body(504, f"only {seen} of {n} requests arrived together".encode())
         elif url.path.startswith("/status/"):
             self.send_body(int(url.path.split("/")[2]), b'{"error":"scripted"}', [("Retry-After", "7")])
         else:

@@ -103,8 +103,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_requests":
             with lock:
                 return self.reply(200, received)
+        if self.path.startswith(("/files/", "/bounce")):
+            # Result downloads are recorded too, with the credentials they carried (if any).
+            with lock:
+                received.append({"mode": "download", "path": self.path, "body": None, "violations": [],
+                                 "authorization": self.headers.get("Authorization")})
         if self.path.startswith("/files/"):
             return self.reply(200, PNG, "image/png")
+        if self.path.startswith("/bounce-file"):
+            return self.reply(302, b"", headers=[("Location", "file:///etc/passwd")])
         if self.path.startswith("/bounce"):
             port = self.server.server_address[1]
             return self.reply(302, b"", headers=[("Location", f"http://localhost:{port}/files/badge.png")])
@@ -168,6 +175,9 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "retry-after-date":
             when = formatdate(time.time() + 1, usegmt=True)
             return self.reply(429, {"error": {"message": "slow down"}}, headers=[("Retry-After", when)]) if n == 1 else self.reply(200, ok)
+        if mode.startswith("sustained-429-"):
+            # Every answer is a 429 asking to wait the seconds the mode names.
+            return self.reply(429, {"error": {"message": "rate limited"}}, headers=[("Retry-After", mode.split("-")[2])])
         if mode == "retry-after-huge":
             return self.reply(429, {"error": {"message": "quota exhausted"}}, headers=[("Retry-After", "86400")])
         if mode in ("500", "502", "503"):
@@ -181,6 +191,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
+        if mode == "html-200":
+            return self.reply(200, "<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>", "text/html")
         if mode == "garbage":
             return self.reply(200, "this is {not json")
         if mode == "bad-base64":
@@ -244,6 +256,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, {"data": [{"url": "file:///etc/passwd"}]})
         if mode == "url-redirect-other-host":
             return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce"}]})
+        if mode == "url-redirect-file":
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce-file"}]})
         self.reply(404, {"error": f"unknown mode {mode}"})
 
 

@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A seam for the tests of interrupted and killed runs. With `BADGE_TEST_HOLD`
+/// set to a stage's name ("before-commit", "after-commit"), a run that reaches
+/// that stage says so on standard error ("badge: held at STAGE") and waits there
+/// until its standard input ends or its task is cancelled, so that a test can
+/// signal it at a known moment. Without the variable it does nothing, and a
+/// release build never reads it.
+package enum TestHold {
+    package static let variable = "BADGE_TEST_HOLD"
+
+    package static func at(_ stage: String, _ environment: BadgeEnvironment) async {
+        #if !DEBUG
+        return
+        #else
+        guard environment.variables[variable] == stage else { return }
+        FileHandle.standardError.write(Data("badge: held at \(stage)\n".utf8))
+        let release = Release()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                release.wait(continuation)
+                // The read blocks: a thread of its own, off the cooperative pool.
+                Thread {
+                    var byte: UInt8 = 0
+                    while true {
+                        let n = read(STDIN_FILENO, &byte, 1)
+                        if n == 0 || (n < 0 && errno != EINTR) { break }
+                    }
+                    release.fire()
+                }.start()
+            }
+        } onCancel: {
+            release.fire()
+        }
+        #endif
+    }
+
+    /// Resumes the waiting continuation once, whichever comes first: input's end or cancellation.
+    private final class Release: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Void, Never>?
+        private var fired = false
+
+        func wait(_ continuation: CheckedContinuation<Void, Never>) {
+            let now = lock.withLock {
+                if fired { return true }
+                self.continuation = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+
+        func fire() {
+            let waiting = lock.withLock {
+                guard !fired else { return nil as CheckedContinuation<Void, Never>? }
+                fired = true
+                defer { continuation = nil }
+                return continuation
+            }
+            waiting?.resume()
+        }
+    }
+}
