@@ -62,6 +62,7 @@ public struct ImportGenerator: BadgeGenerator {
     public var requestOptionKeys: Set<String>? { ["fit", "background"] }
     /// A picture is imported as it is: `--style` does not apply.
     public var styles: [String]? { [] }
+    public var readsSource: Bool { true }
 
     static let backgroundProblem = "expected a colour as \"#RRGGBB\", \"blur\" or \"transparent\""
     static let backgroundHint = "e.g. \"#FFFFFF\"; \"blur\" letterboxes on a blurred copy of the picture"

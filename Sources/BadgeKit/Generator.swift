@@ -58,12 +58,17 @@ public protocol BadgeGenerator: Sendable {
     /// The styles it draws; empty: it has none, so `--style` does not apply; nil: it
     /// hands the style on as it is.
     var styles: [String]? { get }
+
+    /// True when it makes its picture from `BadgeRequest.source` (import): a source
+    /// given to any other backend is refused rather than ignored.
+    var readsSource: Bool { get }
 }
 
 extension BadgeGenerator {
     public var preferredConcurrency: Int? { nil }
     public var requestOptionKeys: Set<String>? { [] }
     public var styles: [String]? { nil }
+    public var readsSource: Bool { false }
 
     /// Refuses a request option this backend does not read, with the nearest key it does:
     /// nothing the user asked for is silently ignored.

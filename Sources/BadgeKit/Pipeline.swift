@@ -117,6 +117,11 @@ public struct Pipeline: Sendable {
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        if request.source != nil && !backend.generator.readsSource {
+            throw BadgeError(.usage, "backend '\(backend.name)' (\(backend.type)) makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
+                             backend: backend.name,
+                             hint: "to start from your picture, use the import backend: badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job")
+        }
         let candidates = [backend] + fallbacks
         var failures: [String] = []
         for (index, candidate) in candidates.enumerated() {

@@ -298,4 +298,27 @@ struct CommandTests {
         let completion = try await s.run(["--generate-completion-script", "bash"])
         #expect(completion.status == 0 && completion.stdout.contains("_badge"))
     }
+
+    /// A picture given to a backend that draws from words alone is refused, never ignored:
+    /// the badge that would have come out is not the one asked for.
+    @Test func aSourceForABackendThatCannotUseItIsAUsageError() async throws {
+        let s = try Sandbox()
+        let picture = Self.pngsuite.appendingPathComponent("basn6a08.png").path
+        let made = try await s.run(["generate", "--size", "64", "--seed", "1", "Keep this one"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let before = try Data(contentsOf: s.store.appendingPathComponent("badge.png"))
+        let config = s.root.appendingPathComponent("c.json")
+        try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://127.0.0.1:9/v1", "apiKeyEnv": "BADGE_E2E_KEY"}}}"#.utf8)
+            .write(to: config)
+        for backend in ["procedural", "openai"] {
+            let refused = try await s.run(["generate", "--config", config.path, "--backend", backend, "--source", picture, "Make it a badge"])
+            #expect(refused.status == 64, "\(backend): \(refused.stderr)")
+            #expect(refused.stderr.contains("backend '\(backend)'") && refused.stderr.contains("cannot use a source picture"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("badge import FILE"), "\(refused.stderr)")
+        }
+        #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == before)
+        // The backend that reads a picture still takes it.
+        let imported = try await s.run(["generate", "--backend", "import", "--source", picture, "--size", "64", "Walk every day"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+    }
 }
