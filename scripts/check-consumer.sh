@@ -35,7 +35,8 @@ printf '{"backends": {"blue": {"type": "solid", "color": "#2E86DE"}}}\n' > "$san
 binary=$(swift build --scratch-path "$work/build" --show-bin-path)/solid-badge
 BADGE_STORE=$sandbox/store HOME=$sandbox TMPDIR=$sandbox "$binary" generate --config "$sandbox/config.json" \
   --backend blue --size 256 "Be kind"
-if ! BADGE_STORE=$sandbox/store HOME=$sandbox "$binary" show --json | grep -q '"solid"'; then
+shown=$(BADGE_STORE=$sandbox/store HOME=$sandbox "$binary" show --json)
+if ! grep -q '"solid"' <<<"$shown"; then
   echo "check-consumer: the current badge was not made by the solid backend" >&2
   exit 1
 fi

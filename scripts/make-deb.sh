@@ -49,15 +49,16 @@ linked=$(cd "$work/src" && dpkg-shlibdeps -O "$binary" 2>/dev/null | sed -n 's/^
 opened=()
 while read -r soname; do
   [ -n "$soname" ] || continue
-  path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|64bit|AArch64/ { print $NF; exit }')
-  [ -n "$path" ] || path=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+  # awk reads all its input (no early exit): ldconfig must never write into a closed pipe.
+  path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|64bit|AArch64/ && found == "" { found = $NF } END { print found }')
+  [ -n "$path" ] || path=$(ldconfig -p | awk -v s="$soname" '$1 == s && found == "" { found = $NF } END { print found }')
   if [ -z "$path" ]; then
     echo "badge: the binary opens $soname at run time, but no installed library provides it; run 'make deps' and try again" >&2
     exit 1
   fi
   real=$(readlink -f "$path")
-  package=$(dpkg -S "$real" 2>/dev/null | head -n 1 | cut -d: -f1) || true
-  [ -n "$package" ] || package=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+  package=$(dpkg -S "$real" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') || true
+  [ -n "$package" ] || package=$(dpkg -S "$path" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') || true
   if [ -z "$package" ]; then
     echo "badge: no Debian package owns $real (for $soname); install the library from Debian's packages" >&2
     exit 1
@@ -91,7 +92,7 @@ Description: turn a promise into a Promise Badge
 CONTROL
 
 # Reproducible: every file's time is the changelog's (or SOURCE_DATE_EPOCH's).
-epoch=${SOURCE_DATE_EPOCH:-$(date -d "$(sed -n 's/^ -- .*>  //p' packaging/changelog | head -n 1)" +%s)}
+epoch=${SOURCE_DATE_EPOCH:-$(date -d "$(awk '/^ -- / { sub(/^ -- .*>  /, ""); print; exit }' packaging/changelog)" +%s)}
 find "$root" -exec touch -h -d "@$epoch" {} +
 mkdir -p "$outdir"
 deb="$outdir/badge_${version}_${arch}.deb"
