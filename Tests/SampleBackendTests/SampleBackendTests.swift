@@ -4,8 +4,8 @@ import Canvas
 import Foundation
 import Testing
 
-/// docs/EXTENDING.md, followed to the letter by a backend that lives in this
-/// test target: its code is the document's, it registers with the document's
+/// docs/EXTENDING.md, followed to the letter by the backend of Examples/consumer
+/// (SolidGenerator.swift here is a link to it): its code is the document's, it registers with the document's
 /// one line, passes the shared conformance suite and makes a real badge.
 struct SampleBackendTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
