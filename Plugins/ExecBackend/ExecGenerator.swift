@@ -114,13 +114,13 @@ public struct ExecGenerator: BadgeGenerator {
         try Task.checkCancellation()
 
         let metadata = try interpret(finished)
-        let image = try await PluginImage.read(output, limits: limits, backend: name)
+        let bytes = try await PluginImage.read(output, limits: limits, backend: name)
         removeStrays(in: workspace, keeping: output)
         return GeneratedImage(
-            file: output, format: image.header.format, width: image.header.width, height: image.header.height,
+            file: output,
             model: metadata.model ?? "exec \(URL(fileURLWithPath: options.program).lastPathComponent)",
             seed: metadata.seed, revisedPrompt: metadata.revisedPrompt, extra: metadata.extra,
-            bytes: image.bytes, deadline: started.advanced(by: options.timeout))
+            bytes: bytes, deadline: started.advanced(by: options.timeout))
     }
 
     /// Turns the program's exit and its result line into metadata, or the error a user should read.

@@ -8,19 +8,23 @@ import Foundation
 /// badge gave it, opened once (O_NOFOLLOW|O_NONBLOCK: never through a
 /// symbolic link, never waiting on a FIFO), checked by its descriptor (a
 /// regular file, no larger than the intake's limit), read from that
-/// descriptor, and a PNG by its bytes. The bytes are handed on, so nothing
-/// reads the path a second time.
+/// descriptor, and a PNG by its signature, as the exec protocol asks. The bytes
+/// are handed on, so nothing reads the path a second time; the pipeline's intake
+/// checks them.
 enum PluginImage {
-    static func read(_ output: URL, limits: ImageLimits, backend: String) async throws -> (header: ImageIntake.Header, bytes: Data) {
+    static func read(_ output: URL, limits: ImageLimits, backend: String) async throws -> Data {
         let data = try await BlockingExecutor.run { try readRegularFile(output, limit: limits.maxFileBytes, backend: backend) }
-        do {
-            return (try ImageIntake(limits: limits).inspect(data, accepting: [.png], source: output.lastPathComponent), data)
-        } catch let error as BadgeError {
-            var error = error.attributed(to: backend)
-            error.message = "the plugin's image was refused: " + error.message
-            if error.hint == nil { error.hint = "the plugin must write a PNG image to the request's output path" }
-            throw error
+        let what: String
+        switch ImageIntake.sniff(data) {
+        case .accepted(.png): return data
+        case let .accepted(format): what = "a \(format.rawValue.uppercased()) image"
+        case let .refused(name): what = name
+        case .unknown:
+            let start = data.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+            what = data.isEmpty ? "an empty file" : "not an image (\(data.count) bytes starting \(start))"
         }
+        throw BadgeError(.unsupportedFormat, "the plugin's image was refused: it is \(what), not a PNG", backend: backend,
+                         path: output.lastPathComponent, hint: "the plugin must write a PNG image to the request's output path")
     }
 
     static func readRegularFile(_ url: URL, limit: Int, backend: String) throws -> Data {

@@ -135,7 +135,7 @@ public struct ImportGenerator: BadgeGenerator {
         var extra = Self.provenance(of: data)
         extra["source"] = source == "-" ? "-" : URL(fileURLWithPath: origin).lastPathComponent
         // An imported picture, however it was re-encoded here, gets the pipeline's full decode.
-        return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "import (\(fit.rawValue))",
+        return GeneratedImage(file: file, model: "import (\(fit.rawValue))",
                               extra: extra)
     }
 

@@ -45,7 +45,7 @@ public struct ProceduralGenerator: BadgeGenerator {
         }
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
-            drawnInProcess: file, width: request.size, height: request.size, model: Self.artEngineVersion,
+            drawnInProcess: file, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes)
     }
 

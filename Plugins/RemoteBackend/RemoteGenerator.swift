@@ -110,20 +110,22 @@ public struct RemoteGenerator: BadgeGenerator {
             }
         }
 
-        let header: ImageIntake.Header
+        // JPEG and WebP answers are fine: the pipeline's intake checks the image and
+        // converts it to the PNG badge. Here only its signature is read, to say
+        // which server sent something that is not an image.
+        let format: ImageFormat
         switch ImageIntake.sniff(bytes) {
-        case .accepted:
-            // JPEG and WebP answers are fine: the pipeline converts them to the PNG badge.
-            header = try ImageIntake(limits: .default).inspect(bytes, accepting: Set(ImageFormat.allCases), source: where_)
+        case let .accepted(sniffed):
+            format = sniffed
         case .refused, .unknown:
             let start = bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
             throw BadgeError(.invalidImage, "the server's image is not an image (\(bytes.count) bytes starting \(start))",
                              backend: name, path: where_)
         }
         try Task.checkCancellation()
-        let file = try workspace.write(bytes, to: "remote.\(header.format.rawValue)", backend: name)
+        let file = try workspace.write(bytes, to: "remote.\(format.rawValue)", backend: name)
         return GeneratedImage(
-            file: file, format: header.format, width: header.width, height: header.height,
+            file: file,
             model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
             revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue], bytes: bytes,
             deadline: started.advanced(by: options.timeout))

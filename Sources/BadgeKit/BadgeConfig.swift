@@ -51,7 +51,7 @@ public struct BadgeConfig: Sendable {
     public var historyLimit = BadgeConfig.historyLimitDefault
     public var defaults = Defaults()
     public var intake = ImageLimits.default
-    public var batch = BatchSettings()
+    package var batch = BatchSettings()
     /// Every instance, built-ins first unless the file redefines them, in file order.
     public var backends: [BackendConfig]
 

@@ -36,13 +36,18 @@ public struct BadgeStore: Sendable {
 
     public let directory: URL
     public var historyLimit: Int
-    public var fileSystem: any StoreFileSystem
+    package var fileSystem: any StoreFileSystem
     /// How long a writer waits for another to finish before giving up.
     public var lockTimeout: Duration
 
-    public init(
+    public init(directory: URL, historyLimit: Int = BadgeConfig.historyLimitDefault, lockTimeout: Duration = .seconds(30)) {
+        self.init(directory: directory, historyLimit: historyLimit, fileSystem: PosixFileSystem(), lockTimeout: lockTimeout)
+    }
+
+    /// A store over another file system: tests inject faults through it.
+    package init(
         directory: URL, historyLimit: Int = BadgeConfig.historyLimitDefault,
-        fileSystem: any StoreFileSystem = PosixFileSystem(), lockTimeout: Duration = .seconds(30)
+        fileSystem: any StoreFileSystem, lockTimeout: Duration = .seconds(30)
     ) {
         self.directory = directory
         self.historyLimit = historyLimit

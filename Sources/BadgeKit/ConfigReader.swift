@@ -3,11 +3,11 @@ import Foundation
 /// A JSON value being read as configuration: it knows its file and its key
 /// path, so every complaint names file, line:column and key.
 public struct ConfigValue: Sendable {
-    public let node: JSONNode
+    package let node: JSONNode
     public let keyPath: String
     public let file: String?
 
-    public init(node: JSONNode, keyPath: String, file: String?) {
+    package init(node: JSONNode, keyPath: String, file: String?) {
         self.node = node
         self.keyPath = keyPath
         self.file = file
@@ -118,12 +118,12 @@ public struct ConfigValue: Sendable {
 /// `allowOnly(_:)` with the keys the schema knows and every other key is an
 /// error that suggests the nearest known one.
 public struct ConfigObject: Sendable {
-    public let members: [JSONMember]
-    public let node: JSONNode
+    package let members: [JSONMember]
+    package let node: JSONNode
     public let keyPath: String
     public let file: String?
 
-    public init(members: [JSONMember], node: JSONNode, keyPath: String, file: String?) {
+    package init(members: [JSONMember], node: JSONNode, keyPath: String, file: String?) {
         self.members = members
         self.node = node
         self.keyPath = keyPath

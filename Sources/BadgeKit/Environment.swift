@@ -122,19 +122,21 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
-/// Decodes an image fully (after `ImageIntake` has checked its header) and
-/// reports corruption the header could not show: truncated data, bad CRCs,
-/// decoder warnings. Implemented over libgd by `Canvas`.
+/// Decodes an image fully and reports corruption its header could not show:
+/// truncated data, bad CRCs, decoder warnings. Implemented over libgd by `Canvas`.
+/// `header` is what the pipeline's ``ImageIntake`` read from `data` and passed
+/// (format, dimensions within the limits): the decoder relies on it and does not
+/// inspect the bytes again.
 /// A decoder checks `stop` while it works and gives up (`.cancelled`, or
 /// `.timeout` past the deadline) when it says so.
 public protocol ImageDecoding: Sendable {
-    func validate(_ data: Data, format: ImageFormat, limits: ImageLimits, stop: DecodeStop) async throws
+    func validate(_ data: Data, header: ImageIntake.Header, stop: DecodeStop) async throws
 
     /// Decodes (checking the image as `validate` does) and re-encodes it as
     /// a `side`×`side` PNG, cropping the centre of an image that is not
     /// square: what a backend that returned a JPEG, a WebP or the wrong size
     /// hands to the store.
-    func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits, stop: DecodeStop) async throws -> Data
+    func normalized(_ data: Data, header: ImageIntake.Header, side: Int, stop: DecodeStop) async throws -> Data
 }
 
 /// What ends a decode that is still running: the task that wanted it was

@@ -8,14 +8,14 @@ import Darwin
 import Foundation
 
 /// An errno from a system call, with the call's name.
-public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
-    public init(_ call: String, _ errno: Int32) {
+package struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var call: String
+    package var errno: Int32
+    package init(_ call: String, _ errno: Int32) {
         self.call = call
         self.errno = errno
     }
-    public var description: String { "\(call): \(BadgeError.errnoDescription(errno))" }
+    package var description: String { "\(call): \(BadgeError.errnoDescription(errno))" }
 }
 
 /// The system calls the store makes, behind a protocol so tests can make any
@@ -23,7 +23,7 @@ public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertib
 /// rename) and check that nothing is lost. Names are relative to a directory
 /// descriptor (`AT_FDCWD` for a path), so the store works inside the
 /// directory it opened and a path planted in its contents cannot lead out.
-public protocol StoreFileSystem: Sendable {
+package protocol StoreFileSystem: Sendable {
     func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32
     func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int
     func fsync(_ fd: Int32) throws(SystemCallError)
@@ -36,10 +36,10 @@ public protocol StoreFileSystem: Sendable {
 }
 
 /// The real thing: thin wrappers that retry on EINTR.
-public struct PosixFileSystem: StoreFileSystem {
-    public init() {}
+package struct PosixFileSystem: StoreFileSystem {
+    package init() {}
 
-    public func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
+    package func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
         while true {
             let fd = Glibc.openat(directory, name, flags, mode)
             if fd >= 0 { return fd }
@@ -47,7 +47,7 @@ public struct PosixFileSystem: StoreFileSystem {
         }
     }
 
-    public func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
         while true {
             let n = Glibc.write(fd, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -55,34 +55,34 @@ public struct PosixFileSystem: StoreFileSystem {
         }
     }
 
-    public func fsync(_ fd: Int32) throws(SystemCallError) {
+    package func fsync(_ fd: Int32) throws(SystemCallError) {
         while Glibc.fsync(fd) != 0 {
             if errno != EINTR { throw SystemCallError("fsync", errno) }
         }
     }
 
-    public func close(_ fd: Int32) throws(SystemCallError) {
+    package func close(_ fd: Int32) throws(SystemCallError) {
         // Never retry close on EINTR: on Linux the descriptor is already gone.
         if Glibc.close(fd) != 0 && errno != EINTR { throw SystemCallError("close", errno) }
     }
 
-    public func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+    package func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if Glibc.renameat(fromDirectory, from, toDirectory, to) != 0 { throw SystemCallError("rename", errno) }
     }
 
-    public func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+    package func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if Glibc.linkat(fromDirectory, from, toDirectory, to, 0) != 0 { throw SystemCallError("link", errno) }
     }
 
-    public func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
+    package func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
         if Glibc.unlinkat(directory, name, 0) != 0 { throw SystemCallError("unlink", errno) }
     }
 
-    public func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
+    package func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
         if Glibc.mkdirat(directory, name, mode) != 0 { throw SystemCallError("mkdir", errno) }
     }
 
-    public func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
+    package func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
         while systemFlock(fd, operation) != 0 {
             if errno != EINTR { throw SystemCallError("flock", errno) }
         }
@@ -96,17 +96,17 @@ private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 {
 /// Writing a whole file so that it is either all there or not there at all:
 /// a temporary file created with O_EXCL beside the target, written, fsynced,
 /// renamed over the target, and the directory fsynced.
-public struct AtomicFileWriter: Sendable {
-    public let fileSystem: any StoreFileSystem
-    public static let temporarySuffix = ".tmp"
+package struct AtomicFileWriter: Sendable {
+    package let fileSystem: any StoreFileSystem
+    package static let temporarySuffix = ".tmp"
 
-    public init(fileSystem: any StoreFileSystem = PosixFileSystem()) {
+    package init(fileSystem: any StoreFileSystem = PosixFileSystem()) {
         self.fileSystem = fileSystem
     }
 
     /// The name of a temporary file for the file `name`: hidden, naming this
     /// host and process, so that a later run can tell one left by a killed run.
-    public static func temporaryName(for name: String) -> String {
+    package static func temporaryName(for name: String) -> String {
         var random = SystemRandomNumberGenerator()
         let tag = hexDigits(UInt64(random.next() as UInt32), count: 8)
         return ".\(name).\(host).\(getpid()).\(tag)\(temporarySuffix)"
@@ -115,7 +115,7 @@ public struct AtomicFileWriter: Sendable {
     /// Whether `name` is a temporary file (of `target`, if given) left by a
     /// process of this host that no longer exists. Other hosts' temporaries
     /// are never taken for abandoned: a shared directory's pids mean nothing here.
-    public static func isAbandonedTemporary(_ name: String, of target: String? = nil) -> Bool {
+    package static func isAbandonedTemporary(_ name: String, of target: String? = nil) -> Bool {
         guard name.hasPrefix("." + (target.map { $0 + "." } ?? "")), name.hasSuffix(temporarySuffix) else { return false }
         let parts = name.split(separator: ".")
         guard parts.count >= 5, parts[parts.count - 4] == host, let pid = Int32(parts[parts.count - 3]) else { return false }
@@ -123,7 +123,7 @@ public struct AtomicFileWriter: Sendable {
     }
 
     /// This machine's name, reduced to characters that are safe in a file name.
-    public static let host: String = {
+    package static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
@@ -136,7 +136,7 @@ public struct AtomicFileWriter: Sendable {
     /// Creates and fills a temporary file for `target` in the directory
     /// `directory` (a descriptor); returns the temporary's name there. On any
     /// failure the temporary file is removed before the error is thrown.
-    public func writeTemporary(_ data: Data, for target: String, in directory: Int32, mode: mode_t = 0o644) throws(SystemCallError) -> String {
+    package func writeTemporary(_ data: Data, for target: String, in directory: Int32, mode: mode_t = 0o644) throws(SystemCallError) -> String {
         let temporary = Self.temporaryName(for: target)
         let fd = try fileSystem.openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         var isOpen = true
@@ -168,12 +168,12 @@ public struct AtomicFileWriter: Sendable {
     }
 
     /// Opens a directory for work relative to it.
-    public func openDirectory(_ directory: URL) throws(SystemCallError) -> Int32 {
+    package func openDirectory(_ directory: URL) throws(SystemCallError) -> Int32 {
         try fileSystem.openat(AT_FDCWD, directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
     }
 
     /// Flushes a directory's entries (the rename) to disk.
-    public func syncDirectory(_ directory: URL) throws(SystemCallError) {
+    package func syncDirectory(_ directory: URL) throws(SystemCallError) {
         let fd = try openDirectory(directory)
         defer { try? fileSystem.close(fd) }
         try fileSystem.fsync(fd)
@@ -181,7 +181,7 @@ public struct AtomicFileWriter: Sendable {
 
     /// Atomically replaces (or creates) `target` with `data`. Temporaries of
     /// `target` that a killed run left behind are removed first.
-    public func write(_ data: Data, to target: URL, mode: mode_t = 0o644) throws(SystemCallError) {
+    package func write(_ data: Data, to target: URL, mode: mode_t = 0o644) throws(SystemCallError) {
         let directory = try openDirectory(target.deletingLastPathComponent())
         defer { try? fileSystem.close(directory) }
         let name = target.lastPathComponent
@@ -201,7 +201,7 @@ public struct AtomicFileWriter: Sendable {
 
 /// The names in the directory open as `fd` (not "." and ".."), read through
 /// a duplicate of the descriptor, so the directory listed is the one opened.
-public func directoryEntries(_ fd: Int32) -> [String] {
+package func directoryEntries(_ fd: Int32) -> [String] {
     let copy = dup(fd)
     guard copy >= 0 else { return [] }
     guard let stream = fdopendir(copy) else {
@@ -265,7 +265,7 @@ func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String,
 /// Reads standard input to its end, or to `limit` bytes, whichever comes
 /// first. read(2) is retried on EINTR: a signal (a resized terminal, a
 /// child's exit) must not turn the rest of the input into "empty".
-public func readStandardInput(limit: Int) throws -> Data {
+package func readStandardInput(limit: Int) throws -> Data {
     var data = Data()
     var chunk = [UInt8](repeating: 0, count: 64 << 10)
     while data.count < limit {

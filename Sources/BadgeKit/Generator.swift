@@ -27,8 +27,9 @@ public enum Availability: Sendable, Equatable, CustomStringConvertible {
 ///   longer than a quick probe, and never throws. When it answers `.unavailable`,
 ///   the reason names what is missing and the hint says how to fix it.
 /// - `generate(_:in:)` writes exactly one image file *inside* `workspace.directory`
-///   and returns it described truthfully (format, pixel dimensions). It never
-///   writes anywhere else: the pipeline alone moves images into the store.
+///   and returns it in a ``GeneratedImage``. It never writes anywhere else: the
+///   pipeline alone moves images into the store, after its intake has read the
+///   image's format and dimensions from the bytes (a backend does not report them).
 /// - It honours task cancellation promptly, throwing `CancellationError` (or a
 ///   ``BadgeError`` with code `.cancelled`), and leaves nothing running behind it.
 /// - It throws only ``BadgeError`` for failures a user should read; the message says
@@ -138,12 +139,11 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// What a backend made: the file in its workspace and what it knows about it.
+/// What a backend made: the file in its workspace and what it knows about how
+/// it was made. Its format and size are read from the bytes by the pipeline's
+/// intake, once.
 public struct GeneratedImage: Sendable {
     public var file: URL
-    public var format: ImageFormat
-    public var width: Int
-    public var height: Int
     /// The model or engine that drew it, with its version ("art-engine 1").
     public var model: String?
     /// The seed actually used (a backend may choose one).
@@ -166,16 +166,13 @@ public struct GeneratedImage: Sendable {
     public var deadline: ContinuousClock.Instant?
 
     public init(
-        file: URL, format: ImageFormat, width: Int, height: Int,
+        file: URL,
         model: String? = nil, seed: UInt64? = nil, revisedPrompt: String? = nil,
         extra: [String: String] = [:], bytes: Data? = nil, deadline: ContinuousClock.Instant? = nil
     ) {
         self.bytes = bytes
         self.deadline = deadline
         self.file = file
-        self.format = format
-        self.width = width
-        self.height = height
         self.model = model
         self.seed = seed
         self.revisedPrompt = revisedPrompt
@@ -185,10 +182,10 @@ public struct GeneratedImage: Sendable {
 
     /// An image drawn by this process (see `isDrawnInProcess`).
     package init(
-        drawnInProcess file: URL, width: Int, height: Int,
+        drawnInProcess file: URL,
         model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:]
     ) {
-        self.init(file: file, format: .png, width: width, height: height, model: model, seed: seed, extra: extra)
+        self.init(file: file, model: model, seed: seed, extra: extra)
         self.isDrawnInProcess = true
     }
 }

@@ -54,7 +54,7 @@ public struct ImageIntake: Sendable {
         public var width: Int
         public var height: Int
 
-        public init(format: ImageFormat, width: Int, height: Int) {
+        package init(format: ImageFormat, width: Int, height: Int) {
             self.format = format
             self.width = width
             self.height = height

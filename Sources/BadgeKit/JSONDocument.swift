@@ -18,8 +18,8 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// A JSON value that remembers where it stood in its file, so configuration
 /// errors can point at the line, the column and the key.
-public struct JSONNode: Sendable, Hashable {
-    public enum Value: Sendable, Hashable {
+package struct JSONNode: Sendable, Hashable {
+    package enum Value: Sendable, Hashable {
         case null
         case bool(Bool)
         /// The number and its literal text (kept so integers stay exact).
@@ -29,16 +29,16 @@ public struct JSONNode: Sendable, Hashable {
         case object([JSONMember])
     }
 
-    public var value: Value
-    public var location: SourceLocation
+    package var value: Value
+    package var location: SourceLocation
 
-    public init(_ value: Value, at location: SourceLocation) {
+    package init(_ value: Value, at location: SourceLocation) {
         self.value = value
         self.location = location
     }
 
     /// What a user would call this kind of value in an error message.
-    public var kindName: String {
+    package var kindName: String {
         switch value {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -50,12 +50,12 @@ public struct JSONNode: Sendable, Hashable {
     }
 }
 
-public struct JSONMember: Sendable, Hashable {
-    public var key: String
-    public var keyLocation: SourceLocation
-    public var value: JSONNode
+package struct JSONMember: Sendable, Hashable {
+    package var key: String
+    package var keyLocation: SourceLocation
+    package var value: JSONNode
 
-    public init(key: String, keyLocation: SourceLocation, value: JSONNode) {
+    package init(key: String, keyLocation: SourceLocation, value: JSONNode) {
         self.key = key
         self.keyLocation = keyLocation
         self.value = value
@@ -65,8 +65,8 @@ public struct JSONMember: Sendable, Hashable {
 /// A strict RFC 8259 parser. Unlike Foundation's decoders it reports the line
 /// and column of every error, and it refuses what they silently accept:
 /// duplicate keys, trailing commas, comments, and bytes that are not UTF-8.
-public struct JSONParser {
-    public static let maxDepth = 128
+package struct JSONParser {
+    package static let maxDepth = 128
 
     private let bytes: [UInt8]
     private let file: String?
@@ -81,12 +81,12 @@ public struct JSONParser {
     }
 
     /// Parses one JSON document. `file` is used in error messages.
-    public static func parse(_ data: Data, file: String? = nil) throws -> JSONNode {
+    package static func parse(_ data: Data, file: String? = nil) throws -> JSONNode {
         var parser = JSONParser(bytes: [UInt8](data), file: file)
         return try parser.parseDocument()
     }
 
-    public static func parse(_ text: String, file: String? = nil) throws -> JSONNode {
+    package static func parse(_ text: String, file: String? = nil) throws -> JSONNode {
         try parse(Data(text.utf8), file: file)
     }
 
@@ -480,8 +480,8 @@ public struct JSONParser {
 }
 
 /// Writes a `JSONNode` back as pretty-printed JSON, keys in their file order.
-public enum JSONWriter {
-    public static func write(_ node: JSONNode, indent: String = "  ") -> String {
+package enum JSONWriter {
+    package static func write(_ node: JSONNode, indent: String = "  ") -> String {
         var out = ""
         write(node, level: 0, indent: indent, into: &out)
         out.append("\n")
@@ -517,7 +517,7 @@ public enum JSONWriter {
         }
     }
 
-    public static func quote(_ s: String) -> String {
+    package static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -7,13 +7,17 @@ import Foundation
 /// the header promises. A CRC only says the bytes were not changed after the
 /// encoder wrote them; this says the encoder wrote a picture.
 ///
+/// An animated PNG's later frames (`fdAT` chunks after each `fcTL`) are
+/// checked the same way, each against the size its `fcTL` gives.
+///
 /// Memory stays bounded (one 64 KB window, whatever the image), and the work
 /// is one inflate of the image data: ~8 ms of one core for the 4 MB of rows
 /// of a 1024 px badge (Debian's zlib 1.2.13).
 package enum PNGDataCheck {
     /// Throws `.invalidImage` when the image data does not inflate, holds
     /// more or fewer bytes than the header promises, has bytes after its
-    /// end, or (for a non-interlaced image) a row with an unknown filter type.
+    /// end, or (for a non-interlaced image) a row with an unknown filter type;
+    /// and so for each later frame of an animated PNG.
     package static func verify(_ png: Data) throws {
         let chunks = try PNG.chunks(in: png, verifyCRC: false)
         guard let ihdr = chunks.first, ihdr.type == "IHDR", ihdr.data.count == 13 else {
@@ -36,23 +40,61 @@ package enum PNGDataCheck {
         }
         let bitsPerPixel = channels * bitDepth
         let rowBytes = { (w: Int) in (w * bitsPerPixel + 7) / 8 }
-        var expected = 0
-        if interlaced {
+        func imageBytes(_ width: Int, _ height: Int) -> Int {
+            guard interlaced else { return height * (1 + rowBytes(width)) }
             // Adam7: seven passes, each a smaller image of its own rows.
             let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+            var total = 0
             for (x0, y0, dx, dy) in passes {
                 let w = (width - x0 + dx - 1) / dx, h = (height - y0 + dy - 1) / dy
-                if w > 0 && h > 0 { expected += h * (1 + rowBytes(w)) }
+                if w > 0 && h > 0 { total += h * (1 + rowBytes(w)) }
             }
-        } else {
-            expected = height * (1 + rowBytes(width))
+            return total
         }
         let idat = chunks.filter { $0.type == "IDAT" }
         guard !idat.isEmpty else { throw refusal("the PNG has no image data (IDAT)") }
-        try inflate(idat.map(\.data), expected: expected, rowLength: interlaced ? nil : 1 + rowBytes(width))
+        try inflate(idat.map(\.data), expected: imageBytes(width, height), rowLength: interlaced ? nil : 1 + rowBytes(width), what: "IDAT")
+
+        // An animated PNG: each fcTL after the image data starts a frame whose data
+        // is the fdAT chunks up to the next fcTL, each led by a sequence number.
+        var seenImageData = false
+        var frame: (number: Int, width: Int, height: Int, parts: [Data])?
+        var frameNumber = 0
+        func finishFrame() throws {
+            guard let done = frame else { return }
+            frame = nil
+            guard !done.parts.isEmpty else { throw refusal("frame \(done.number) of the animated PNG has no image data (fdAT)") }
+            try inflate(done.parts, expected: imageBytes(done.width, done.height),
+                        rowLength: interlaced ? nil : 1 + rowBytes(done.width), what: "fdAT of frame \(done.number)")
+        }
+        for chunk in chunks {
+            switch chunk.type {
+            case "IDAT":
+                seenImageData = true
+            case "fcTL":
+                try finishFrame()
+                frameNumber += 1
+                guard seenImageData else { continue }  // the fcTL before IDAT describes the image itself
+                let d = Array(chunk.data)
+                guard d.count == 26 else { throw refusal("frame \(frameNumber)'s control chunk (fcTL) is \(d.count) bytes, not 26") }
+                let w = Int(d[4]) << 24 | Int(d[5]) << 16 | Int(d[6]) << 8 | Int(d[7])
+                let h = Int(d[8]) << 24 | Int(d[9]) << 16 | Int(d[10]) << 8 | Int(d[11])
+                guard w > 0, h > 0, w <= width, h <= height else {
+                    throw refusal("frame \(frameNumber) of the animated PNG is \(w)×\(h) in a \(width)×\(height) image")
+                }
+                frame = (frameNumber, w, h, [])
+            case "fdAT":
+                guard frame != nil else { throw refusal("the animated PNG has frame data (fdAT) without a frame control chunk before it") }
+                guard chunk.data.count > 4 else { throw refusal("an fdAT chunk of frame \(frameNumber) holds no data") }
+                frame?.parts.append(chunk.data.dropFirst(4))
+            default:
+                continue
+            }
+        }
+        try finishFrame()
     }
 
-    private static func inflate(_ parts: [Data], expected: Int, rowLength: Int?) throws {
+    private static func inflate(_ parts: [Data], expected: Int, rowLength: Int?, what: String) throws {
         var stream = z_stream()
         guard badge_inflate_init(&stream) == Z_OK else { throw refusal("zlib could not start (out of memory?)") }
         defer { inflateEnd(&stream) }
@@ -64,7 +106,7 @@ package enum PNGDataCheck {
         for (index, part) in parts.enumerated() {
             try part.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
                 guard let base = input.baseAddress, input.count > 0 else { return }
-                if ended { throw refusal("the PNG has image data after the end of its zlib stream (IDAT \(index + 1))") }
+                if ended { throw refusal("the PNG has image data after the end of its zlib stream (\(what) \(index + 1))") }
                 stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
                 stream.avail_in = uInt(input.count)
                 while stream.avail_in > 0 && !ended {
@@ -92,7 +134,7 @@ package enum PNGDataCheck {
                     case Z_BUF_ERROR where count == 0: return
                     default:
                         let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                        throw refusal("the PNG's image data is not a valid zlib stream (\(reason), in IDAT \(index + 1))")
+                        throw refusal("the PNG's image data is not a valid zlib stream (\(reason), in \(what) \(index + 1))")
                     }
                 }
                 if ended && stream.avail_in > 0 {

@@ -216,15 +216,15 @@ public struct Pipeline: Sendable {
             do {
                 if fits {
                     try await withTaskCancellationHandler {
-                        try await decoder.validate(data, format: header.format, limits: limits, stop: stop)
+                        try await decoder.validate(data, header: header, stop: stop)
                     } onCancel: { stop.stop() }
                 } else {
                     // A JPEG, a WebP, or a picture of another size becomes the PNG badge the user asked for.
                     let input = data
                     data = try await withTaskCancellationHandler {
-                        try await decoder.normalized(input, format: header.format, side: request.size, limits: limits, stop: stop)
+                        try await decoder.normalized(input, header: header, side: request.size, stop: stop)
                     } onCancel: { stop.stop() }
-                    header = try intake.inspect(data)
+                    header = ImageIntake.Header(format: .png, width: request.size, height: request.size)
                     log.debug("converted", metadata: ["to": "png \(header.width)×\(header.height)", "bytes": "\(data.count)"])
                 }
             } catch let error as BadgeError {

@@ -45,21 +45,15 @@ public enum GeneratorConformance {
             throw ConformanceFailure(requirement: "availability", detail: "the test request needs an available backend: \(reason)")
         }
 
-        // One image, inside the workspace, described truthfully.
-        let (first, firstBytes, strays) = try await generateOnce(generator, request)
+        // One image, inside the workspace, that the intake accepts.
+        let (_, firstBytes, strays) = try await generateOnce(generator, request)
         guard strays.isEmpty else {
             throw ConformanceFailure(requirement: "workspace", detail: "wrote files beside its image: \(strays)")
         }
-        let header: ImageIntake.Header
         do {
-            header = try ImageIntake(limits: .default).inspect(firstBytes, accepting: Set(ImageFormat.allCases.filter { $0 == .png }))
+            _ = try ImageIntake(limits: .default).inspect(firstBytes, accepting: [.png])
         } catch {
             throw ConformanceFailure(requirement: "image", detail: "the intake refused the image: \(error)")
-        }
-        guard header.format == first.format, header.width == first.width, header.height == first.height else {
-            throw ConformanceFailure(
-                requirement: "truthful result",
-                detail: "reported \(first.format) \(first.width)x\(first.height), file is \(header.format) \(header.width)x\(header.height)")
         }
 
         if expectDeterministic {

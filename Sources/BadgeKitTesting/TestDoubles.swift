@@ -34,11 +34,10 @@ public struct FakeGenerator: BadgeGenerator {
         case let .writes(data):
             let file = workspace.file("fake.png")
             try data.write(to: file)
-            let header = try ImageIntake().inspect(data, accepting: Set(ImageFormat.allCases))
             if drawnInProcess {
-                return GeneratedImage(drawnInProcess: file, width: header.width, height: header.height, model: "fake")
+                return GeneratedImage(drawnInProcess: file, model: "fake")
             }
-            return GeneratedImage(file: file, format: header.format, width: header.width, height: header.height, model: "fake")
+            return GeneratedImage(file: file, model: "fake")
         case let .fails(error):
             throw error
         case .waitsForCancellation:
@@ -53,16 +52,16 @@ public struct FakeGenerator: BadgeGenerator {
 
 /// A file system that fails one chosen system call with a chosen errno, and
 /// otherwise does what the real one does.
-public struct FaultyFileSystem: StoreFileSystem {
-    public enum Call: String, Sendable { case open, write, fsync, close, rename, link, unlink, mkdir, flock }
+package struct FaultyFileSystem: StoreFileSystem {
+    package enum Call: String, Sendable { case open, write, fsync, close, rename, link, unlink, mkdir, flock }
 
-    public var failing: Call
-    public var errno: Int32
+    package var failing: Call
+    package var errno: Int32
     /// Only names (a path, or a name relative to a directory) containing this fail (nil: every one).
-    public var pathContaining: String?
+    package var pathContaining: String?
     private let real = PosixFileSystem()
 
-    public init(failing: Call, errno: Int32, pathContaining: String? = nil) {
+    package init(failing: Call, errno: Int32, pathContaining: String? = nil) {
         self.failing = failing
         self.errno = errno
         self.pathContaining = pathContaining
@@ -74,12 +73,12 @@ public struct FaultyFileSystem: StoreFileSystem {
         return path.contains(pathContaining)
     }
 
-    public func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
+    package func openat(_ directory: Int32, _ name: String, _ flags: Int32, _ mode: mode_t) throws(SystemCallError) -> Int32 {
         if shouldFail(.open, name) { throw SystemCallError("open", errno) }
         return try real.openat(directory, name, flags, mode)
     }
 
-    public func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
+    package func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> Int {
         if shouldFail(.write) {
             // Like a real ENOSPC: part of the data lands first.
             _ = try real.write(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(buffer.count / 2)))
@@ -88,37 +87,37 @@ public struct FaultyFileSystem: StoreFileSystem {
         return try real.write(fd, buffer)
     }
 
-    public func fsync(_ fd: Int32) throws(SystemCallError) {
+    package func fsync(_ fd: Int32) throws(SystemCallError) {
         if shouldFail(.fsync) { throw SystemCallError("fsync", errno) }
         try real.fsync(fd)
     }
 
-    public func close(_ fd: Int32) throws(SystemCallError) {
+    package func close(_ fd: Int32) throws(SystemCallError) {
         try real.close(fd)
         if shouldFail(.close) { throw SystemCallError("close", errno) }
     }
 
-    public func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+    package func renameat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if shouldFail(.rename, to) { throw SystemCallError("rename", errno) }
         try real.renameat(fromDirectory, from, toDirectory, to)
     }
 
-    public func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
+    package func linkat(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(SystemCallError) {
         if shouldFail(.link, to) { throw SystemCallError("link", errno) }
         try real.linkat(fromDirectory, from, toDirectory, to)
     }
 
-    public func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
+    package func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError) {
         if shouldFail(.unlink, name) { throw SystemCallError("unlink", errno) }
         try real.unlinkat(directory, name)
     }
 
-    public func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
+    package func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError) {
         if shouldFail(.mkdir, name) { throw SystemCallError("mkdir", errno) }
         try real.mkdirat(directory, name, mode)
     }
 
-    public func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
+    package func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
         if shouldFail(.flock) { throw SystemCallError("flock", errno) }
         try real.flock(fd, operation)
     }

@@ -132,6 +132,7 @@ struct CardHTMLCommand: AsyncParsableCommand {
         let target = folder.appendingPathComponent(CardPage.fileName)
         let html = try await BlockingExecutor.run {
             let back = try PNGEncoder.encode(try badge.backFace().render(front: try badge.decode()), level: 6)
+            try PNGDataCheck.verify(back)
             return CardPage(front: badge.png, back: back, promise: badge.metadata.extra["promise"] ?? badge.metadata.prompt, date: badge.longDate).html
         }
         try await BlockingExecutor.run {

@@ -124,6 +124,14 @@ public final class GDImage {
         source: String? = nil, fitting: Fitting? = nil, stop: DecodeStop = DecodeStop()
     ) throws -> GDImage {
         let header = try ImageIntake(limits: limits).inspect(data, accepting: accepted, source: source)
+        return try decode(data, inspected: header, source: source, fitting: fitting, stop: stop)
+    }
+
+    /// Decodes bytes the intake has already inspected (`header` is what it read).
+    package static func decode(
+        _ data: Data, inspected header: ImageIntake.Header, source: String? = nil, fitting: Fitting? = nil,
+        stop: DecodeStop = DecodeStop()
+    ) throws -> GDImage {
         let prepared = header.format == .png ? try PNGForGD.prepare(data, source: source) : data
         let orientation = header.format == .jpeg ? ImageIntake.jpegOrientation(data) : 1
         if header.format == .jpeg {
@@ -300,13 +308,13 @@ extension GDImage {
 public struct GDImageDecoder: ImageDecoding {
     public init() {}
 
-    public func validate(_ data: Data, format: ImageFormat, limits: ImageLimits, stop: DecodeStop) async throws {
-        try await BlockingExecutor.run { _ = try GDImage.decode(data, accepting: [format], limits: limits, stop: stop) }
+    public func validate(_ data: Data, header: ImageIntake.Header, stop: DecodeStop) async throws {
+        try await BlockingExecutor.run { _ = try GDImage.decode(data, inspected: header, stop: stop) }
     }
 
-    public func normalized(_ data: Data, format: ImageFormat, side: Int, limits: ImageLimits, stop: DecodeStop) async throws -> Data {
+    public func normalized(_ data: Data, header: ImageIntake.Header, side: Int, stop: DecodeStop) async throws -> Data {
         try await BlockingExecutor.run {
-            let image = try GDImage.decode(data, accepting: [format], limits: limits, fitting: .init(side: side, cover: true), stop: stop)
+            let image = try GDImage.decode(data, inspected: header, fitting: .init(side: side, cover: true), stop: stop)
             let square = image.width == side && image.height == side
                 ? image : try image.squared(side: side, contain: false, background: .white)
             return try square.pngData(compression: 3)

@@ -209,6 +209,46 @@ struct CommandTests {
         #expect(!imported.contains("libcurl.so"))
     }
 
+    /// A libgd or libcurl the dynamic loader cannot use (here a file that is not
+    /// a shared object, found first on LD_LIBRARY_PATH: dlopen fails as it does for
+    /// a missing one) is an error that names the library and the Debian package to
+    /// install. The run fails cleanly and the current badge stays as it was.
+    @Test func aLibraryThatCannotBeLoadedNamesThePackageToInstall() async throws {
+        let s = try Sandbox()
+        let kept = try await s.run(["generate", "--size", "64", "--seed", "1", "Keep this badge"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let before = try #require(s.badge)
+        let broken = s.root.appendingPathComponent("broken-libraries")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        for name in ["libgd.so.3", "libcurl.so.4"] {
+            try Data("not a shared object\n".utf8).write(to: broken.appendingPathComponent(name))
+        }
+        let environment = ["LD_LIBRARY_PATH": broken.path, "BADGE_E2E_KEY": "sk-test-not-a-real-key"]
+
+        let picture = Self.pngsuite.appendingPathComponent("basn6a08.png")
+        let imported = try await s.run(["import", picture.path, "My picture", "--size", "64"], extraEnvironment: environment)
+        #expect(imported.status == 1)
+        #expect(imported.stderr.contains("badge cannot use libgd"), "\(imported.stderr)")
+        #expect(imported.stderr.contains("libgd.so.3"), "the loader's reason names the file: \(imported.stderr)")
+        #expect(imported.stderr.contains("apt-get install libgd3"), "\(imported.stderr)")
+
+        let config = s.root.appendingPathComponent("remote.json")
+        try Data(#"{"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:9/v1", "apiKeyEnv": "BADGE_E2E_KEY", "retries": 0}}}"#.utf8)
+            .write(to: config)
+        let remote = try await s.run(["generate", "--config", config.path, "--backend", "remote", "--size", "64", "A remote badge"],
+                                     extraEnvironment: environment)
+        #expect(remote.status == 1)
+        #expect(remote.stderr.contains("badge cannot use libcurl"), "\(remote.stderr)")
+        #expect(remote.stderr.contains("apt-get install libcurl4"), "\(remote.stderr)")
+        #expect(!remote.stderr.contains("sk-test"), "the key never appears")
+        #expect(s.badge == before, "the current badge changed")
+
+        // The procedural badge needs neither, so it still works with both broken.
+        let procedural = try await s.run(["generate", "--size", "64", "--seed", "2", "--output", s.root.appendingPathComponent("p.png").path,
+                                          "Still drawn"], extraEnvironment: environment)
+        #expect(procedural.status == 0, "\(procedural.stderr)")
+    }
+
     @Test(arguments: [
         (["generate", "--size", "5", "x"], "--size must be from 64 to 4096"),
         (["generate"], "Missing expected argument"),

@@ -17,10 +17,13 @@ extension FirstTenMinutesTests {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "Run a 5k"]).status == 0)
         #expect(try await s.run(["generate", "--size", "64", "--seed", "2", "Run a 10k"]).status == 0)
+        let history = try await s.run(["history", "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let earlier = try #require(entries.first?["id"] as? String)
         // The sandbox's directories are root's 0755: nobody can reach the binary and the store's parent.
         #expect(chmod(s.store.path, 0) == 0)
         defer { chmod(s.store.path, 0o755) }
-        for arguments in [["show"], ["show", "--json"], ["history"], ["history", "--json"], ["verify"]] {
+        for arguments in [["show"], ["show", "--json"], ["history"], ["history", "--json"], ["verify"], ["restore", earlier]] {
             let result = try await s.run(arguments, prefix: Self.asNonRoot)
             #expect(result.status == 1, "badge \(arguments.joined(separator: " ")): \(result.status) \(result.stdout) \(result.stderr)")
             #expect(result.stderr.contains(s.store.path) && result.stderr.contains("Permission denied"),
@@ -34,8 +37,8 @@ extension FirstTenMinutesTests {
         let missing = try Sandbox()
         let show = try await missing.run(["show"], prefix: Self.asNonRoot)
         #expect(show.status == 1 && show.stderr.contains("there is no badge yet"), "\(show.stderr)")
-        let history = try await missing.run(["history", "--json"], prefix: Self.asNonRoot)
-        #expect(history.status == 0, "\(history.stderr)")
-        #expect((try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [Any])?.isEmpty == true, "\(history.stdout)")
+        let none = try await missing.run(["history", "--json"], prefix: Self.asNonRoot)
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect((try JSONSerialization.jsonObject(with: Data(none.stdout.utf8)) as? [Any])?.isEmpty == true, "\(none.stdout)")
     }
 }

@@ -60,6 +60,43 @@ struct AnimationFileTests {
         #expect(try GDImage.decodePNG(apng).pixel(0, 0).r == 255)
     }
 
+    /// Every frame of an animated PNG is inflated by zlib before it is written
+    /// (`PNGDataCheck`, which `badge card animate` runs through its output file):
+    /// a later frame whose data is damaged or of the wrong size is refused by number.
+    @Test func theIndependentCheckInflatesEveryFrame() throws {
+        let frames = try [RGBA(255, 0, 0), RGBA(0, 255, 0), RGBA(0, 0, 255)].map {
+            try PNGEncoder.encode(try Canvas(width: 16, height: 12, background: $0), keepAlpha: true)
+        }
+        let apng = try APNGEncoder.assemble(frames: frames, delays: Array(repeating: .init(1, 10), count: 3))
+        try PNGDataCheck.verify(apng)
+        let animation = FlipAnimation(frameRate: 12, size: 48, hold: 0.5)
+        let faces = try animation.faces(badge: try Faces.front(side: 96), back: try Faces.back())
+        try PNGDataCheck.verify(try animation.encode(.apng, front: faces.front, back: faces.back))
+
+        let chunks = try PNG.chunks(in: apng)
+        let lastData = try #require(chunks.lastIndex { $0.type == "fdAT" })
+        func replacingLastFrameData(_ data: Data) -> Data {
+            var changed = chunks
+            changed[lastData] = PNGChunk(type: "fdAT", data: chunks[lastData].data.prefix(4) + data)
+            return PNG.assemble(changed)
+        }
+        func refusal(_ png: Data) -> String {
+            do { try PNGDataCheck.verify(png) } catch let error as BadgeError { return error.message } catch { return "\(error)" }
+            return "accepted"
+        }
+        // Cut short: the frame's zlib stream does not end.
+        let frameData = chunks[lastData].data.dropFirst(4)
+        #expect(refusal(replacingLastFrameData(Data(frameData.prefix(frameData.count / 2)))).contains("ends before its zlib stream does"))
+        // A sound stream of a 16×11 picture where the fcTL promises 16×12.
+        let smaller = try PNGEncoder.encode(try Canvas(width: 16, height: 11, background: .white), keepAlpha: true)
+        let smallerData = try PNG.chunks(in: smaller).filter { $0.type == "IDAT" }.reduce(Data()) { $0 + $1.data }
+        #expect(refusal(replacingLastFrameData(smallerData)).contains("holds \(11 * (1 + 16 * 4)) bytes where its header promises \(12 * (1 + 16 * 4))"))
+        // A frame control chunk with no data after it.
+        var orphan = chunks
+        orphan.remove(at: lastData)
+        #expect(refusal(PNG.assemble(orphan)) == "frame 3 of the animated PNG has no image data (fdAT)")
+    }
+
     @Test func framesOfDifferentSizesAreRefused() throws {
         let a = try PNGEncoder.encode(try Canvas(width: 8, height: 8, background: .white), keepAlpha: true)
         let b = try PNGEncoder.encode(try Canvas(width: 9, height: 8, background: .white), keepAlpha: true)

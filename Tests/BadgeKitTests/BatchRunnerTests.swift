@@ -49,7 +49,7 @@ final class ProbeGenerator: BadgeGenerator, @unchecked Sendable {
         }
         try await Task.sleep(for: delay)
         let file = try workspace.write(png, to: "probe.png")
-        return GeneratedImage(file: file, format: .png, width: 64, height: 64, model: "probe", seed: request.seed)
+        return GeneratedImage(file: file, model: "probe", seed: request.seed)
     }
 }
 

@@ -117,6 +117,6 @@ private struct CheckedBytesGenerator: BadgeGenerator {
 
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let file = try workspace.write(onDisk, to: "image.png")
-        return GeneratedImage(file: file, format: .png, width: 64, height: 64, bytes: checked)
+        return GeneratedImage(file: file, bytes: checked)
     }
 }

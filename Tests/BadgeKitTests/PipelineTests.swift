@@ -156,7 +156,7 @@ struct PipelineTests {
         func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
             _ = try workspace.write(Data("junk".utf8), to: "stray.txt")
             let file = try workspace.write(PipelineTests.png, to: "image.png")
-            return GeneratedImage(file: file, format: .png, width: 32, height: 32)
+            return GeneratedImage(file: file)
         }
     }
 }

@@ -180,7 +180,6 @@ private struct DeadlineGenerator: BadgeGenerator {
 
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let file = try workspace.write(jpeg, to: "remote.jpeg")
-        let header = try ImageIntake().inspect(jpeg, accepting: [.jpeg])
-        return GeneratedImage(file: file, format: .jpeg, width: header.width, height: header.height, deadline: deadline)
+        return GeneratedImage(file: file, deadline: deadline)
     }
 }

@@ -2,17 +2,17 @@ import Crypto
 import Foundation
 
 /// The hashes a batch relies on.
-public enum BatchHash {
+package enum BatchHash {
     /// SHA-256 of `data`, lowercase hex: the manifest's file digests and request hashes.
-    public static func sha256(_ data: Data) -> String {
+    package static func sha256(_ data: Data) -> String {
         SHA256.hash(data: data).map { hexDigits(UInt64($0), count: 2) }.joined()
     }
 
-    public static func sha256(_ text: String) -> String { sha256(Data(text.utf8)) }
+    package static func sha256(_ text: String) -> String { sha256(Data(text.utf8)) }
 
     /// FNV-1a, 64-bit: a stable, platform-independent hash for seeds and shards
     /// (Swift's `Hasher` is seeded per process, so it cannot be used for either).
-    public static func fnv1a(_ text: String) -> UInt64 {
+    package static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)

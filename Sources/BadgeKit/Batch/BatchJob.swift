@@ -2,33 +2,33 @@ import Foundation
 
 /// One line of a batch: a named promise, and how to draw it. Anything left
 /// out comes from the command line, then the config's defaults.
-public struct BatchJob: Sendable, Hashable {
-    public var name: String
-    public var prompt: String
-    public var backend: String?
-    public var style: String?
-    public var size: Int?
-    public var seed: UInt64?
+package struct BatchJob: Sendable, Hashable {
+    package var name: String
+    package var prompt: String
+    package var backend: String?
+    package var style: String?
+    package var size: Int?
+    package var seed: UInt64?
     /// How many images to make, one per seed (seed, seed+1, ...).
-    public var variants: Int
+    package var variants: Int
     /// A picture for backends that import one, resolved against the manifest's directory.
-    public var source: String?
-    public var options: [String: String]
+    package var source: String?
+    package var options: [String: String]
     /// Where the job was written, for errors that point at it.
-    public var origin: Origin
+    package var origin: Origin
 
-    public struct Origin: Sendable, Hashable, CustomStringConvertible {
-        public var file: String?
-        public var location: SourceLocation?
-        public var keyPath: String?
+    package struct Origin: Sendable, Hashable, CustomStringConvertible {
+        package var file: String?
+        package var location: SourceLocation?
+        package var keyPath: String?
 
-        public init(file: String?, location: SourceLocation?, keyPath: String? = nil) {
+        package init(file: String?, location: SourceLocation?, keyPath: String? = nil) {
             self.file = file
             self.location = location
             self.keyPath = keyPath
         }
 
-        public var description: String {
+        package var description: String {
             (file ?? "manifest") + (location.map { ":\($0.line)" } ?? "")
         }
 
@@ -37,13 +37,13 @@ public struct BatchJob: Sendable, Hashable {
         }
     }
 
-    public static let fields = ["name", "prompt", "backend", "style", "size", "seed", "variants", "source", "options"]
-    public static let variantsRange = 1...1000
+    package static let fields = ["name", "prompt", "backend", "style", "size", "seed", "variants", "source", "options"]
+    package static let variantsRange = 1...1000
     /// A file name without its extension and variant suffix; 100 leaves room
     /// for both inside the 255 bytes every Linux file system allows.
-    public static let maxNameLength = 100
+    package static let maxNameLength = 100
 
-    public init(
+    package init(
         name: String, prompt: String, backend: String? = nil, style: String? = nil, size: Int? = nil,
         seed: UInt64? = nil, variants: Int = 1, source: String? = nil, options: [String: String] = [:],
         origin: Origin = Origin(file: nil, location: nil)
@@ -63,7 +63,7 @@ public struct BatchJob: Sendable, Hashable {
     /// Reads a job written as a JSON object (a manifest entry, a JSON Lines
     /// line, or an entry of the config's `batch.jobs`). `baseDirectory`
     /// resolves a relative `source`.
-    public static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
+    package static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
         try object.allowOnly(fields)
         let prompt = try object.require("prompt", hint: "every job needs the promise to draw").nonEmptyString()
         let origin = Origin(file: object.file, location: object.node.location, keyPath: object.keyPath)
@@ -90,7 +90,7 @@ public struct BatchJob: Sendable, Hashable {
     /// Only `[A-Za-z0-9._-]`, starting with a letter, a digit or `_`: no path
     /// separators, no `..`, no hidden files, nothing a shell or a planted
     /// symlink could turn into another place.
-    public static func nameProblem(_ name: String) -> (message: String, hint: String)? {
+    package static func nameProblem(_ name: String) -> (message: String, hint: String)? {
         let hint = "use letters, digits, '.', '_' and '-' (at most \(maxNameLength)), starting with a letter, a digit or '_'"
         if name.isEmpty { return ("the job name is empty", hint) }
         if name.utf8.count > maxNameLength { return ("the job name is \(name.utf8.count) bytes long", hint) }
@@ -108,7 +108,7 @@ public struct BatchJob: Sendable, Hashable {
 
     /// A file-safe name made from the prompt, for jobs that give none:
     /// "Run a 5k!" becomes "run-a-5k".
-    public static func slug(_ prompt: String) -> String {
+    package static func slug(_ prompt: String) -> String {
         var out = ""
         var pendingDash = false
         for scalar in prompt.lowercased().unicodeScalars {

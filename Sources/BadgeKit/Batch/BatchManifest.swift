@@ -3,25 +3,25 @@ import Foundation
 /// The jobs of a batch, read from a manifest file (JSON, JSON Lines or CSV) or
 /// from the config's `batch.jobs`. Reading is all or nothing: a manifest with
 /// one bad job runs none, and the error says where it is.
-public struct BatchManifest: Sendable {
-    public enum Format: String, Sendable, CaseIterable {
+package struct BatchManifest: Sendable {
+    package enum Format: String, Sendable, CaseIterable {
         case json, jsonLines = "jsonl", csv
     }
 
-    public var jobs: [BatchJob]
+    package var jobs: [BatchJob]
     /// Where the jobs came from ("jobs.csv", "config.json batch.jobs").
-    public var source: String
+    package var source: String
 
-    public init(jobs: [BatchJob], source: String) {
+    package init(jobs: [BatchJob], source: String) {
         self.jobs = jobs
         self.source = source
     }
 
-    public static let maxBytes = 64 << 20
+    package static let maxBytes = 64 << 20
 
     /// Reads `url`; the format comes from the extension (.json, .jsonl/.ndjson,
     /// .csv), or from the content when the extension says nothing.
-    public static func load(from url: URL) throws -> BatchManifest {
+    package static func load(from url: URL) throws -> BatchManifest {
         let data = try readUserFile(url, what: "batch manifest", code: .usage,
                                     hint: "give a .json, .jsonl or .csv file of jobs, or put them in the config's batch.jobs")
         return try parse(data, file: url.path, format: format(for: url.pathExtension, data: data),
@@ -39,7 +39,7 @@ public struct BatchManifest: Sendable {
 
     /// `[` is a JSON array; lines that each start with `{` are JSON Lines; a
     /// single `{` document is JSON; anything else is CSV.
-    public static func sniff(_ data: Data) -> Format {
+    package static func sniff(_ data: Data) -> Format {
         let lines = data.split(separator: UInt8(ascii: "\n")).map { $0.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
             .filter { !$0.isEmpty }
         guard let first = lines.first?.first else { return .csv }
@@ -50,7 +50,7 @@ public struct BatchManifest: Sendable {
         return .csv
     }
 
-    public static func parse(_ data: Data, file: String?, format: Format, baseDirectory: URL) throws -> BatchManifest {
+    package static func parse(_ data: Data, file: String?, format: Format, baseDirectory: URL) throws -> BatchManifest {
         if data.count > maxBytes {
             throw BadgeError(.config, "the manifest is \(data.count) bytes; at most \(maxBytes >> 20) MiB is read", path: file,
                              hint: "split it, or run it in shards (--shard K/N)")
@@ -79,7 +79,7 @@ public struct BatchManifest: Sendable {
     }
 
     /// The jobs of a JSON array (a manifest's, or the config's `batch.jobs`).
-    public static func jobs(in list: ConfigValue, baseDirectory: URL) throws -> [BatchJob] {
+    package static func jobs(in list: ConfigValue, baseDirectory: URL) throws -> [BatchJob] {
         try list.array().map { try BatchJob.read(try $0.object(), baseDirectory: baseDirectory) }
     }
 

@@ -7,12 +7,12 @@ import Foundation
 /// created relative to it (openat, renameat) with O_EXCL and O_NOFOLLOW, so
 /// nothing is written outside it, through a planted symlink, or over a file
 /// half-way: each output appears whole, by rename, or not at all.
-public final class BatchOutputDirectory: @unchecked Sendable {
-    public let url: URL
+package final class BatchOutputDirectory: @unchecked Sendable {
+    package let url: URL
     private let fd: Int32
 
     /// Opens `url`, creating it (and its parents) if needed.
-    public init(url: URL) throws {
+    package init(url: URL) throws {
         self.url = url
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -40,7 +40,7 @@ public final class BatchOutputDirectory: @unchecked Sendable {
     /// Atomically writes `data` as `name`: a hidden temporary created with
     /// O_EXCL|O_NOFOLLOW, written, fsynced, then renamed over `name` (rename
     /// replaces a planted symlink itself, never what it points to).
-    public func write(_ data: Data, as name: String) throws {
+    package func write(_ data: Data, as name: String) throws {
         try Self.check(name)
         let temporary = AtomicFileWriter.temporaryName(for: name)
         let file = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -138,7 +138,7 @@ public final class BatchOutputDirectory: @unchecked Sendable {
 
     /// The bytes of `name` if it is a regular file (not a symlink, not a
     /// directory) of at most `maxBytes`; nil otherwise.
-    public func read(_ name: String, maxBytes: Int = 256 << 20) -> Data? {
+    package func read(_ name: String, maxBytes: Int = 256 << 20) -> Data? {
         guard (try? Self.check(name)) != nil else { return nil }
         let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { return nil }
@@ -160,14 +160,14 @@ public final class BatchOutputDirectory: @unchecked Sendable {
     }
 
     /// Flushes the directory's entries, so finished renames survive a crash.
-    public func sync() {
+    package func sync() {
         fsync(fd)
     }
 
     /// Removes temporaries of this host's runs that were killed (their pid is
     /// gone). Temporaries carry the host name because shards on other machines
     /// may share the directory: their pids mean nothing here, so they are left alone.
-    public func sweepStaleTemporaries() {
+    package func sweepStaleTemporaries() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return }
         for name in names where AtomicFileWriter.isAbandonedTemporary(name) {
             unlinkat(fd, name, 0)
@@ -175,7 +175,7 @@ public final class BatchOutputDirectory: @unchecked Sendable {
     }
 
     /// This machine's name, as temporary files carry it.
-    public static var host: String { AtomicFileWriter.host }
+    package static var host: String { AtomicFileWriter.host }
 
     private func ioError(_ message: String, name: String, _ code: Int32) -> BadgeError {
         BadgeError(.io, message, path: url.appendingPathComponent(name).path, cause: BadgeError.errnoDescription(code),

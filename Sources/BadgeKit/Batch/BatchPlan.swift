@@ -1,34 +1,34 @@
 import Foundation
 
 /// One image a batch makes: a job's variant, with everything resolved.
-public struct BatchItem: Sendable, Hashable {
+package struct BatchItem: Sendable, Hashable {
     /// "alice", or "alice-02" for the second of many variants: what `--commit` takes.
-    public var key: String
-    public var fileName: String { key + ".png" }
-    public var job: BatchJob
+    package var key: String
+    package var fileName: String { key + ".png" }
+    package var job: BatchJob
     /// 1-based.
-    public var variant: Int
-    public var request: BadgeRequest
+    package var variant: Int
+    package var request: BadgeRequest
     /// The backend instance that draws it.
-    public var backend: String
+    package var backend: String
     /// SHA-256 over everything that decides the image: a rerun whose output
     /// carries the same hash has nothing to do.
-    public var requestHash: String
+    package var requestHash: String
 }
 
 /// `--shard K/N`: this machine's share of the items, K from 0 to N-1. The share
 /// depends only on each item's key, so every machine computes it alone and
 /// the N shards together hold every item exactly once.
-public struct BatchShard: Sendable, Hashable, CustomStringConvertible {
-    public var index: Int
-    public var count: Int
+package struct BatchShard: Sendable, Hashable, CustomStringConvertible {
+    package var index: Int
+    package var count: Int
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else {
             throw BadgeError(.usage, "cannot read the shard \"\(text)\"",
@@ -40,23 +40,23 @@ public struct BatchShard: Sendable, Hashable, CustomStringConvertible {
         self.init(index: k, count: n)
     }
 
-    public func contains(_ key: String) -> Bool {
+    package func contains(_ key: String) -> Bool {
         count == 1 || Int(BatchHash.fnv1a(key) % UInt64(count)) == index
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 }
 
 /// The items of a batch, checked before anything runs: every backend exists,
 /// no two items write the same file, and each has its request hash.
-public struct BatchPlan: Sendable {
+package struct BatchPlan: Sendable {
     /// What jobs leave out: command line first, then the config.
-    public struct Defaults: Sendable {
-        public var backend: String
-        public var style: String?
-        public var size: Int
+    package struct Defaults: Sendable {
+        package var backend: String
+        package var style: String?
+        package var size: Int
 
-        public init(backend: String, style: String?, size: Int) {
+        package init(backend: String, style: String?, size: Int) {
             self.backend = backend
             self.style = style
             self.size = size
@@ -64,12 +64,12 @@ public struct BatchPlan: Sendable {
     }
 
     /// Every item of the manifest, in manifest order.
-    public var allItems: [BatchItem]
+    package var allItems: [BatchItem]
     /// This shard's items (all of them without a shard).
-    public var items: [BatchItem]
-    public var shard: BatchShard?
+    package var items: [BatchItem]
+    package var shard: BatchShard?
 
-    public static func make(
+    package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil
     ) throws -> BatchPlan {
         guard !manifest.jobs.isEmpty else {

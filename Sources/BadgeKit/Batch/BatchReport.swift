@@ -2,20 +2,20 @@ import Foundation
 
 /// `manifest.json`: what a batch run did, item by item: the request, the
 /// backend, its metadata, the file's sha256 and the time it took, or the error.
-public struct BatchReport: Encodable, Sendable {
-    public struct Summary: Encodable, Sendable, Equatable {
-        public var total = 0
-        public var made = 0
-        public var upToDate = 0
-        public var failed = 0
-        public var cancelled = 0
+package struct BatchReport: Encodable, Sendable {
+    package struct Summary: Encodable, Sendable, Equatable {
+        package var total = 0
+        package var made = 0
+        package var upToDate = 0
+        package var failed = 0
+        package var cancelled = 0
 
-        public init(_ results: [BatchResult]) {
+        package init(_ results: [BatchResult]) {
             for result in results { add(result.status) }
         }
 
         /// Counts one more result.
-        public mutating func add(_ status: BatchResult.Status) {
+        package mutating func add(_ status: BatchResult.Status) {
             total += 1
             switch status {
             case .made: made += 1
@@ -26,7 +26,7 @@ public struct BatchReport: Encodable, Sendable {
         }
     }
 
-    public struct Request: Encodable, Sendable {
+    package struct Request: Encodable, Sendable {
         var prompt: String
         var backend: String
         var style: String?
@@ -36,7 +36,7 @@ public struct BatchReport: Encodable, Sendable {
         var options: [String: String]?
     }
 
-    public struct Metadata: Encodable, Sendable {
+    package struct Metadata: Encodable, Sendable {
         var id: String
         var commitmentDate: String
         var timeZone: String
@@ -62,13 +62,13 @@ public struct BatchReport: Encodable, Sendable {
         }
     }
 
-    public struct Failure: Encodable, Sendable {
+    package struct Failure: Encodable, Sendable {
         var code: String
         var message: String
         var hint: String?
     }
 
-    public struct Entry: Encodable, Sendable {
+    package struct Entry: Encodable, Sendable {
         var key: String
         var job: String
         var variant: Int
@@ -105,16 +105,16 @@ public struct BatchReport: Encodable, Sendable {
         }
     }
 
-    public var generator = BadgeMetadata.generatorVersion
-    public var source: String
-    public var output: String
-    public var shard: String?
-    public var startedAt: String
-    public var durationSeconds: Double
-    public var summary: Summary
-    public var results: [Entry]
+    package var generator = BadgeMetadata.generatorVersion
+    package var source: String
+    package var output: String
+    package var shard: String?
+    package var startedAt: String
+    package var durationSeconds: Double
+    package var summary: Summary
+    package var results: [Entry]
 
-    public init(results: [BatchResult], source: String, output: URL, shard: BatchShard?, startedAt: Date, duration: Duration) {
+    package init(results: [BatchResult], source: String, output: URL, shard: BatchShard?, startedAt: Date, duration: Duration) {
         self.source = source
         self.output = output.path
         self.shard = shard?.description
@@ -125,18 +125,18 @@ public struct BatchReport: Encodable, Sendable {
     }
 
     /// `manifest.json`, or one file per shard so shards can share a directory.
-    public static func fileName(for shard: BatchShard?) -> String {
+    package static func fileName(for shard: BatchShard?) -> String {
         guard let shard, shard.count > 1 else { return "manifest.json" }
         return "manifest-\(shard.index)-of-\(shard.count).json"
     }
 
     /// The journal a run keeps beside its manifest while it goes (see `BatchReportWriter`).
-    public static func journalName(for shard: BatchShard?) -> String {
+    package static func journalName(for shard: BatchShard?) -> String {
         guard let shard, shard.count > 1 else { return "manifest.partial.jsonl" }
         return "manifest-\(shard.index)-of-\(shard.count).partial.jsonl"
     }
 
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self) + Data("\n".utf8)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What became of one item.
-public struct BatchResult: Sendable {
-    public enum Status: String, Sendable, Codable {
+package struct BatchResult: Sendable {
+    package enum Status: String, Sendable, Codable {
         /// Drawn and written in this run.
         case made = "ok"
         /// Its output was already there with the same request hash.
@@ -12,15 +12,15 @@ public struct BatchResult: Sendable {
         case cancelled
     }
 
-    public var item: BatchItem
-    public var status: Status
-    public var metadata: BadgeMetadata?
-    public var sha256: String?
-    public var bytes: Int?
-    public var duration: Duration?
-    public var error: BadgeError?
+    package var item: BatchItem
+    package var status: Status
+    package var metadata: BadgeMetadata?
+    package var sha256: String?
+    package var bytes: Int?
+    package var duration: Duration?
+    package var error: BadgeError?
 
-    public init(item: BatchItem, status: Status, metadata: BadgeMetadata? = nil, sha256: String? = nil, bytes: Int? = nil,
+    package init(item: BatchItem, status: Status, metadata: BadgeMetadata? = nil, sha256: String? = nil, bytes: Int? = nil,
                 duration: Duration? = nil, error: BadgeError? = nil) {
         self.item = item
         self.status = status
@@ -31,11 +31,11 @@ public struct BatchResult: Sendable {
         self.error = error
     }
 
-    public var succeeded: Bool { status == .made || status == .upToDate }
+    package var succeeded: Bool { status == .made || status == .upToDate }
 }
 
 /// What a run reports while it goes, for a progress bar or a log.
-public enum BatchEvent: Sendable {
+package enum BatchEvent: Sendable {
     case started(BatchItem)
     case finished(BatchResult)
 }
@@ -45,30 +45,30 @@ public enum BatchEvent: Sendable {
 /// in manifest order; items whose output is up to date are not redone; a
 /// failure stops only its own item (unless `failFast`); cancelling the task
 /// stops everything, keeps finished files and leaves no partial one.
-public struct BatchRunner: Sendable {
+package struct BatchRunner: Sendable {
     /// A backend instance and the fallbacks it hands over to.
-    public struct Chain: Sendable {
-        public var backend: BackendInstance
-        public var fallbacks: [BackendInstance]
+    package struct Chain: Sendable {
+        package var backend: BackendInstance
+        package var fallbacks: [BackendInstance]
         /// How many of its items may be drawn at once (writing the file
         /// afterwards no longer holds the backend's slot).
-        public var limit: Int
+        package var limit: Int
 
-        public init(backend: BackendInstance, fallbacks: [BackendInstance] = [], limit: Int) {
+        package init(backend: BackendInstance, fallbacks: [BackendInstance] = [], limit: Int) {
             self.backend = backend
             self.fallbacks = fallbacks
             self.limit = max(1, limit)
         }
     }
 
-    public var pipeline: Pipeline
-    public var chains: [String: Chain]
-    public var concurrency: Int
-    public var force: Bool
-    public var failFast: Bool
-    public var commitment: Pipeline.Commitment
+    package var pipeline: Pipeline
+    package var chains: [String: Chain]
+    package var concurrency: Int
+    package var force: Bool
+    package var failFast: Bool
+    package var commitment: Pipeline.Commitment
 
-    public init(pipeline: Pipeline, chains: [String: Chain], concurrency: Int, force: Bool = false, failFast: Bool = false,
+    package init(pipeline: Pipeline, chains: [String: Chain], concurrency: Int, force: Bool = false, failFast: Bool = false,
                 commitment: Pipeline.Commitment) {
         self.pipeline = pipeline
         self.chains = chains
@@ -78,12 +78,12 @@ public struct BatchRunner: Sendable {
         self.commitment = commitment
     }
 
-    public static let requestHashKey = "batch-request"
+    package static let requestHashKey = "batch-request"
 
     /// Runs `items`; the results come back in the same order. Every result
     /// is kept until the end: for a large batch, `stream` hands each one over
     /// as it finishes instead.
-    public func run(
+    package func run(
         _ items: [BatchItem], into output: BatchOutputDirectory, events: @escaping @Sendable (BatchEvent) -> Void = { _ in }
     ) async -> [BatchResult] {
         var results = [BatchResult?](repeating: nil, count: items.count)
@@ -253,7 +253,7 @@ public struct BatchRunner: Sendable {
 
     /// `data` as a result of `item` if it is a complete badge (every CRC
     /// checked) made for the same request; nil otherwise.
-    public static func upToDateResult(_ item: BatchItem, data: Data) -> BatchResult? {
+    package static func upToDateResult(_ item: BatchItem, data: Data) -> BatchResult? {
         guard let chunks = try? PNG.chunks(in: data, verifyCRC: true), chunks.last?.type == "IEND",
               let metadata = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)),
               metadata.extra[requestHashKey] == item.requestHash

@@ -2,21 +2,21 @@ import Foundation
 
 /// The config's `batch` section: where batch output goes, how much runs at
 /// once, and (optionally) the jobs themselves.
-public struct BatchSettings: Sendable {
-    public static let concurrencyRange = 1...256
-    public static let defaultOutput = "badges"
+package struct BatchSettings: Sendable {
+    package static let concurrencyRange = 1...256
+    package static let defaultOutput = "badges"
     /// Enough to overlap the network waits of remote backends; CPU-bound
     /// backends are held to the core count by their own limit.
-    public static let defaultConcurrency = 8
+    package static let defaultConcurrency = 8
 
     /// Resolved against the config file's directory.
-    public var output: URL?
-    public var concurrency: Int?
-    public var failFast = false
+    package var output: URL?
+    package var concurrency: Int?
+    package var failFast = false
     /// The jobs written in the config, if any.
-    public var jobs: BatchManifest?
+    package var jobs: BatchManifest?
 
-    public init() {}
+    package init() {}
 
     static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchSettings {
         try object.allowOnly(["output", "concurrency", "failFast", "jobs"])

@@ -4,16 +4,16 @@ import Foundation
 /// bad value in row 312 is reported as `jobs.csv:312:14`. Quoted cells may hold
 /// commas, quotes ("") and line breaks; a stray quote or a row with the wrong
 /// number of cells is an error, never a silent guess.
-public struct CSVTable: Sendable {
-    public struct Cell: Sendable, Hashable {
-        public var text: String
-        public var location: SourceLocation
+package struct CSVTable: Sendable {
+    package struct Cell: Sendable, Hashable {
+        package var text: String
+        package var location: SourceLocation
     }
 
-    public var header: [Cell]
-    public var rows: [[Cell]]
+    package var header: [Cell]
+    package var rows: [[Cell]]
 
-    public static func parse(_ data: Data, file: String?) throws -> CSVTable {
+    package static func parse(_ data: Data, file: String?) throws -> CSVTable {
         guard let text = String(data: data, encoding: .utf8) else {
             let offset = firstInvalidUTF8(in: data)
             throw BadgeError(.config, "the CSV file is not UTF-8 text (byte \(offset))", path: file,

@@ -42,6 +42,6 @@ public struct SolidGenerator: RegisteringGenerator {
             return try PNGEncoder.encode(canvas)
         }
         let file = try workspace.write(png, to: "solid.png")
-        return GeneratedImage(file: file, format: .png, width: request.size, height: request.size, model: "solid 1")
+        return GeneratedImage(file: file, model: "solid 1")
     }
 }
