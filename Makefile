@@ -49,7 +49,6 @@ bench: build
 FUZZ_SECONDS ?= 60
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
-	scripts/fuzz-deflate.sh $(FUZZ_SECONDS)
 
 gallery: build
 	scripts/gallery.sh

@@ -2,7 +2,7 @@
 // every input is compressed by badge_deflate, in one band or several joined
 // as PNGEncoder joins them, inflated by zlib, and compared byte for byte; its
 // Adler-32 is compared with zlib's too. Any difference aborts, and libFuzzer
-// saves the input. Run by scripts/fuzz-deflate.sh (make fuzz).
+// saves the input. Run by scripts/fuzz.sh (make fuzz; FUZZ_TARGETS=deflate alone).
 //
 // The first byte of an input chooses how it is used: its low bit, the bytes
 // as they are (random rows) or as a recipe for rows like a badge's (a filter

@@ -5,10 +5,12 @@
 #   json    the JSON parser (configs, manifests, plugin results), seeds in
 #           Fuzz/corpus-json, with a per-input time limit that a parser
 #           slower than linear in a long line exceeds
+#   deflate badge's DEFLATE encoder against zlib's inflate (Fuzz/DeflateFuzzer.c):
+#           random and badge-like rows, compared byte for byte
 #   scripts/fuzz.sh [seconds] [extra corpus dir...]   (seconds per target;
-#   FUZZ_TARGETS="intake json" chooses which run; extra dirs go to intake)
-# New inputs go to a scratch directory, never into the repository; a crash or
-# a hang exits non-zero and prints the path of the input that caused it.
+#   FUZZ_TARGETS="intake json deflate" chooses which run; extra dirs go to intake)
+# New inputs go to a scratch directory, never into the repository; a crash, a
+# hang or a difference exits non-zero and prints the path of the input that caused it.
 set -euo pipefail
 
 seconds=${1:-60}
@@ -17,7 +19,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/.build/fuzz
 mkdir -p "$out/crashes"
 swiftc=${SWIFTC:-swiftc}
-targets=${FUZZ_TARGETS:-intake json}
+cc=${CC:-clang}
+targets=${FUZZ_TARGETS:-intake json deflate}
 
 # Only what each reader needs, so the harness owns `main` and nothing else
 # (CLI, gd, libcurl) is linked or instrumented.
@@ -26,23 +29,41 @@ intake_sources=(Fuzz/IntakeFuzzer.swift Sources/BadgeKit/ImageIntake.swift Sourc
                 Sources/BadgeKit/BadgeMetadata.swift)
 json_sources=(Fuzz/JSONFuzzer.swift Sources/BadgeKit/JSONDocument.swift Sources/BadgeKit/BadgeError.swift)
 
-# build NAME MODULE SOURCES...: compiles .build/fuzz/NAME-fuzzer when a source is newer.
+deflate_sources=(Fuzz/DeflateFuzzer.c Sources/CDeflate/badge_deflate.c Sources/CDeflate/badge_adler32.c)
+
+# stale NAME SOURCES...: whether .build/fuzz/NAME-fuzzer is missing or older than a source.
+stale() {
+  local binary=$out/$1-fuzzer
+  shift
+  [ -x "$binary" ] || return 0
+  for s in "$@" "scripts/fuzz.sh"; do [ "$root/$s" -nt "$binary" ] && return 0; done
+  return 1
+}
+
+# build NAME MODULE SOURCES...: compiles a Swift harness when a source is newer.
 build() {
-  local binary=$out/$1-fuzzer module=$2
+  local name=$1 module=$2
   shift 2
-  local stale=0
-  [ -x "$binary" ] || stale=1
-  for s in "$@" "scripts/fuzz.sh"; do [ "$root/$s" -nt "$binary" ] && stale=1; done
-  if [ $stale = 1 ]; then
-    echo "fuzz: compiling $binary" >&2
+  if stale "$name" "$@"; then
+    echo "fuzz: compiling $out/$name-fuzzer" >&2
     # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module;
     # -package-name: BadgeKit has package-level symbols.
     (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name badge \
-       -I Sources/CZlib "$@" -o "$binary")
+       -I Sources/CZlib "$@" -o "$out/$name-fuzzer")
   fi
 }
 
-# run NAME SEEDS LIBFUZZER-OPTIONS... -- EXTRA-CORPORA...
+# build_c NAME SOURCES...: compiles a C harness, linked with zlib, when a source is newer.
+build_c() {
+  local name=$1
+  shift
+  if stale "$name" "$@" Sources/CDeflate/include/badge_deflate.h; then
+    echo "fuzz: compiling $out/$name-fuzzer" >&2
+    (cd "$root" && "$cc" -fsanitize=fuzzer,address -O1 -g -I Sources/CDeflate/include "$@" -lz -o "$out/$name-fuzzer")
+  fi
+}
+
+# run NAME SEEDS LIBFUZZER-OPTIONS... -- EXTRA-CORPORA...   (SEEDS "-": none)
 run() {
   local name=$1 seeds=$2
   shift 2
@@ -51,6 +72,7 @@ run() {
   [ $# -gt 0 ] && shift
   local binary=$out/$name-fuzzer
   local scratch log status crash
+  [ "$seeds" = - ] && seeds=
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/badge-fuzz-$name.XXXXXX")
   log=$scratch/fuzz.log
   echo "fuzz $name: ${seconds}s; new inputs in $scratch; log $log" >&2
@@ -61,7 +83,7 @@ run() {
   export SWIFT_BACKTRACE=enable=no
   set +e
   "$binary" -max_total_time="$seconds" -rss_limit_mb=512 -print_final_stats=1 "${options[@]}" \
-    -artifact_prefix="$out/crashes/$name-" "$scratch/corpus" "$seeds" "$@" 2>&1 | tee "$log"
+    -artifact_prefix="$out/crashes/$name-" "$scratch/corpus" ${seeds:+"$seeds"} "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   set -e
   if [ $status -ne 0 ]; then
@@ -85,6 +107,10 @@ for target in $targets; do
       # Inputs up to 1 MiB, each parsed in well under a second when the parser
       # is linear (a quadratic one needs minutes for a 1 MiB line): -timeout=2.
       run json "$root/Fuzz/corpus-json" -max_len=1048576 -timeout=2 -rss_limit_mb=1024 -- ;;
-    *) echo "fuzz: unknown target $target (intake, json)" >&2; exit 64 ;;
+    deflate)
+      build_c deflate "${deflate_sources[@]}"
+      # The harness builds its rows from the input; up to ~300 KB of rows an input.
+      run deflate - -max_len=300000 -timeout=10 -rss_limit_mb=1024 -- ;;
+    *) echo "fuzz: unknown target $target (intake, json, deflate)" >&2; exit 64 ;;
   esac
 done
