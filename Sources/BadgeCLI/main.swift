@@ -1,3 +1,4 @@
 import BadgeMain
+import Foundation
 
-await BadgeMain.run()
+exit(await BadgeMain.run())

@@ -3,35 +3,40 @@ import BadgeKit
 import Foundation
 
 /// badge's command line, for a `main` function: badge's own or that of a
-/// package that builds its own `badge` with backends of its own.
+/// package that builds its own `badge` with backends of its own. It returns
+/// the exit status and never ends the process itself; the executable does:
 ///
 /// ```swift
-/// @main struct MyBadge {
-///     static func main() async { await BadgeMain.run(registering: [SolidGenerator.self]) }
-/// }
+/// import BadgeMain
+/// import Foundation
+///
+/// exit(await BadgeMain.run(registering: [SolidGenerator.self]))
 /// ```
 public enum BadgeMain {
-    /// Runs the command in `CommandLine.arguments` with badge's backends and
-    /// `backends`, then ends the process with the command's exit code: 0
-    /// success, 1 failure (the current badge is unchanged), 64 usage error.
-    public static func run(registering backends: [any RegisteringGenerator.Type] = []) async -> Never {
+    /// Runs the command in `arguments` (by default the process's own) with
+    /// badge's backends and `backends`, printing what it prints, and returns
+    /// its exit status: 0 success, 1 failure (the current badge is unchanged,
+    /// Ctrl-C included), 64 usage error.
+    public static func run(
+        registering backends: [any RegisteringGenerator.Type] = [],
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) async -> Int32 {
         Backends.extra.withLock { $0 = backends }
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
-        Prewarm.start(for: CommandLine.arguments)
+        Prewarm.start(for: arguments)
         let command: ParsableCommand
         do {
-            command = try Badge.parseAsRoot()
+            command = try Badge.parseAsRoot(arguments)
         } catch {
             // argument-parser's own messages, where it errs, are replaced by one with the right suggestion.
             // Only for a usage error: help, versions and shell completions (---completion) are argument-parser's.
-            if Badge.exitCode(for: error) == .validationFailure, let mistake = Badge.usageMistake(in: Array(CommandLine.arguments.dropFirst())) {
+            if Badge.exitCode(for: error) == .validationFailure, let mistake = Badge.usageMistake(in: arguments) {
                 Terminal.printError(mistake)
-                Foundation.exit(mistake.exitCode)
+                return mistake.exitCode
             }
-            exitAsJSONIfAsked(error)
-            Badge.exit(withError: error)
+            return report(error)
         }
         do {
             var command = command
@@ -42,24 +47,36 @@ public enum BadgeMain {
             }
         } catch let error as BadgeError {
             Terminal.printError(error)
-            Foundation.exit(error.exitCode)
+            return error.exitCode
         } catch {
-            exitAsJSONIfAsked(error)
-            Badge.exit(withError: error)
+            return report(error)
         }
-        Foundation.exit(0)
+        return 0
     }
 
-    /// In `--json` mode an argument-parser error (a validation, a missing argument) is
-    /// printed as JSON too; help, a version, and an exit code without a message are left to it.
-    static func exitAsJSONIfAsked(_ error: any Error) {
-        guard Terminal.jsonMode else { return }
+    /// What argument-parser's `exit(withError:)` prints (help and versions on
+    /// standard output, errors on standard error), without exiting; in
+    /// `--json` mode an error (a validation, a missing argument) is JSON on
+    /// standard error. Returns the exit status.
+    static func report(_ error: any Error) -> Int32 {
         let code = Badge.exitCode(for: error)
-        let message = Badge.message(for: error)
-        guard code != .success, !message.isEmpty else { return }
-        Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
-                                       hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
-        Foundation.exit(code.rawValue)
+        if Terminal.jsonMode, code != .success {
+            let message = Badge.message(for: error)
+            if !message.isEmpty {
+                Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
+                                               hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
+                return code.rawValue
+            }
+        }
+        let text = Badge.fullMessage(for: error)
+        if !text.isEmpty {
+            if code == .success {
+                print(text)
+            } else {
+                FileHandle.standardError.write(Data((text + "\n").utf8))
+            }
+        }
+        return code.rawValue
     }
 }
 

@@ -4,8 +4,9 @@ import Foundation
 
 /// Ctrl-C (and SIGTERM) cancel the running command's task, so every stage
 /// unwinds through its own cleanup and the store is left as it was. A second
-/// signal exits at once: the store's commit protocol makes that safe too, and a
-/// later run sweeps whatever temporaries were left.
+/// signal ends the process at once, as that signal does by default (the shell
+/// sees status 130 for SIGINT): the store's commit protocol makes that safe too,
+/// and a later run sweeps whatever temporaries were left.
 enum Interrupts {
     static func runCancellable(_ body: sending @escaping () async throws -> Void) async throws {
         let task = Task { try await body() }
@@ -19,7 +20,10 @@ enum Interrupts {
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                if interrupts.increment() > 1 { Foundation.exit(130) }
+                if interrupts.increment() > 1 {
+                    signal(number, SIG_DFL)
+                    raise(number)
+                }
                 task.cancel()
             }
             source.resume()

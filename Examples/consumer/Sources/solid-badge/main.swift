@@ -1,5 +1,6 @@
 import BadgeMain
+import Foundation
 import SolidBackend
 
 // badge, every command and backend of it, and the `solid` backend type.
-await BadgeMain.run(registering: [SolidGenerator.self])
+exit(await BadgeMain.run(registering: [SolidGenerator.self]))
