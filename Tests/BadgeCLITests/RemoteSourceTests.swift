@@ -133,6 +133,26 @@ struct RemoteSourceTests {
         #expect(try Self.received(server, mode: "ok").count == 2)
     }
 
+    /// A batch job's `source` (relative to the job list) reaches an http backend as `--source` does.
+    @Test func aBatchJobsSourceIsSentToo() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: Self.imageServer)
+        defer { server.stop() }
+        let config = try Self.config(s, server, ["ok": #""api": "openai""#])
+        try FileManager.default.copyItem(at: Self.photo, to: s.root.appendingPathComponent("photo.jpg"))
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(#"[{"name": "edited", "prompt": "Make it a badge", "backend": "ok", "size": 128, "source": "photo.jpg"}]"#.utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let result = try await s.run(["batch", "--config", config.path, list.path, "--output", out.path], extraEnvironment: ["BADGE_E2E_KEY": Self.key])
+        #expect(result.status == 0, "\(result.stderr)")
+        let edit = try #require(try Self.received(server, mode: "ok").first)
+        #expect(edit.path == "/ok/v1/images/edits" && edit.violations.isEmpty, "\(edit.violations)")
+        let image = try #require(edit.body["image"] as? [String: Any])
+        try Self.checkUpload(try #require(Data(base64Encoded: image["b64"] as? String ?? "")), side: 128)
+        let made = try #require(try FileManager.default.contentsOfDirectory(atPath: out.path).first { $0.hasSuffix(".png") })
+        #expect(try BadgeMetadata.read(from: out.appendingPathComponent(made))?.extra["source-sha256"] == (try Self.sha256(Self.photo)))
+    }
+
     /// A picture the intake refuses never leaves: the server hears nothing, the old badge stays.
     @Test func aRefusedSourceFailsBeforeAnyUpload() async throws {
         let s = try Sandbox()
