@@ -57,8 +57,12 @@ struct SourcePicture: Sendable {
             throw error.attributed(to: backend)
         }
         let png: Data
+        // Ctrl-C ends a long decode (a large photo) at once.
+        let stop = DecodeStop()
         do {
-            png = try await decoder.normalized(data, format: header.format, side: side, limits: limits, stop: DecodeStop())
+            png = try await withTaskCancellationHandler {
+                try await decoder.normalized(data, format: header.format, side: side, limits: limits, stop: stop)
+            } onCancel: { stop.stop() }
         } catch let error as BadgeError {
             var error = error.attributed(to: backend)
             if error.path == nil { error.path = origin }

@@ -331,10 +331,10 @@ struct CommandTests {
         #expect(made.status == 0, "\(made.stderr)")
         let before = try Data(contentsOf: s.store.appendingPathComponent("badge.png"))
         let config = s.root.appendingPathComponent("c.json")
-        // A raw http body has no place for a picture; the openai, automatic1111 and comfyui dialects have.
-        try Data(#"{"backends": {"hf": {"type": "http", "api": "raw", "url": "https://127.0.0.1:9/models/x", "apiKeyEnv": "BADGE_E2E_KEY"}}}"#.utf8)
+        // A raw http body and the exec protocol have no place for a picture; the openai, automatic1111 and comfyui dialects have.
+        try Data(#"{"backends": {"hf": {"type": "http", "api": "raw", "url": "https://127.0.0.1:9/models/x", "apiKeyEnv": "BADGE_E2E_KEY"}, "plug": {"type": "exec", "command": ["/bin/true"]}}}"#.utf8)
             .write(to: config)
-        for backend in ["procedural", "hf"] {
+        for backend in ["procedural", "hf", "plug"] {
             let refused = try await s.run(["generate", "--config", config.path, "--backend", backend, "--source", picture, "Make it a badge"])
             #expect(refused.status == 64, "\(backend): \(refused.stderr)")
             #expect(refused.stderr.contains("backend '\(backend)'") && refused.stderr.contains("cannot use a source picture"), "\(refused.stderr)")
