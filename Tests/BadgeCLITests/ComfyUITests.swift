@@ -36,7 +36,7 @@ struct ComfyUITests {
               "inputs": {"prompt": "6.inputs.text", "negativePrompt": "7.inputs.text", "seed": "3.inputs.seed", "width": "5.inputs.width", "height": "5.inputs.height"},
               "img2imgWorkflow": "\#(examples.path)/img2img-sd15.json",
               "img2imgInputs": {"prompt": "6.inputs.text", "seed": "3.inputs.seed", "image": "10.inputs.image", "denoise": "3.inputs.denoise"},
-              "negativePrompt": "blurry, text", "retries": 2\#(extra)}
+              "negativePrompt": "blurry, text"\#(extra.contains("retries") ? "" : #", "retries": 2"#)\#(extra)}
             """#
         }
         let url = s.root.appendingPathComponent("comfy.json")
@@ -141,7 +141,10 @@ struct ComfyUITests {
         let s = try Sandbox()
         let server = try FixtureServer(script: Self.server)
         defer { server.stop() }
-        let config = try Self.config(s, server, modes: ["hang", "pending"], extra: #", "timeoutSeconds": 1"#)
+        let config = try Self.config(s, server, modes: ["hang", "pending", "hang-prompt"], extra: #", "timeoutSeconds": 1, "retries": 0"#)
+        // A server that never answers the queueing: the request's own time limit ends it.
+        let silent = try await Self.run(s, config, "hang-prompt")
+        #expect(silent.status == 1 && silent.stderr.contains("no answer within the time limit"), "\(silent.stderr)")
         for mode in ["hang", "pending"] {
             let result = try await Self.run(s, config, mode)
             #expect(result.status == 1 && result.stderr.contains("did not finish within"), "\(result.stderr)")
