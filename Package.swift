@@ -156,7 +156,7 @@ let package = Package(
         // Measurements for scripts/bench.py (make bench); not a product.
         .executableTarget(
             name: "BadgeBench",
-            dependencies: ["BadgeKit", "CurlTransport", "Canvas", "ProceduralBackend"],
+            dependencies: ["BadgeKit", "CurlTransport", "Canvas", "ProceduralBackend", "RemoteBackend"],
             path: "Sources/BadgeBench"
         ),
 

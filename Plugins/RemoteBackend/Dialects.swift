@@ -9,6 +9,15 @@ extension RemoteOptions {
             body: json, connectTimeout: connectTimeout, timeout: timeout, idleTimeout: idleTimeout,
             maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caFile: caFile)
     }
+
+    /// A multipart/form-data POST with this backend's limits; the transport
+    /// writes the boundary and the Content-Type. Never follows a redirect.
+    func post(to url: URL, form: [HTTPFormPart], accept: String, credentials: [(name: String, value: String)]) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: url, headers: [("Accept", accept)] + credentials,
+            connectTimeout: connectTimeout, timeout: timeout, idleTimeout: idleTimeout,
+            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caFile: caFile, form: form)
+    }
 }
 
 /// What a server answered with: image bytes, or a URL to fetch them from.
@@ -19,7 +28,8 @@ enum RemoteImage {
 
 /// One API's wire format: how to ask, and how to read the answer.
 protocol Dialect: Sendable {
-    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest
+    /// `source`: the user's picture, prepared (`SourcePicture`), for dialects that start from one.
+    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest
     /// Reads a 2xx response; throws a BadgeError naming what is wrong with it.
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?)
 }
@@ -61,9 +71,11 @@ enum StrictBase64 {
     }
 }
 
-/// POST {url}/images/generations, as OpenAI, LocalAI, sd-server, vLLM-Omni and Ollama take it.
+/// POST {url}/images/generations, as OpenAI, LocalAI, sd-server, vLLM-Omni and Ollama take it;
+/// with a source picture, POST {url}/images/edits (multipart/form-data, the picture as `image`).
 struct OpenAIDialect: Dialect {
-    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+        if let source { return edit(request, source: source, options: options, credentials: credentials) }
         // Unset fields are left out, never sent as null.
         var body: [String: Any] = ["prompt": request.prompt, "n": 1, "size": options.imageSize ?? "1024x1024"]
         if let model = options.model { body["model"] = model }
@@ -73,6 +85,30 @@ struct OpenAIDialect: Dialect {
         return options.post(
             to: options.baseURL.appendingPathComponent("images/generations"), json: try JSONBody.encode(body),
             accept: "application/json", credentials: credentials)
+    }
+
+    /// CreateImageEditRequest: the same fields as a generation, as form fields,
+    /// and the picture as the file `image`. Unset fields are left out.
+    func edit(_ request: BadgeRequest, source: SourcePicture, options: RemoteOptions, credentials: [(name: String, value: String)]) -> HTTPRequest {
+        var form = [
+            HTTPFormPart(name: "image", data: source.png, filename: "source.png", contentType: "image/png"),
+            HTTPFormPart(name: "prompt", value: request.prompt),
+        ]
+        if let model = options.model { form.append(HTTPFormPart(name: "model", value: model)) }
+        form.append(HTTPFormPart(name: "n", value: "1"))
+        form.append(HTTPFormPart(name: "size", value: options.imageSize ?? "1024x1024"))
+        if let quality = options.quality { form.append(HTTPFormPart(name: "quality", value: quality)) }
+        if let background = options.background { form.append(HTTPFormPart(name: "background", value: background)) }
+        if let format = options.outputFormat { form.append(HTTPFormPart(name: "output_format", value: format)) }
+        return options.post(to: options.baseURL.appendingPathComponent("images/edits"), form: form,
+                            accept: "application/json", credentials: credentials)
+    }
+
+    /// The side of the square a source picture is uploaded at, at most: the shorter
+    /// side of `imageSize` (e.g. 1024 for "1536x1024"), 1024 when it is unset or "auto".
+    static func modelSide(_ options: RemoteOptions) -> Int {
+        let parts = (options.imageSize ?? "").lowercased().split(separator: "x").compactMap { Int($0) }
+        return parts.count == 2 ? max(64, parts.min()!) : 1024
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -101,9 +137,13 @@ struct OpenAIDialect: Dialect {
     }
 }
 
-/// POST /sdapi/v1/txt2img, as AUTOMATIC1111, Forge and sd-server take it.
+/// POST /sdapi/v1/txt2img, as AUTOMATIC1111, Forge and sd-server take it; with a source
+/// picture, POST /sdapi/v1/img2img (`init_images` in base64, `denoising_strength`).
 struct Automatic1111Dialect: Dialect {
-    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+    /// The `--option` that overrides `denoisingStrength` for one request.
+    static let denoisingOption = "denoising_strength"
+
+    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
         var body: [String: Any] = [
             "prompt": request.prompt, "width": request.size, "height": request.size,
             // Seeds above Int32 are folded: A1111 takes a 32-bit seed.
@@ -113,9 +153,26 @@ struct Automatic1111Dialect: Dialect {
         if let steps = options.steps { body["steps"] = steps }
         if let cfg = options.cfgScale { body["cfg_scale"] = cfg }
         if let sampler = options.sampler { body["sampler_name"] = sampler }
+        var path = "sdapi/v1/txt2img"
+        if let source {
+            path = "sdapi/v1/img2img"
+            body["init_images"] = [source.png.base64EncodedString()]
+            body["denoising_strength"] = try Self.denoisingStrength(request, options: options) ?? 0.75
+        }
         return options.post(
-            to: options.baseURL.appendingPathComponent("sdapi/v1/txt2img"), json: try JSONBody.encode(body),
+            to: options.baseURL.appendingPathComponent(path), json: try JSONBody.encode(body),
             accept: "application/json", credentials: credentials)
+    }
+
+    /// `--option denoising_strength=` for this request, else the config's `denoisingStrength`;
+    /// nil when neither says (A1111 then gets its default, 0.75; a ComfyUI workflow keeps its own).
+    static func denoisingStrength(_ request: BadgeRequest, options: RemoteOptions) throws -> Double? {
+        guard let text = request.options[denoisingOption] else { return options.denoisingStrength }
+        guard let value = Double(text), (0...1).contains(value) else {
+            throw BadgeError(.usage, "--option \(denoisingOption)=\(text): expected a number from 0 to 1",
+                             hint: "0 keeps the picture as it is, 1 ignores it; e.g. --option \(denoisingOption)=0.6")
+        }
+        return value
     }
 
     func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
@@ -138,7 +195,7 @@ struct Automatic1111Dialect: Dialect {
 /// POST a JSON body built from `bodyTemplate` and receive the image bytes
 /// themselves (Hugging Face inference style).
 struct RawDialect: Dialect {
-    func makeRequest(_ request: BadgeRequest, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
         let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
         let body = Self.fill(template, request: request)
         return options.post(

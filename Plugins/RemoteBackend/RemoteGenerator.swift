@@ -18,20 +18,43 @@ public struct RemoteGenerator: BadgeGenerator {
     let variables: [String: String]
     let logger: Logger
     let now: @Sendable () -> Date
+    /// For a source picture: the intake's limits, the decoder that re-encodes it, where a relative path starts.
+    var limits: ImageLimits = .default
+    var decoder: (any ImageDecoding)?
+    var workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+    var readStandardInput: @Sendable (Int) throws -> Data = SourcePicture.readStandardInput
 
-    public static func register(in registry: inout BackendRegistry) {
-        registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111, raw bytes)") { config, environment in
-            RemoteGenerator(
-                name: config.name, options: try RemoteOptions(config.options), http: environment.http,
+    public static func register(in registry: inout BackendRegistry, limits: ImageLimits = .default) {
+        registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111, ComfyUI, raw bytes)") { config, environment in
+            var generator = RemoteGenerator(
+                name: config.name, options: try RemoteOptions(config.options, base: environment.workingDirectory), http: environment.http,
                 variables: environment.variables, logger: environment.logger, now: environment.now)
+            generator.limits = limits
+            generator.decoder = environment.decoder
+            generator.workingDirectory = environment.workingDirectory
+            return generator
         }
+    }
+
+    /// The dialects whose APIs take a picture to start from; raw and jobs bodies have no place for one.
+    public var readsSource: Bool { [.openai, .automatic1111, .comfyui].contains(options.api) }
+
+    /// AUTOMATIC1111 and ComfyUI read `--option denoising_strength=` (with a source picture).
+    public var requestOptionKeys: Set<String>? {
+        [.automatic1111, .comfyui].contains(options.api) ? [Automatic1111Dialect.denoisingOption] : []
+    }
+
+    /// The square side a source picture is uploaded at: the request's size, and never above the model's.
+    func sourceSide(for request: BadgeRequest) -> Int {
+        options.api == .openai ? min(request.size, OpenAIDialect.modelSide(options)) : request.size
     }
 
     var dialect: any Dialect {
         switch options.api {
         case .openai: return OpenAIDialect()
         case .automatic1111: return Automatic1111Dialect()
-        case .raw, .jobs: return RawDialect()
+        // ComfyUI is a conversation of several requests (ComfyClient), jobs one of polls (JobsClient).
+        case .raw, .jobs, .comfyui: return RawDialect()
         }
     }
 
@@ -90,6 +113,21 @@ public struct RemoteGenerator: BadgeGenerator {
     private func generateUnscrubbed(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let started = ContinuousClock.now
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
+        // The source picture is read, checked and re-encoded before anything is sent.
+        var source: SourcePicture?
+        if let path = request.source {
+            guard readsSource else {
+                throw BadgeError(.usage, "the \(options.api.rawValue) API takes no source picture", backend: name,
+                                 hint: "use an http backend with api openai, automatic1111 or comfyui, or the import backend")
+            }
+            source = try await SourcePicture.prepare(
+                path, side: sourceSide(for: request), limits: limits, decoder: decoder, workingDirectory: workingDirectory,
+                backend: name, readStandardInput: readStandardInput)
+        } else if let value = request.options[Automatic1111Dialect.denoisingOption] {
+            throw BadgeError(.usage, "--option \(Automatic1111Dialect.denoisingOption)=\(value) applies only to a source picture",
+                             backend: name, hint: "add --source FILE, or leave the option out")
+        }
+        try Task.checkCancellation()
         let bytes: Data
         let revisedPrompt: String?
         let where_: String
@@ -97,8 +135,12 @@ public struct RemoteGenerator: BadgeGenerator {
             where_ = Redact.url(options.baseURL)
             bytes = try await JobsClient(generator: self, http: http).run(request, credentials: credentials())
             revisedPrompt = nil
+        } else if options.api == .comfyui {
+            where_ = Redact.url(options.baseURL)
+            bytes = try await ComfyClient(generator: self, http: http, credentials: credentials()).run(request, source: source)
+            revisedPrompt = nil
         } else {
-            let httpRequest = try dialect.makeRequest(request, options: options, credentials: credentials())
+            let httpRequest = try dialect.makeRequest(request, source: source, options: options, credentials: credentials())
             where_ = Redact.url(httpRequest.url)
             let response = try await sendWithRetries(httpRequest, via: http)
             guard (200..<300).contains(response.status) else { throw serverError(response, url: where_) }
@@ -126,9 +168,33 @@ public struct RemoteGenerator: BadgeGenerator {
         let file = try workspace.write(bytes, to: "remote.\(format.rawValue)", backend: name)
         return GeneratedImage(
             file: file,
-            model: options.model ?? options.api.rawValue, seed: options.api == .automatic1111 ? request.seed : nil,
-            revisedPrompt: revisedPrompt, extra: ["api": options.api.rawValue], bytes: bytes,
+            model: model(with: source), seed: seedIsSent(with: source) ? request.seed : nil,
+            revisedPrompt: revisedPrompt, extra: extra(source), bytes: bytes,
             deadline: started.advanced(by: options.timeout))
+    }
+
+    /// The model the badge names: the config's, else a ComfyUI workflow's checkpoint, else the API.
+    func model(with source: SourcePicture?) -> String {
+        if let model = options.model { return model }
+        let workflow = source == nil ? options.workflow : options.img2imgWorkflow
+        return workflow?.checkpoints.first ?? options.api.rawValue
+    }
+
+    /// Whether the request's seed reached the model (A1111 always; ComfyUI where the workflow maps it).
+    func seedIsSent(with source: SourcePicture?) -> Bool {
+        switch options.api {
+        case .automatic1111: return true
+        case .comfyui: return (source == nil ? options.workflow : options.img2imgWorkflow)?.targets[.seed] != nil
+        default: return false
+        }
+    }
+
+    /// What the badge's metadata keeps of this run: the API and, with a source
+    /// picture, the sha256 of the file as given (never its path or name).
+    func extra(_ source: SourcePicture?) -> [String: String] {
+        var extra = ["api": options.api.rawValue]
+        if let source { extra["source-sha256"] = source.sha256 }
+        return extra
     }
 
     /// Sends, retrying what the policy says is worth retrying.
@@ -283,6 +349,7 @@ extension RemoteGenerator: ProbingGenerator {
         switch options.api {
         case .openai: url = options.baseURL.appendingPathComponent("models")
         case .automatic1111: url = options.baseURL.appendingPathComponent("sdapi/v1/sd-models")
+        case .comfyui: url = options.baseURL.appendingPathComponent("system_stats")
         case .raw, .jobs: url = options.baseURL
         }
         let request = HTTPRequest(
@@ -298,7 +365,7 @@ extension RemoteGenerator: ProbingGenerator {
             case 500...:
                 return .unavailable(reason: "the server answers HTTP \(response.status)", hint: "try again later")
             default:
-                return .available
+                return options.api == .comfyui ? try await probeComfyUI(response, request: request, via: http) : .available
             }
         } catch let error as BadgeError {
             let error = scrubbed(error)
@@ -306,6 +373,40 @@ extension RemoteGenerator: ProbingGenerator {
         } catch {
             return .unavailable(reason: "\(error)", hint: nil)
         }
+    }
+}
+
+extension RemoteGenerator {
+    /// ComfyUI answered `/system_stats`: is it ComfyUI, and does it have the
+    /// checkpoints the workflows load (`/object_info/CheckpointLoaderSimple` lists them)?
+    func probeComfyUI(_ stats: HTTPResponse, request: HTTPRequest, via http: any HTTPTransport) async throws -> Availability {
+        guard (200..<300).contains(stats.status),
+              let object = (try? JSONSerialization.jsonObject(with: stats.body)) as? [String: Any], object["system"] != nil
+        else {
+            return .unavailable(reason: "\(Redact.url(request.url)) does not answer as ComfyUI's /system_stats does (HTTP \(stats.status))",
+                                hint: "check url: ComfyUI's address, e.g. http://127.0.0.1:8188")
+        }
+        let wanted = Set([options.workflow, options.img2imgWorkflow].compactMap { $0 }.flatMap(\.checkpoints))
+        guard !wanted.isEmpty else { return .available }
+        var info = request
+        info.url = options.baseURL.appendingPathComponent("object_info/CheckpointLoaderSimple")
+        let response = try await http.send(info)
+        guard (200..<300).contains(response.status),
+              let nodes = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+              let required = ((nodes["CheckpointLoaderSimple"] as? [String: Any])?["input"] as? [String: Any])?["required"] as? [String: Any],
+              let spec = required["ckpt_name"] as? [Any]
+        else {
+            return .unavailable(reason: "ComfyUI did not list its checkpoints (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
+        }
+        // Older servers: [[names...], {...}]; newer: ["COMBO", {"options": [names...]}].
+        let listed = (spec.first as? [String]) ?? ((spec.dropFirst().first as? [String: Any])?["options"] as? [String]) ?? []
+        let missing = wanted.subtracting(listed).sorted()
+        guard missing.isEmpty else {
+            let has = listed.isEmpty ? "none" : listed.prefix(20).map { OutsideText.printable($0) }.joined(separator: ", ")
+            return .unavailable(reason: "the workflow names checkpoints ComfyUI does not have: \(missing.joined(separator: ", "))",
+                                hint: "put them in ComfyUI's models/checkpoints, or change the workflow (the server has: \(has))")
+        }
+        return .available
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 /// A remote backend's configuration, read strictly from its config object.
 struct RemoteOptions: Sendable {
     enum API: String, Sendable, CaseIterable {
-        case openai, automatic1111, raw, jobs
+        case openai, automatic1111, comfyui, raw, jobs
     }
 
     var api: API
@@ -45,18 +45,24 @@ struct RemoteOptions: Sendable {
     var steps: Int?
     var cfgScale: Double?
     var sampler: String?
+    /// ComfyUI: the workflow for words alone, and the one for a source picture, each with its mapping.
+    var workflow: ComfyWorkflow?
+    var img2imgWorkflow: ComfyWorkflow?
+    /// AUTOMATIC1111 img2img: how far the result may stray from the source picture (0...1).
+    var denoisingStrength: Double?
 
     static let keys = [
         "type", "api", "url", "model", "apiKeyEnv", "username", "passwordEnv", "timeoutSeconds",
         "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
         "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
-        "cfgScale", "sampler", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
-        "resultHosts",
+        "cfgScale", "sampler", "denoisingStrength", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
+        "resultHosts", "workflow", "inputs", "img2imgWorkflow", "img2imgInputs",
     ]
 
-    init(_ config: ConfigObject) throws {
+    /// `base`: where relative paths (a workflow's) start when the config has no file.
+    init(_ config: ConfigObject, base: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)) throws {
         try config.allowOnly(Self.keys)
-        api = API(rawValue: try config.require("api", hint: "one of: openai, automatic1111, raw, jobs").oneOf(API.allCases.map(\.rawValue)))!
+        api = API(rawValue: try config.require("api", hint: "one of: openai, automatic1111, comfyui, raw, jobs").oneOf(API.allCases.map(\.rawValue)))!
         let urlValue = try config.require("url", hint: "the server's base URL, e.g. https://api.openai.com/v1")
         let urlText = try urlValue.nonEmptyString()
         guard let url = URL(string: urlText.hasSuffix("/") ? String(urlText.dropLast()) : urlText),
@@ -123,6 +129,23 @@ struct RemoteOptions: Sendable {
         steps = try config.int("steps", in: 1...500)
         cfgScale = try config.value("cfgScale")?.double(in: 0...50)
         sampler = try config.value("sampler")?.nonEmptyString()
+        denoisingStrength = try config.value("denoisingStrength")?.double(in: 0...1)
+        let comfyKeys = ["workflow", "inputs", "img2imgWorkflow", "img2imgInputs"]
+        if api == .comfyui {
+            // Paths in a config file start at its directory, as an exec plugin's do.
+            let directory = config.file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? base
+            workflow = try ComfyWorkflow.load(
+                try config.require("workflow", hint: "the path of a workflow exported from ComfyUI in API format"),
+                mapping: config.value("inputs"), required: [.prompt], base: directory)
+            if let file = config.value("img2imgWorkflow") {
+                img2imgWorkflow = try ComfyWorkflow.load(file, mapping: config.value("img2imgInputs"), required: [.prompt, .image], base: directory)
+            } else if let stray = config.value("img2imgInputs") {
+                throw stray.error("img2imgInputs without img2imgWorkflow", hint: "add \"img2imgWorkflow\": the workflow used with --source")
+            }
+            if config.value("pollIntervalSeconds") == nil { pollInterval = .seconds(1) }
+        } else if let key = comfyKeys.first(where: { config.value($0) != nil }) {
+            throw config.value(key)!.error("\"\(key)\" applies only to \"api\": \"comfyui\"", hint: "remove it, or set \"api\": \"comfyui\"")
+        }
         if (username == nil) != (passwordEnv == nil) {
             throw BadgeError(.config, "username and passwordEnv go together", path: config.file,
                              location: config.node.location, keyPath: config.keyPath,

@@ -11,11 +11,17 @@
 //     RUNS times draws and encodes it together, as `generate` does (the
 //     drawing threads compress the bands already drawn); and prints
 //     {"drawMs": median, "encodeMs": median, "renderMs": median, "bytes": N}.
+//
+//   badge-bench comfyui URL WORKFLOW COUNT
+//     runs the comfyui backend (WORKFLOW in API format, its prompt at
+//     6.inputs.text) COUNT times one after another against the server at URL,
+//     64 px each, after one warm-up run, and prints {"totalMs": ..., "perImageMs": ...}.
 import BadgeKit
 import Canvas
 import CurlTransport
 import Foundation
 import ProceduralBackend
+import RemoteBackend
 
 let arguments = CommandLine.arguments
 let clock = ContinuousClock()
@@ -30,7 +36,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n       badge-bench comfyui URL WORKFLOW COUNT\n".utf8))
     exit(64)
 }
 
@@ -59,6 +65,31 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
         }
     }
     print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"renderMs\": \(median(renderMs)), \"bytes\": \(encoded.count)}")
+    exit(0)
+}
+
+if arguments.count == 5, arguments[1] == "comfyui", let count = Int(arguments[4]), count > 0 {
+    let text = #"{"backends": {"comfy": {"type": "http", "api": "comfyui", "url": \#(JSONWriter.quote(arguments[2])), "retries": 0, "#
+        + #""workflow": \#(JSONWriter.quote(arguments[3])), "inputs": {"prompt": "6.inputs.text", "seed": "3.inputs.seed", "#
+        + #""width": "5.inputs.width", "height": "5.inputs.height"}}}}"#
+    let config = try BadgeConfig.parse(Data(text.utf8), file: nil)
+    var registry = BackendRegistry()
+    RemoteGenerator.register(in: &registry)
+    let environment = BadgeEnvironment(http: CurlTransport(), decoder: GDImageDecoder())
+    let generator = try registry.makeBackend(named: "comfy", in: config, environment: environment).generator
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-bench-comfyui-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func once(_ i: Int) async throws {
+        let workspace = Workspace(directory: directory.appendingPathComponent("\(i)"))
+        try FileManager.default.createDirectory(at: workspace.directory, withIntermediateDirectories: true)
+        _ = try await generator.generate(BadgeRequest(prompt: "Promise number \(i)", size: 64, seed: UInt64(i)), in: workspace)
+    }
+    // One warm-up run: connection set-up and libcurl's initialisation are not per-image costs.
+    try await once(0)
+    let started = clock.now
+    for i in 1...count { try await once(i) }
+    let ms = milliseconds(clock.now - started)
+    print("{\"totalMs\": \(ms), \"perImageMs\": \(ms / Double(count))}")
     exit(0)
 }
 

@@ -65,6 +65,9 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// A multipart/form-data body (a POST), built by the transport with its own
+    /// boundary and Content-Type header; when set, `body` is not sent.
+    public var form: [HTTPFormPart]?
     /// Limit for establishing the connection (DNS, TCP, TLS).
     public var connectTimeout: Duration
     /// Overall limit for the whole exchange, the model's thinking time included.
@@ -85,12 +88,13 @@ public struct HTTPRequest: Sendable {
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
         body: Data? = nil, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(60),
         idleTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20, maxRedirects: Int = 0,
-        allowsInsecureHTTP: Bool = false, caFile: String? = nil
+        allowsInsecureHTTP: Bool = false, caFile: String? = nil, form: [HTTPFormPart]? = nil
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.form = form
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.idleTimeout = idleTimeout
@@ -98,6 +102,26 @@ public struct HTTPRequest: Sendable {
         self.maxRedirects = maxRedirects
         self.allowsInsecureHTTP = allowsInsecureHTTP
         self.caFile = caFile
+    }
+}
+
+/// One field of a multipart/form-data body: a text value, or a file (with a
+/// file name and a content type).
+public struct HTTPFormPart: Sendable, Equatable {
+    public var name: String
+    public var data: Data
+    public var filename: String?
+    public var contentType: String?
+
+    public init(name: String, data: Data, filename: String? = nil, contentType: String? = nil) {
+        self.name = name
+        self.data = data
+        self.filename = filename
+        self.contentType = contentType
+    }
+
+    public init(name: String, value: String) {
+        self.init(name: name, data: Data(value.utf8))
     }
 }
 

@@ -120,7 +120,7 @@ public struct Pipeline: Sendable {
         if request.source != nil && !backend.generator.readsSource {
             throw BadgeError(.usage, "backend '\(backend.name)' (\(backend.type)) makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
                              backend: backend.name,
-                             hint: "to start from your picture, use the import backend: badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job")
+                             hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
         }
         let candidates = [backend] + fallbacks
         var failures: [String] = []

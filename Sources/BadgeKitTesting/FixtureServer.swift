@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Runs a test server script (`python3 SCRIPT`) that listens on 127.0.0.1 on a
@@ -33,6 +36,40 @@ public final class FixtureServer: @unchecked Sendable {
     }
 
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// The body of `GET path` from the server, over a plain socket (HTTP/1.0, so the
+    /// server closes when done): for reading what a fake server recorded, in tests
+    /// that have no HTTP client of their own. Waits at most 30 s for an answer.
+    public func get(_ path: String) throws -> Data {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StartError(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw StartError(description: "cannot connect to the fixture server: errno \(errno)") }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw StartError(description: "cannot send to the fixture server: errno \(errno)")
+        }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response.append(buffer, count: n)
+        }
+        guard let end = response.range(of: Data("\r\n\r\n".utf8)) else {
+            throw StartError(description: "the fixture server's answer to \(path) has no end of headers (\(response.count) bytes)")
+        }
+        return Data(response[end.upperBound...])
+    }
 
     public func stop() {
         try? stdin.fileHandleForWriting.close()

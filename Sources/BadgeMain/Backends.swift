@@ -17,7 +17,7 @@ enum Backends {
         var registry = BackendRegistry()
         ProceduralGenerator.register(in: &registry)
         ImportGenerator.register(in: &registry, limits: limits)
-        RemoteGenerator.register(in: &registry)
+        RemoteGenerator.register(in: &registry, limits: limits)
         ExecGenerator.register(in: &registry, limits: limits)
         for backend in extra.withLock({ $0 }) { backend.register(in: &registry) }
         return registry

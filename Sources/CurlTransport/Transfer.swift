@@ -19,6 +19,8 @@ final class Transfer: @unchecked Sendable {
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
     var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// A multipart body: curl owns its copy of every part until it is freed here.
+    private var mime: OpaquePointer?
 
     var body = Data()
     var headerLines: [String] = []
@@ -40,6 +42,8 @@ final class Transfer: @unchecked Sendable {
         easy = nil
         if let headerList { badge_curl_slist_free_all(headerList) }
         headerList = nil
+        if let mime { badge_curl_mime_free(mime) }
+        mime = nil
     }
 
     /// Resumes the caller once; later calls do nothing.
@@ -95,6 +99,8 @@ final class Transfer: @unchecked Sendable {
         switch r.method.uppercased() {
         case "GET":
             codes.append(badge_curl_setopt_long(easy, CURLOPT_HTTPGET, 1))
+        case "POST" where r.form != nil:
+            codes.append(contentsOf: try attachForm(r.form ?? [], to: easy))
         case "POST":
             let body = r.body ?? Data()
             codes.append(badge_curl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
@@ -156,6 +162,30 @@ final class Transfer: @unchecked Sendable {
             throw BadgeError(.network, "libcurl refused an option", cause: String(cString: badge_curl_easy_strerror(bad)))
         }
         return easy
+    }
+
+    /// Builds the multipart/form-data body with curl's MIME API: curl writes
+    /// the boundary and the Content-Type header, and copies every part's bytes.
+    private func attachForm(_ parts: [HTTPFormPart], to easy: UnsafeMutableRawPointer) throws -> [CURLcode] {
+        guard let mime = badge_curl_mime_init(easy) else {
+            throw BadgeError(.network, "libcurl could not create a multipart body")
+        }
+        self.mime = mime
+        var codes: [CURLcode] = []
+        for part in parts {
+            guard let handle = badge_curl_mime_addpart(mime) else {
+                throw BadgeError(.network, "libcurl could not add a part to a multipart body")
+            }
+            codes.append(badge_curl_mime_name(handle, part.name))
+            codes.append(part.data.withUnsafeBytes { raw -> CURLcode in
+                guard let base = raw.baseAddress, raw.count > 0 else { return badge_curl_mime_data(handle, "", 0) }
+                return badge_curl_mime_data(handle, base.assumingMemoryBound(to: CChar.self), raw.count)
+            })
+            if let filename = part.filename { codes.append(badge_curl_mime_filename(handle, filename)) }
+            if let type = part.contentType { codes.append(badge_curl_mime_type(handle, type)) }
+        }
+        codes.append(badge_curl_setopt_pointer(easy, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime)))
+        return codes
     }
 
     /// Turns curl's verdict into a response or a BadgeError a user can act on.

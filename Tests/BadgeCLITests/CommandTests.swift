@@ -129,7 +129,7 @@ struct CommandTests {
         let example = Sandbox.repository.appendingPathComponent("config.example.json")
         let result = try await s.run(["config", "validate", example.path])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)"))
+        #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)") && result.stdout.contains("comfyui (http)"))
         #expect(result.stdout.contains("pillow (exec)") && result.stdout.contains("my-model (exec)"))
     }
 
@@ -167,6 +167,29 @@ struct CommandTests {
         for (name, result) in [("succeeded", succeeded), ("failed", failed)] {
             #expect(!result.stdout.contains(canary), "\(name): the key is on stdout")
             #expect(!result.stderr.contains(canary), "\(name): the key is on stderr")
+        }
+
+        // The requests made with a source picture: OpenAI's multipart edit, A1111's img2img,
+        // and ComfyUI's upload, queue, polls and view.
+        let comfy = try FixtureServer(script: Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_comfyui_server.py"))
+        defer { comfy.stop() }
+        let examples = Sandbox.repository.appendingPathComponent("Plugins/Examples/comfyui").path
+        func comfyBackend(_ mode: String) -> String {
+            #""comfy-\#(mode)": {"type": "http", "api": "comfyui", "url": "http://127.0.0.1:\#(comfy.port)/\#(mode)", "apiKeyEnv": "BADGE_E2E_KEY", "retries": 0, "workflow": "\#(examples)/txt2img-sd15.json", "inputs": {"prompt": "6.inputs.text"}, "img2imgWorkflow": "\#(examples)/img2img-sd15.json", "img2imgInputs": {"prompt": "6.inputs.text", "image": "10.inputs.image"}}"#
+        }
+        let a1111EchoKey = #""a1111-echo-key": {"type": "http", "api": "automatic1111", "url": "http://127.0.0.1:\#(server.port)/echo-key", "apiKeyEnv": "BADGE_E2E_KEY", "retries": 0}"#
+        try Data("{\"backends\": {\(backend("ok")), \(backend("echo-key")), \(a1111EchoKey), \(comfyBackend("ok")), \(comfyBackend("echo-key"))}}".utf8).write(to: config)
+        let photo = Sandbox.repository.appendingPathComponent("Tests/Data/exif/gps-rotated.jpg").path
+        var withSource: [(String, Sandbox.Result)] = []
+        for backend in ["ok", "echo-key", "a1111-echo-key", "comfy-ok", "comfy-echo-key"] {
+            let result = try await s.run(["generate", "--verbose", "--backend", backend, "--source", photo, "--size", "64", "--config", config.path, "x"],
+                                         extraEnvironment: ["BADGE_E2E_KEY": canary])
+            #expect(result.status == (backend.hasSuffix("ok") ? 0 : 1), "\(backend): \(result.stderr)")
+            if !backend.hasSuffix("ok") { #expect(result.stderr.contains("HTTP 401") && result.stderr.contains("********"), "\(result.stderr)") }
+            withSource.append((backend, result))
+        }
+        for (name, result) in withSource {
+            #expect(!result.stdout.contains(canary) && !result.stderr.contains(canary), "\(name) with a source: the key was printed")
         }
     }
 
@@ -348,13 +371,14 @@ struct CommandTests {
         #expect(made.status == 0, "\(made.stderr)")
         let before = try Data(contentsOf: s.store.appendingPathComponent("badge.png"))
         let config = s.root.appendingPathComponent("c.json")
-        try Data(#"{"backends": {"openai": {"type": "http", "api": "openai", "url": "https://127.0.0.1:9/v1", "apiKeyEnv": "BADGE_E2E_KEY"}}}"#.utf8)
+        // A raw http body and the exec protocol have no place for a picture; the openai, automatic1111 and comfyui dialects have.
+        try Data(#"{"backends": {"hf": {"type": "http", "api": "raw", "url": "https://127.0.0.1:9/models/x", "apiKeyEnv": "BADGE_E2E_KEY"}, "plug": {"type": "exec", "command": ["/bin/true"]}}}"#.utf8)
             .write(to: config)
-        for backend in ["procedural", "openai"] {
+        for backend in ["procedural", "hf", "plug"] {
             let refused = try await s.run(["generate", "--config", config.path, "--backend", backend, "--source", picture, "Make it a badge"])
             #expect(refused.status == 64, "\(backend): \(refused.stderr)")
             #expect(refused.stderr.contains("backend '\(backend)'") && refused.stderr.contains("cannot use a source picture"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("badge import FILE"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("badge import FILE") && refused.stderr.contains("openai, automatic1111 or comfyui"), "\(refused.stderr)")
         }
         #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == before)
         // The backend that reads a picture still takes it.

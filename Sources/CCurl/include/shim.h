@@ -3,6 +3,9 @@
 // forwarding to libcurl's. Call badge_curl_load() (0 = loaded) before any of
 // them; CurlTransport does, before its first request.
 //
+// Multipart bodies (CURLOPT_MIMEPOST) are built with curl's MIME API, which
+// writes the boundaries and copies each part's data.
+//
 // libcurl's variadic functions, which Swift cannot call, have typed wrappers
 // here, one per argument type.
 #ifndef BADGE_CCURL_SHIM_H
@@ -30,7 +33,14 @@
     RETURNING(CURLMcode, curl_multi_wakeup, (CURLM * multi), (multi))                                            \
     RETURNING(CURLMsg *, curl_multi_info_read, (CURLM * multi, int *queued), (multi, queued))                    \
     RETURNING(struct curl_slist *, curl_slist_append, (struct curl_slist * list, const char *string), (list, string)) \
-    VOID(curl_slist_free_all, (struct curl_slist * list), (list))
+    VOID(curl_slist_free_all, (struct curl_slist * list), (list))                                               \
+    RETURNING(curl_mime *, curl_mime_init, (CURL * handle), (handle))                                            \
+    VOID(curl_mime_free, (curl_mime * mime), (mime))                                                             \
+    RETURNING(curl_mimepart *, curl_mime_addpart, (curl_mime * mime), (mime))                                    \
+    RETURNING(CURLcode, curl_mime_name, (curl_mimepart * part, const char *name), (part, name))                  \
+    RETURNING(CURLcode, curl_mime_data, (curl_mimepart * part, const char *data, size_t size), (part, data, size)) \
+    RETURNING(CURLcode, curl_mime_filename, (curl_mimepart * part, const char *name), (part, name))              \
+    RETURNING(CURLcode, curl_mime_type, (curl_mimepart * part, const char *type), (part, type))
 
 // Opens libcurl.so.4, once. 0 when loaded; otherwise -1 and the reason in
 // `message` (up to `capacity` bytes).

@@ -2,11 +2,16 @@
 
 Listens on 127.0.0.1 on a free port, prints the port, and serves until stdin
 closes. The first path segment picks a behaviour ("mode"), so every test gets
-its own: POST /<mode>/v1/images/generations (OpenAI dialect) and
-POST /<mode>/sdapi/v1/txt2img (AUTOMATIC1111). GET /_requests returns what was
-received, with any schema violations of the OpenAI request bodies, checked
-against CreateImageRequest from Tests/Data/schemas/openai-images.json."""
+its own: POST /<mode>/v1/images/generations and /<mode>/v1/images/edits
+(OpenAI dialect, the edit as multipart/form-data) and POST
+/<mode>/sdapi/v1/txt2img and /img2img (AUTOMATIC1111). GET /_requests returns
+what was received, with any schema violations of the request bodies: OpenAI's
+checked against CreateImageRequest and CreateImageEditRequest from
+Tests/Data/schemas/openai-images.json, A1111's img2img against the fields of
+its request model."""
 import base64
+import email.parser
+import email.policy
 import json
 import os
 import struct
@@ -23,9 +28,82 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMAS = os.path.join(HERE, "..", "..", "Data", "schemas", "openai-images.json")
 with open(SCHEMAS) as f:
     spec = json.load(f)
-schema = dict(spec["components"]["schemas"]["CreateImageRequest"])
-schema["components"] = spec["components"]
-validator = OAS30Validator(schema)
+
+
+def validator_for(name):
+    schema = dict(spec["components"]["schemas"][name])
+    schema["components"] = spec["components"]
+    return OAS30Validator(schema)
+
+
+validator = validator_for("CreateImageRequest")
+edit_validator = validator_for("CreateImageEditRequest")
+
+# The fields AUTOMATIC1111's POST /sdapi/v1/img2img takes: its request model,
+# StableDiffusionImg2ImgProcessingAPI (modules/api/models.py), is made from the
+# parameters of StableDiffusionProcessingImg2Img plus the API's own keys.
+# Unknown keys are ignored by A1111, so a misspelt one would be lost silently.
+A1111_IMG2IMG_FIELDS = {
+    "prompt", "negative_prompt", "styles", "seed", "subseed", "subseed_strength", "seed_resize_from_h",
+    "seed_resize_from_w", "sampler_name", "scheduler", "batch_size", "n_iter", "steps", "cfg_scale", "width",
+    "height", "restore_faces", "tiling", "do_not_save_samples", "do_not_save_grid", "eta", "s_min_uncond",
+    "s_churn", "s_tmax", "s_tmin", "s_noise", "override_settings", "override_settings_restore_afterwards",
+    "refiner_checkpoint", "refiner_switch_at", "disable_extra_networks", "firstpass_image", "comments",
+    "resize_mode", "image_cfg_scale", "mask_blur_x", "mask_blur_y", "mask_blur", "mask_round", "inpainting_fill",
+    "inpaint_full_res", "inpaint_full_res_padding", "inpainting_mask_invert", "initial_noise_multiplier",
+    "latent_mask", "sampler_index", "init_images", "denoising_strength", "mask", "include_init_images",
+    "script_name", "script_args", "send_images", "save_images", "alwayson_scripts", "force_task_id", "infotext",
+}
+
+
+def img2img_violations(body):
+    if not isinstance(body, dict):
+        return ["the body is not a JSON object"]
+    found = [f"unknown field {k}" for k in body if k not in A1111_IMG2IMG_FIELDS]
+    images = body.get("init_images")
+    if not (isinstance(images, list) and images and all(isinstance(i, str) for i in images)):
+        found.append("init_images is not a list of base64 strings")
+    strength = body.get("denoising_strength")
+    if not (isinstance(strength, (int, float)) and 0 <= strength <= 1):
+        found.append("denoising_strength is not a number from 0 to 1")
+    for key in ("width", "height", "seed", "steps"):
+        if key in body and not isinstance(body[key], int):
+            found.append(f"{key} is not an integer")
+    return found
+
+
+def multipart(content_type, raw):
+    """The fields of a multipart/form-data body: text as str, files as a dict
+    (filename, content_type, size, b64). None if it is not multipart."""
+    if not content_type.startswith("multipart/form-data"):
+        return None
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+    fields = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        filename = part.get_filename()
+        if filename is None:
+            fields[name] = data.decode()
+        else:
+            fields[name] = {"filename": filename, "content_type": part.get_content_type(), "size": len(data),
+                            "b64": base64.b64encode(data).decode()}
+    return fields
+
+
+def edit_violations(fields):
+    if fields is None:
+        return ["the body is not multipart/form-data"]
+    # Form fields are text; the schema's integers and binary strings, as the API reads them.
+    instance = {k: (int(v) if k in ("n", "output_compression", "partial_images") and v.isdigit() else v)
+                for k, v in fields.items()}
+    if isinstance(instance.get("image"), dict):
+        instance["image"] = "<binary>"
+    found = [e.message for e in edit_validator.iter_errors(instance)]
+    if isinstance(fields.get("image"), dict) and fields["image"]["content_type"] not in ("image/png", "image/jpeg", "image/webp"):
+        found.append(f"image has the content type {fields['image']['content_type']}")
+    return found
 
 
 def png(width=32, height=32, rgb=(200, 40, 90)):
@@ -125,17 +203,21 @@ class Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw)
         except ValueError:
-            body = None
+            body = multipart(self.headers.get("Content-Type", ""), raw)
         violations = []
         if self.path.endswith("/images/generations"):
             violations = [e.message for e in validator.iter_errors(body)]
             violations += [f"{k} is null" for k, v in (body or {}).items() if v is None]
+        if self.path.endswith("/images/edits"):
+            violations = edit_violations(body)
+        if self.path.endswith("/sdapi/v1/img2img"):
+            violations = img2img_violations(body)
         with lock:
             received.append({"mode": mode, "path": self.path, "body": body, "violations": violations,
                              "authorization": self.headers.get("Authorization")})
         port = self.server.server_address[1]
-        a1111 = self.path.endswith("/sdapi/v1/txt2img")
-        ok = {"images": [B64]} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
+        a1111 = self.path.endswith(("/sdapi/v1/txt2img", "/sdapi/v1/img2img"))
+        ok = {"images": [B64], "parameters": {}, "info": "{}"} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
 
         if self.path.endswith("/predictions"):
             job_id = f"job-{mode}-{n}"

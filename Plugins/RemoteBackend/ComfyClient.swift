@@ -1,0 +1,244 @@
+import BadgeKit
+import Foundation
+import Logging
+
+/// ComfyUI's HTTP API: the source picture up with `POST /upload/image`, the
+/// filled workflow queued with `POST /prompt`, the run followed by polling
+/// `GET /history/{id}` (no WebSocket client is in the tree, and polling with
+/// a short first wait costs a run milliseconds, not seconds), and the image
+/// fetched with `GET /view`. A run badge gives up on (Ctrl-C, the deadline, a
+/// failed poll) is interrupted if it is the one executing (`GET /queue` says)
+/// and removed from the queue.
+struct ComfyClient {
+    let generator: RemoteGenerator
+    let http: any HTTPTransport
+    let credentials: [(name: String, value: String)]
+
+    var options: RemoteOptions { generator.options }
+    var name: String { generator.name }
+
+    /// The first wait before asking again, doubled up to `pollInterval`.
+    static let firstPoll: Duration = .milliseconds(10)
+
+    func run(_ request: BadgeRequest, source: SourcePicture?) async throws -> Data {
+        let workflow: ComfyWorkflow
+        var values: [ComfyWorkflow.Slot: Any] = [
+            // ComfyUI's seeds are 64-bit; JSON readers beyond Python keep 53 bits exactly.
+            .prompt: request.prompt, .seed: Int(request.seed % (1 << 53)), .width: request.size, .height: request.size,
+        ]
+        if let negative = options.negativePrompt { values[.negativePrompt] = negative }
+        if let source {
+            guard let img2img = options.img2imgWorkflow else {
+                throw BadgeError(.usage, "backend '\(name)' has no img2img workflow for a source picture", backend: name,
+                                 hint: "add \"img2imgWorkflow\" and \"img2imgInputs\" to its config (see Plugins/Examples/comfyui)")
+            }
+            workflow = img2img
+            if let denoise = try Automatic1111Dialect.denoisingStrength(request, options: options) {
+                values[.denoise] = denoise
+            }
+            values[.image] = try await upload(source)
+        } else {
+            workflow = options.workflow!
+        }
+
+        let clientID = UUID().uuidString.lowercased()
+        let body = try JSONBody.encode(["prompt": workflow.filled(values), "client_id": clientID])
+        let promptURL = url("prompt")
+        let context = ResponseContext(backend: name, url: Redact.url(promptURL))
+        // A queued run is answered even if badge is cancelled meanwhile: only its id lets it be removed.
+        let queued = try await generator.sendWithRetries(
+            options.post(to: promptURL, json: body, accept: "application/json", credentials: credentials), via: http, finishingInFlight: true)
+        let answer = (try? JSONSerialization.jsonObject(with: queued.body)) as? [String: Any]
+        if let nodeErrors = answer?["node_errors"] as? [String: Any], !nodeErrors.isEmpty {
+            throw Self.nodeErrorsError(nodeErrors, answer: answer ?? [:], workflow: workflow, context: context)
+        }
+        guard (200..<300).contains(queued.status) else { throw generator.serverError(queued, url: context.url) }
+        let object = try JSONBody.object(queued, context: context)
+        guard let id = object["prompt_id"] as? String, !id.isEmpty, id.count <= 128,
+              id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
+        else {
+            throw BadgeError(.generationFailed, "ComfyUI queued the workflow but gave no usable \"prompt_id\"", backend: name, path: context.url)
+        }
+        generator.logger.debug("comfyui run queued", metadata: ["backend": "\(name)", "id": "\(OutsideText.printable(id))"])
+
+        let image: ViewTarget
+        do {
+            if Task.isCancelled { throw CancellationError() }
+            image = try await follow(id)
+        } catch {
+            // Whatever ends our interest in the run, it should not go on using the server's GPU.
+            await abandon(id)
+            throw error
+        }
+        let viewURL: URL
+        do {
+            viewURL = try image.url(base: options.baseURL)
+        } catch let error as BadgeError {
+            throw error.attributed(to: name)
+        }
+        let response = try await generator.sendWithRetries(get(viewURL), via: http)
+        guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: Redact.url(viewURL)) }
+        return response.body
+    }
+
+    // MARK: - Steps
+
+    /// `POST /upload/image`; returns the name a LoadImage node takes.
+    func upload(_ source: SourcePicture) async throws -> String {
+        let uploadURL = url("upload/image")
+        let form = [
+            HTTPFormPart(name: "image", data: source.png, filename: "badge-source-\(source.sha256.prefix(16)).png", contentType: "image/png"),
+            HTTPFormPart(name: "type", value: "input"),
+            HTTPFormPart(name: "overwrite", value: "true"),
+        ]
+        let response = try await generator.sendWithRetries(
+            options.post(to: uploadURL, form: form, accept: "application/json", credentials: credentials), via: http)
+        let context = ResponseContext(backend: name, url: Redact.url(uploadURL))
+        guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
+        let object = try JSONBody.object(response, context: context)
+        guard let file = object["name"] as? String, !file.isEmpty else {
+            throw BadgeError(.generationFailed, "ComfyUI took the picture but did not say its name", backend: name, path: context.url)
+        }
+        let subfolder = object["subfolder"] as? String ?? ""
+        return subfolder.isEmpty ? file : subfolder + "/" + file
+    }
+
+    /// Polls the run's history until it has finished; returns its first output image.
+    func follow(_ id: String) async throws -> ViewTarget {
+        let deadline = ContinuousClock.now.advanced(by: options.timeout)
+        let historyURL = url("history/" + id)
+        let context = ResponseContext(backend: name, url: Redact.url(historyURL))
+        var wait = Self.firstPoll
+        while true {
+            let response = try await generator.sendWithRetries(get(historyURL, timeout: .seconds(30)), via: http)
+            guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
+            let history = try JSONBody.object(response, context: context)
+            if let run = history[id] as? [String: Any], let done = try Self.result(of: run, id: id, context: context) {
+                return done
+            }
+            if ContinuousClock.now.advanced(by: wait) > deadline {
+                throw BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
+                                 path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
+            }
+            try await Task.sleep(for: wait)
+            wait = min(wait * 2, options.pollInterval)
+        }
+    }
+
+    /// Best effort, never cancelled itself: interrupts the run if it is the
+    /// one executing, and deletes it from the queue.
+    func abandon(_ id: String) async {
+        let client = self
+        await Task.detached {
+            var executing = false
+            if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
+               let object = (try? JSONSerialization.jsonObject(with: queue.body)) as? [String: Any],
+               let running = object["queue_running"] as? [[Any]] {
+                executing = running.contains { $0.count > 1 && ($0[1] as? String) == id }
+            }
+            if executing, let body = try? JSONBody.encode(["prompt_id": id]) {
+                var interrupt = client.options.post(to: client.url("interrupt"), json: body, accept: "application/json", credentials: client.credentials)
+                interrupt.timeout = .seconds(5)
+                _ = try? await client.http.send(interrupt)
+            }
+            if let body = try? JSONBody.encode(["delete": [id]]) {
+                var delete = client.options.post(to: client.url("queue"), json: body, accept: "application/json", credentials: client.credentials)
+                delete.timeout = .seconds(5)
+                _ = try? await client.http.send(delete)
+            }
+            client.generator.logger.info("comfyui run abandoned", metadata: [
+                "backend": "\(client.name)", "id": "\(OutsideText.printable(id))", "interrupted": "\(executing)",
+            ])
+        }.value
+    }
+
+    // MARK: - Reading answers
+
+    /// Where a finished run's image is, as `/view` takes it.
+    struct ViewTarget: Equatable {
+        var filename: String
+        var subfolder: String
+        var type: String
+
+        /// `/view?filename=&subfolder=&type=`. The server chose these names: one that
+        /// leaves the output folder (`..`, an absolute path, a backslash) is refused.
+        func url(base: URL) throws -> URL {
+            func escapes(_ text: String) -> Bool {
+                text.hasPrefix("/") || text.contains("\\") || text.split(separator: "/").contains("..")
+                    || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            }
+            guard !filename.isEmpty, !filename.contains("/"), !escapes(filename), !escapes(subfolder), type == "output" else {
+                throw BadgeError(.generationFailed, "the server's answer points /view outside its output folder (filename \"\(OutsideText.printable(String(filename.prefix(80))))\", subfolder \"\(OutsideText.printable(String(subfolder.prefix(80))))\", type \"\(OutsideText.printable(String(type.prefix(20))))\")",
+                                 hint: "badge fetches only images a SaveImage node wrote to ComfyUI's output folder")
+            }
+            var components = URLComponents(url: base.appendingPathComponent("view"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [.init(name: "filename", value: filename), .init(name: "subfolder", value: subfolder), .init(name: "type", value: type)]
+            return components.url!
+        }
+    }
+
+    /// nil while the run is going on; its image once it succeeded; throws when it failed.
+    static func result(of run: [String: Any], id: String, context: ResponseContext) throws -> ViewTarget? {
+        let status = run["status"] as? [String: Any]
+        let state = status?["status_str"] as? String
+        let messages = status?["messages"] as? [[Any]] ?? []
+        if state == "error" {
+            let failure = messages.first { ($0.first as? String) == "execution_error" }?.dropFirst().first as? [String: Any]
+            let interrupted = messages.contains { ($0.first as? String) == "execution_interrupted" }
+            var message = interrupted ? "the ComfyUI run was interrupted" : "the ComfyUI run failed"
+            if let failure {
+                let node = OutsideText.printable("\(failure["node_id"] ?? "?")")
+                let kind = OutsideText.printable("\(failure["node_type"] ?? "?")")
+                message += " in node \(node) (\(kind)): " + OutsideText.printable(String("\(failure["exception_message"] ?? "no message")".prefix(300)))
+            }
+            throw BadgeError(.generationFailed, message, backend: context.backend, path: context.url)
+        }
+        guard status?["completed"] as? Bool == true || state == "success" else { return nil }
+        let outputs = run["outputs"] as? [String: Any] ?? [:]
+        let ids = outputs.keys.sorted { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }
+        for node in ids {
+            guard let images = (outputs[node] as? [String: Any])?["images"] as? [[String: Any]] else { continue }
+            for image in images where (image["type"] as? String ?? "output") == "output" {
+                return ViewTarget(filename: image["filename"] as? String ?? "", subfolder: image["subfolder"] as? String ?? "",
+                                  type: image["type"] as? String ?? "output")
+            }
+        }
+        // An image of another type only (a PreviewImage's "temp"), or one pointing elsewhere, is refused by `url`.
+        for node in ids {
+            if let image = ((outputs[node] as? [String: Any])?["images"] as? [[String: Any]])?.first {
+                return ViewTarget(filename: image["filename"] as? String ?? "", subfolder: image["subfolder"] as? String ?? "",
+                                  type: image["type"] as? String ?? "")
+            }
+        }
+        throw BadgeError(.generationFailed, "the ComfyUI run finished without an image", backend: context.backend, path: context.url,
+                         hint: "the workflow needs a SaveImage node")
+    }
+
+    /// ComfyUI's validation errors, as `POST /prompt` reports them: each node with the input at fault.
+    static func nodeErrorsError(_ nodeErrors: [String: Any], answer: [String: Any], workflow: ComfyWorkflow, context: ResponseContext) -> BadgeError {
+        var lines: [String] = []
+        for node in nodeErrors.keys.sorted() {
+            let entry = nodeErrors[node] as? [String: Any] ?? [:]
+            let kind = entry["class_type"] as? String ?? "?"
+            for error in entry["errors"] as? [[String: Any]] ?? [[:]] {
+                let input = (error["extra_info"] as? [String: Any])?["input_name"] as? String
+                let said = [error["message"] as? String, error["details"] as? String].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+                lines.append("node \(node) (\(kind))" + (input.map { ", input \"\($0)\"" } ?? "") + ": " + (said.isEmpty ? "invalid" : said))
+            }
+        }
+        let summary = ((answer["error"] as? [String: Any])?["message"] as? String).map { $0 + ": " } ?? ""
+        let text = OutsideText.printable(String((summary + lines.joined(separator: "; ")).prefix(1000)))
+        return BadgeError(.generationFailed, "ComfyUI refused the workflow: " + text, backend: context.backend, path: context.url,
+                          hint: "check \(workflow.path) and that its models are installed on the server")
+    }
+
+    // MARK: - Requests
+
+    func url(_ path: String) -> URL { options.baseURL.appendingPathComponent(path) }
+
+    func get(_ url: URL, timeout: Duration? = nil) -> HTTPRequest {
+        HTTPRequest(url: url, headers: [("Accept", "application/json, image/*")] + credentials,
+                    connectTimeout: options.connectTimeout, timeout: timeout ?? options.timeout, idleTimeout: options.idleTimeout,
+                    maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
+    }
+}

@@ -1,0 +1,78 @@
+import BadgeKit
+import Foundation
+
+/// The user's picture (`--source`) as it may leave the machine: read once from
+/// a checked descriptor, passed through the intake (size, format, pixel
+/// limits), decoded with its EXIF orientation applied, and re-encoded as a
+/// square PNG no larger than the model's size. Only those pixels travel: no
+/// EXIF (GPS included), no other metadata, no oversized upload. The badge
+/// records the original file's sha256, never its path.
+struct SourcePicture: Sendable {
+    /// The PNG that is uploaded.
+    var png: Data
+    /// Its side in pixels.
+    var side: Int
+    /// The sha256 of the file as the user gave it, in hex.
+    var sha256: String
+
+    /// Reads and prepares `source` ("-" is standard input). Everything that can
+    /// be refused is refused here, before any request is made.
+    static func prepare(
+        _ source: String, side: Int, limits: ImageLimits, decoder: (any ImageDecoding)?, workingDirectory: URL,
+        backend: String, readStandardInput: @escaping @Sendable (Int) throws -> Data
+    ) async throws -> SourcePicture {
+        guard let decoder else {
+            throw BadgeError(.unsupportedFormat, "nothing in this build of badge can decode the source picture", backend: backend,
+                             hint: "use the badge command line, which decodes PNG, JPEG, GIF and WebP")
+        }
+        let origin: String
+        let data: Data
+        if source == "-" {
+            origin = "standard input"
+            data = try await BlockingExecutor.run { try readStandardInput(limits.maxFileBytes + 1) }
+            if data.count > limits.maxFileBytes {
+                throw BadgeError(.imageTooLarge, "the source picture on standard input is larger than \(limits.maxFileBytes) bytes",
+                                 backend: backend, hint: "use a smaller picture, or raise intake.maxFileBytes in the configuration")
+            }
+        } else {
+            let path = BadgeConfig.resolvePath(source, relativeTo: workingDirectory).path
+            origin = path
+            do {
+                data = try await BlockingExecutor.run { try RegularFile.contents(of: path, limit: limits.maxFileBytes) }
+            } catch let failure as RegularFile.Failure {
+                switch failure {
+                case let .tooLarge(size, limit):
+                    throw BadgeError(.imageTooLarge, "the source picture is \(size) bytes; the limit is \(limit)", backend: backend,
+                                     path: path, hint: "use a smaller picture, or raise intake.maxFileBytes in the configuration")
+                case .notRegular, .system:
+                    throw BadgeError(.io, "cannot read the source picture: \(failure)", backend: backend, path: path,
+                                     hint: "give the path of a picture file (PNG, JPEG, GIF or WebP)")
+                }
+            }
+        }
+        let header: ImageIntake.Header
+        do {
+            header = try ImageIntake(limits: limits).inspect(data, accepting: Set(ImageFormat.allCases), source: origin)
+        } catch let error as BadgeError {
+            throw error.attributed(to: backend)
+        }
+        let png: Data
+        // Ctrl-C ends a long decode (a large photo) at once.
+        let stop = DecodeStop()
+        do {
+            png = try await withTaskCancellationHandler {
+                try await decoder.normalized(data, header: header, side: side, stop: stop)
+            } onCancel: { stop.stop() }
+        } catch let error as BadgeError {
+            var error = error.attributed(to: backend)
+            if error.path == nil { error.path = origin }
+            throw error
+        }
+        return SourcePicture(png: png, side: side, sha256: BatchHash.sha256(data))
+    }
+
+    /// Standard input, at most `limit` bytes.
+    @Sendable static func readStandardInput(_ limit: Int) throws -> Data {
+        (try FileHandle.standardInput.read(upToCount: limit)) ?? Data()
+    }
+}
