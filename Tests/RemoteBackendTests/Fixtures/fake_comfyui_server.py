@@ -9,55 +9,23 @@ in API format and a client_id; node_errors when it does not validate), GET
 POST /interrupt, POST /queue {"delete": [...]}, GET /system_stats and
 GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
 received, with the problems found in each workflow."""
-import base64
-import email.parser
-import email.policy
 import json
-import os
-import struct
-import sys
 import threading
 import time
 import uuid
-import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from fake_http import JSONHandler, multipart, png, serve
 
 CHECKPOINT = "v1-5-pruned-emaonly.safetensors"
 
 
-def png(width=64, height=64, rgb=(30, 160, 90)):
-    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-
-
-PNG = png()
+PNG = png(64, 64, (30, 160, 90))
 lock = threading.Lock()
 received = []
 counters = {}
 runs = {}        # prompt_id -> {"mode", "polls", "number"}
 uploads = set()  # names of uploaded pictures
-
-
-def multipart(content_type, raw):
-    if not content_type.startswith("multipart/form-data"):
-        return None
-    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
-        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
-    fields = {}
-    for part in message.iter_parts():
-        name = part.get_param("name", header="content-disposition")
-        data = part.get_payload(decode=True) or b""
-        filename = part.get_filename()
-        fields[name] = data.decode() if filename is None else {
-            "filename": filename, "content_type": part.get_content_type(), "size": len(data),
-            "b64": base64.b64encode(data).decode()}
-    return fields
 
 
 def workflow_problems(body):
@@ -105,26 +73,7 @@ def node_errors_for(prompt):
     return errors
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body, content_type="application/json", headers=()):
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-        elif isinstance(body, str):
-            body = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(JSONHandler):
     def record(self, mode, route, body=None, problems=()):
         with lock:
             received.append({"mode": mode, "method": self.command, "path": route, "query": urlsplit(self.path).query,
@@ -278,9 +227,4 @@ class Handler(BaseHTTPRequestHandler):
         return self.reply(200, {"prompt_id": prompt_id, "number": number, "node_errors": {}})
 
 
-ThreadingHTTPServer.request_queue_size = 128
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-print(server.server_address[1], flush=True)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
+serve(Handler)
