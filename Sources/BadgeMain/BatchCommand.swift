@@ -128,7 +128,7 @@ struct BatchCommand: AsyncParsableCommand {
         let writer = try BatchReportWriter(directory: directory, shard: shard, count: plan.items.count,
                                            checkpointInterval: .seconds(checkpoint))
         progress.start()
-        await withTaskCancellationHandler {
+        _ = await withTaskCancellationHandler {
             await runner.stream(plan.items, into: directory, events: progress.handle) { index, result in writer.record(index, result) }
         } onCancel: {
             progress.interrupted()

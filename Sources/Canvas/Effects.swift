@@ -6,24 +6,71 @@ extension Canvas {
     /// morphological gradient), in `color`. Turns filled pictograms into line art.
     /// `isCancelled` is asked between strips of rows; when it says yes, the
     /// outline is left unfinished (the caller throws the picture away).
-    public func drawOutline(of mask: Canvas, radius: Int, color: RGBA, isCancelled: () -> Bool = { false }) {
+    ///
+    /// Only the box around the mask's painted pixels, widened by `radius`, is
+    /// filtered: outside it both filters give 0. Inside it the result is the
+    /// whole picture's, since a window that reaches past the box's inner edge
+    /// holds a pixel of the `radius`-wide empty margin, which is what the whole
+    /// picture would give there too. The grown and the shrunk mask are worked
+    /// out at the same time when the canvas may draw on more than one thread
+    /// (`drawingThreads`).
+    public func drawOutline(of mask: Canvas, radius: Int, color: RGBA, isCancelled: @escaping @Sendable () -> Bool = { false }) {
         precondition(mask.width == width && mask.height == height, "the mask must match the canvas")
         let r = max(1, radius)
-        let n = width * height
-        var alpha = [UInt8](repeating: 0, count: n)
-        mask.pixels.withUnsafeBufferPointer { px in
-            for i in 0..<n { alpha[i] = px[i * 4 + 3] }
-        }
-        guard let grown = Self.rank(alpha, width: width, height: height, radius: r, max: true, isCancelled: isCancelled),
-              let shrunk = Self.rank(alpha, width: width, height: height, radius: r, max: false, isCancelled: isCancelled)
-        else { return }
-        let c = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
-                let band = Int(grown[i]) - Int(shrunk[i])
-                if band > 0 { Self.blend(buffer, at: i * 4, c, Double(band) / 255) }
+        let (width, height) = (width, height)
+        guard let painted = mask.pixels.withUnsafeBufferPointer({ Self.paintedBox($0, width: width, height: height) }) else { return }
+        let x0 = max(0, painted.x.lowerBound - r), x1 = min(width, painted.x.upperBound + r)
+        let y0 = max(0, painted.y.lowerBound - r), y1 = min(height, painted.y.upperBound + r)
+        let (boxWidth, boxHeight) = (x1 - x0, y1 - y0)
+        let alpha = mask.pixels.withUnsafeBufferPointer { px in
+            [UInt8](unsafeUninitializedCapacity: boxWidth * boxHeight) { out, count in
+                for y in 0..<boxHeight {
+                    let from = ((y0 + y) * width + x0) * 4 + 3, to = y * boxWidth
+                    for x in 0..<boxWidth { out[to + x] = px[from + x * 4] }
+                }
+                count = boxWidth * boxHeight
             }
         }
+        let filters = RankPair()
+        let filter: @Sendable (Int) -> Void = { k in
+            filters.set(k, Self.rank(alpha, width: boxWidth, height: boxHeight, radius: r, max: k == 0, isCancelled: isCancelled))
+        }
+        if drawingThreads > 1 {
+            DispatchQueue.concurrentPerform(iterations: 2, execute: filter)
+        } else {
+            filter(0)
+            filter(1)
+        }
+        guard let grown = filters.results[0], let shrunk = filters.results[1] else { return }
+        let c = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            for y in max(y0, rows.lowerBound)..<min(y1, rows.upperBound) {
+                let row = (y - y0) * boxWidth
+                for x in 0..<boxWidth {
+                    let band = Int(grown[row + x]) - Int(shrunk[row + x])
+                    if band > 0 { Self.blend(buffer, at: (y * width + x0 + x) * 4, c, Double(band) / 255) }
+                }
+            }
+        }
+    }
+
+    /// The columns and rows holding every pixel with any alpha; nil for an empty picture.
+    static func paintedBox(_ px: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> (x: Range<Int>, y: Range<Int>)? {
+        var minX = width, maxX = -1, minY = height, maxY = -1
+        for y in 0..<height {
+            let row = y * width * 4
+            var first = -1, last = -1
+            for x in 0..<width where px[row + x * 4 + 3] != 0 {
+                if first < 0 { first = x }
+                last = x
+            }
+            guard first >= 0 else { continue }
+            minX = min(minX, first)
+            maxX = max(maxX, last)
+            if minY == height { minY = y }
+            maxY = y
+        }
+        return maxY < 0 ? nil : (minX..<(maxX + 1), minY..<(maxY + 1))
     }
 
     /// A separable square max (or min) filter of the given radius, the window clipped
@@ -58,14 +105,19 @@ extension Canvas {
                                 let x = j - radius
                                 return x >= 0 && x < width ? src[base + x] : identity
                             }
+                            // k: the position within its block of w, counted rather than divided out.
+                            var k = 0
                             for j in 0..<paddedWidth {
                                 let v = padded(j)
-                                g[j] = j % w == 0 ? v : pick(g[j - 1], v)
+                                g[j] = k == 0 ? v : pick(g[j - 1], v)
+                                k = k == w - 1 ? 0 : k + 1
                             }
                             var j = paddedWidth - 1
+                            k = j % w
                             while j >= 0 {
                                 let v = padded(j)
-                                h[j] = (j % w == w - 1 || j == paddedWidth - 1) ? v : pick(h[j + 1], v)
+                                h[j] = (k == w - 1 || j == paddedWidth - 1) ? v : pick(h[j + 1], v)
+                                k = k == 0 ? w - 1 : k - 1
                                 j -= 1
                             }
                             for x in 0..<width { dst[base + x] = pick(h[x], g[x + w - 1]) }
@@ -149,5 +201,17 @@ extension Canvas {
                 }
             }
         }
+    }
+}
+
+/// The two filters' results, each written by its own thread.
+private final class RankPair: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var results: [[UInt8]?] = [nil, nil]
+
+    func set(_ k: Int, _ result: [UInt8]?) {
+        lock.lock()
+        results[k] = result
+        lock.unlock()
     }
 }
