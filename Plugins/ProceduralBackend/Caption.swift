@@ -34,9 +34,8 @@ enum Caption {
         var words = kept.joined().split(whereSeparator: \.isWhitespace).map(String.init).filter { !bare($0).isEmpty || $0 == "&" }
         // Style words that only ever describe a picture go wherever they are.
         words.removeAll { lookOnly.contains(bare($0)) }
-        // "A flat icon of..." or "Minimalist ...": a leading run of style words and articles.
-        while let first = words.first, words.count > 1,
-              PromptReading.leading.contains(bare(first)) || PromptReading.styleWords[bare(first)] != nil {
+        // "I will", "To", "A": the promise starts after them.
+        while let first = words.first, words.count > 1, PromptReading.leading.contains(bare(first)) {
             words.removeFirst()
         }
         words = droppingTrailingLook(words)
@@ -76,7 +75,7 @@ enum Caption {
     static let lookOnly: Set<String> = ["minimalist", "minimal", "grainy", "glowing", "textured", "sketched", "lineart", "pastel"]
 
     /// Words that name a part of the picture's description ("teal palette").
-    static let stageNames: Set<String> = ["mood", "vibe", "palette", "tone", "tones", "colour", "colours", "color", "colors", "style", "look", "feel"]
+    static let stageNames: Set<String> = ["mood", "vibe", "palette", "tone", "tones", "colour", "colours", "color", "colors", "style"]
 
     /// A word about the picture's look or feel: a colour, mood, vibe, style, texture.
     static func isLook(_ word: String) -> Bool {
@@ -88,7 +87,6 @@ enum Caption {
     /// A later clause that names a colour, a mood, a style or the symbol describes the picture.
     static func describesPicture(_ clause: [String]) -> Bool {
         clause.isEmpty || clause.contains { isLook($0) || PromptReading.metaphorWords.contains($0) }
-            || ["light", "sky", "background", "lighting", "shadows", "gradient"].contains(clause.last ?? "")
     }
 
     /// Cuts a trailing run of look words ("... teal coral palette", "... in
@@ -155,6 +153,8 @@ enum Caption {
     /// adverb of time, or "a"/"an" before a unit of time ("a day").
     static func startsTail(_ words: [String], at i: Int) -> Bool {
         let w = bare(words[i])
+        // After a comma or semicolon: a clause of its own ("READ 20 BOOKS, ONE A MONTH").
+        if let end = words[i - 1].last, end == "," || end == ";" || end == "，" || end == "、" { return true }
         if w == "to" || w == "of" { return false }
         if prepositions.contains(w) || tailStarts.contains(w) || ["and", "or", "but", "so", "while", "when", "because"].contains(w) {
             return true
@@ -211,7 +211,10 @@ enum Caption {
                let b = try? fonts.render(bottom, pixelSize: pixelSize, wordSpacing: wordSpacing),
                Double(a.box.width) <= size * maxWidth(line: 0, of: 2, round: round),
                Double(b.box.width) <= size * maxWidth(line: 1, of: 2, round: round) {
-                return TextImage(lines: [a, b], lineHeight: Int((pixelSize * 1.18).rounded()))
+                // Baselines 1.18 em apart, further when the script reaches below and above
+                // them (Arabic, Devanagari): at least 0.28 em between the lines' ink.
+                let inked = Double(a.box.top + a.box.height - b.box.top) + 0.28 * pixelSize
+                return TextImage(lines: [a, b], lineHeight: Int(max(pixelSize * 1.18, inked).rounded()))
             }
             pixelSize *= 0.94
         }
@@ -221,12 +224,17 @@ enum Caption {
     /// The text broken into two lines that fill their widths (`maxWidth`)
     /// alike, preferring a break between phrases ("GO TO BED / BEFORE
     /// MIDNIGHT"): at a space, or between any two characters in a script
-    /// written without spaces (Chinese, Japanese), never before punctuation.
+    /// written without spaces (Chinese, Japanese), never before punctuation;
+    /// nil for one word of any other script.
     static func split(_ text: String, round: Bool) -> (String, String)? {
         let characters = Array(text)
         var breaks = characters.indices.filter { $0 > 0 && characters[$0] == " " }
         let spaced = !breaks.isEmpty
-        if !spaced { breaks = characters.indices.filter { $0 > 0 && !characters[$0].isPunctuation } }
+        if !spaced {
+            guard text.unicodeScalars.contains(where: { (0x3040...0x30FF).contains($0.value) || (0x3400...0x9FFF).contains($0.value) })
+            else { return nil }
+            breaks = characters.indices.filter { $0 > 0 && !characters[$0].isPunctuation }
+        }
         let words = text.split(separator: " ").map(String.init)
         let (top, bottom) = (maxWidth(line: 0, of: 2, round: round), maxWidth(line: 1, of: 2, round: round))
         func score(_ at: Int) -> Double {

@@ -55,13 +55,13 @@ import Testing
     /// (Arabic and Hebrew right to left), and read back in their language.
     static let scripts: [(prompt: String, language: String)] = [
         ("学习中文", "chi_sim"), ("每天跑步", "chi_sim"), ("日本語を勉強する", "jpn"), ("매일 운동하기", "kor"),
-        ("Бегать каждое утро", "rus"), ("Διαβάζω κάθε μέρα", "ell"), ("اقرأ كتابا كل شهر", "ara"), ("לקרוא ספר כל חודש", "heb"),
+        ("Бегать каждое утро", "rus"), ("Διαβάζω κάθε μέρα", "ell"), ("اقرأ كل يوم", "ara"), ("לקרוא ספר כל חודש", "heb"),
         ("हर दिन योग करो", "hin"),
     ]
 
     @Test func everyScriptIsDrawnAndReadBack() async throws {
         try OCR.requireTesseract(languages: Set(Self.scripts.map(\.language)).sorted())
-        let jobs = ["medal", "tile"].flatMap { style in
+        let jobs = BadgeArt.Style.allCases.map(\.rawValue).flatMap { style in
             Self.scripts.map { OCR.Job(prompt: $0.prompt, style: style, language: $0.language) }
         }
         let results = try await OCR.readAll(jobs)
