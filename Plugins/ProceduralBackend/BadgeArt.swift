@@ -326,9 +326,12 @@ struct BadgeArt {
         let simple = words.unicodeScalars.allSatisfy { $0.isASCII }
         let missing = simple ? [] : FontStack(primary: face).missing(in: words)
         guard !missing.isEmpty || drawn == nil else { return nil }
+        if missing.isEmpty {
+            return "the caption was not drawn: even its shortest form does not fit the badge at a legible size; give a shorter one with --caption, or a larger --size"
+        }
         let named = missing.prefix(8).map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
         let what = drawn == nil ? "the caption was not drawn" : "the caption was drawn without some of its letters"
-        return "\(what): no installed font has \(missing.isEmpty ? "room for it on the badge" : named); \(FontStack.hint(for: missing))"
+        return "\(what): no installed font has \(named); \(FontStack.hint(for: missing))"
     }
 
     /// The forms of the caption to try, longest first: everything, then

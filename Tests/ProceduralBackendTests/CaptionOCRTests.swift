@@ -113,33 +113,70 @@ enum OCR {
         }
     }
 
-    /// Draws and reads every job, two at a time, off Swift's cooperative threads.
+    /// Draws every job, two at a time, off Swift's cooperative threads; then
+    /// reads them with tesseract, two processes at a time, each given a list
+    /// of images in one language (its model loads once, not once an image).
     static func readAll(_ jobs: [Job]) async throws -> [Result] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-ocr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let results = Results(count: jobs.count)
+        let files = jobs.indices.map { directory.appendingPathComponent("\($0).pgm") }
+        let drawn = Slots<String>(count: jobs.count)
+        // Lists of images in one language, each read by one tesseract.
+        var lists: [[Int]] = []
+        for language in Set(jobs.map(\.language)).sorted() {
+            let indices = jobs.indices.filter { jobs[$0].language == language }
+            let half = (indices.count + 1) / 2
+            lists += [Array(indices.prefix(half)), Array(indices.dropFirst(half))].filter { !$0.isEmpty }
+        }
+        let read = Slots<[String]>(count: lists.count)
+        let batches = lists
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 let next = Counter()
                 DispatchQueue.concurrentPerform(iterations: 2) { _ in
                     while let k = next.take(below: jobs.count) {
-                        results.set(k, Swift.Result { try read(jobs[k], file: directory.appendingPathComponent("\(k).pgm")) })
+                        drawn.set(k, Swift.Result { try draw(jobs[k], to: files[k]) })
+                    }
+                }
+                let nextList = Counter()
+                DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                    while let k = nextList.take(below: batches.count) {
+                        read.set(k, Swift.Result {
+                            try recognise(batches[k].map { files[$0] }, language: jobs[batches[k][0]].language,
+                                          list: directory.appendingPathComponent("list-\(k).txt"))
+                        })
                     }
                 }
                 done.resume()
             }
         }
-        return try results.all()
+        var texts = [String](repeating: "", count: jobs.count)
+        for (k, list) in lists.enumerated() {
+            for (i, text) in zip(list, try read.get(k)) { texts[i] = text }
+        }
+        return try jobs.indices.map { Result(job: jobs[$0], drawn: try drawn.get($0), read: texts[$0]) }
     }
 
-    static func read(_ job: Job, file: URL) throws -> Result {
+    /// Draws the badge and writes its caption's area; returns the caption drawn.
+    static func draw(_ job: Job, to file: URL) throws -> String {
         let request = BadgeRequest(prompt: job.prompt, style: job.style, size: 512, seed: 1)
         let drawing = try BadgeArt(request: request, caption: true, compression: 0, threads: 1).draw()
         try writeCaptionArea(drawing.canvas, area: drawing.captionArea, round: job.style != "tile", to: file)
+        return drawing.notes["caption-drawn"] ?? ""
+    }
+
+    /// What tesseract reads in each of `files`, in order: it ends every page but the last with a form feed.
+    static func recognise(_ files: [URL], language: String, list: URL) throws -> [String] {
+        try Data((files.map(\.path).joined(separator: "\n") + "\n").utf8).write(to: list)
         guard let tesseract = tesseract() else { throw OCRError("tesseract vanished") }
-        let read = try run(tesseract, [file.path, "stdout", "-l", job.language, "--psm", "6"])
-        return Result(job: job, drawn: drawing.notes["caption-drawn"] ?? "", read: read)
+        var pages = try run(tesseract, [list.path, "stdout", "-l", language, "--psm", "6"], trimming: false)
+            .split(separator: "\u{0C}", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if pages.count == files.count + 1 && pages.last == "" { pages.removeLast() }
+        guard pages.count == files.count else {
+            throw OCRError("tesseract read \(pages.count) pages of \(files.count)")
+        }
+        return pages
     }
 
     /// The caption's ink box with a margin, grey, twice the size (tesseract
@@ -173,8 +210,8 @@ enum OCR {
         try data.write(to: file)
     }
 
-    /// Runs a program to its end (at most 60 s), and returns what it wrote.
-    static func run(_ program: String, _ arguments: [String]) throws -> String {
+    /// Runs a program to its end (at most 120 s), and returns what it wrote.
+    static func run(_ program: String, _ arguments: [String], trimming: Bool = true) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -186,14 +223,15 @@ enum OCR {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let timer = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: timer)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: timer)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         timer.cancel()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw OCRError("\(program) \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus))")
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self)
+        return trimming ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
     }
 
     /// Upper-case words of letters and digits.
@@ -226,17 +264,19 @@ enum OCR {
         }
     }
 
-    private final class Results: @unchecked Sendable {
-        private var slots: [Swift.Result<Result, Error>?]
+    private final class Slots<Value>: @unchecked Sendable {
+        private var slots: [Swift.Result<Value, Error>?]
         private let lock = NSLock()
         init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ k: Int, _ result: Swift.Result<Result, Error>) {
+        func set(_ k: Int, _ result: Swift.Result<Value, Error>) {
             lock.lock()
             slots[k] = result
             lock.unlock()
         }
-        func all() throws -> [Result] {
-            try slots.map { try $0!.get() }
+        func get(_ k: Int) throws -> Value {
+            lock.lock()
+            defer { lock.unlock() }
+            return try slots[k]!.get()
         }
     }
 }
