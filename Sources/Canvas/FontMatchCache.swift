@@ -50,7 +50,8 @@ struct FontMatchCache {
         // FNV-1a: a name per key, the same in every run.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return directory?.appendingPathComponent("fontconfig-" + hexDigits(hash, count: 16))
+        // "2": this format (with the face's index), so a badge of the earlier one beside it keeps its own.
+        return directory?.appendingPathComponent("fontconfig2-" + hexDigits(hash, count: 16))
     }
 
     static func environment(_ name: String) -> String? {
