@@ -184,7 +184,7 @@ enum OCR {
     /// On a round badge, what lies beyond the face (the rim) is read from the face's edge instead.
     static func writeCaptionArea(_ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, to file: URL) throws {
         let center = Double(canvas.width) / 2, face = Double(canvas.width) * 0.37
-        let margin = 10
+        let margin = 10, scale = 2
         let box = area ?? (0, 0, 1, 1)
         let rows = max(0, box.y - margin)..<min(canvas.height, box.y + box.height + margin)
         let columns = max(0, box.x - margin)..<min(canvas.width, box.x + box.width + margin)
@@ -201,11 +201,11 @@ enum OCR {
                 let p = canvas.pixel(sx, sy)
                 let a = Double(p.a) / 255
                 let grey = area == nil ? 255 : (0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b)) * a + 255 * (1 - a)
-                row += [UInt8(grey.rounded()), UInt8(grey.rounded())]
+                row += Array(repeating: UInt8(grey.rounded()), count: scale)
             }
-            pixels += row + row
+            for _ in 0..<scale { pixels += row }
         }
-        var data = Data("P5\n\(columns.count * 2) \(rows.count * 2)\n255\n".utf8)
+        var data = Data("P5\n\(columns.count * scale) \(rows.count * scale)\n255\n".utf8)
         data.append(contentsOf: pixels)
         try data.write(to: file)
     }
