@@ -202,6 +202,11 @@ enum Caption {
     }
 
     private static func fit(_ text: String, fonts: FontStack, size: Double, round: Bool, down floor: Double) -> TextImage? {
+        // A form longer than two lines could hold at the smallest size, were every letter as
+        // narrow as 0.45 em (narrower than any caption script's average), is not rendered:
+        // a 4000-byte prompt is measured once a form, not a hundred times.
+        let room = maxWidth(line: 0, of: 2, round: round) + maxWidth(line: 1, of: 2, round: round)
+        guard Double(text.count) * 0.45 * floor <= room else { return nil }
         let halves = split(text, round: round)
         var pixelSize = size * largest
         while pixelSize >= size * floor {
