@@ -68,6 +68,14 @@ struct CaptionWordsTests {
         #expect(Caption.split("MARATHON", round: true) == nil)
     }
 
+    /// The longest prompt a request takes: its caption is the start of the promise, cut at a phrase boundary.
+    @Test func theLongestPromptGetsTheStartOfItsPromise() throws {
+        let prompt = String(repeating: "Walk to the park with friends every day and ", count: 90).prefix(3990) + "rest"
+        let drawing = try BadgeArt(request: BadgeRequest(prompt: String(prompt), size: 256, seed: 1), caption: true, compression: 0).draw()
+        let drawn = try #require(drawing.notes["caption-drawn"])
+        #expect(drawn == "WALK TO THE PARK WITH FRIENDS" || drawn == "WALK TO THE PARK" || drawn == "WALK", "\(drawn)")
+    }
+
     @Test func emojiAreMotifHints() {
         #expect(PromptReading("🏃 every morning").scene.0 == .runner)
         #expect(PromptReading("📚 before bed").scene.0 == .book)
