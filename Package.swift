@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
         .target(name: "CGD", dependencies: ["CLazyLibrary"], path: "Sources/CGD"),
         .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
+        // libraqm (HarfBuzz and FriBidi) shapes captions in scripts that need it, opened
+        // the same way: only such a caption loads it. Its header takes FreeType's.
+        .target(name: "CRaqm", dependencies: ["CLazyLibrary", "CFreeType"], path: "Sources/CRaqm"),
 
         // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale; FreeType and fontconfig for
         // captions. Linked as pkg-config describes them.
@@ -85,7 +88,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CCanvasMath", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CCanvasMath", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

@@ -3,8 +3,10 @@
 #   scripts/make-deb.sh --check-tools
 #   scripts/make-deb.sh STAGE VERSION OUTDIR
 # Depends is worked out from the binary itself: dpkg-shlibdeps for the libraries
-# it links, and, for the libraries it opens at run time (dlopen), the package
-# that provides each soname the binary names. The caption font is added by name.
+# it links, and, for the libraries it opens at run time (dlopen, libraqm among them), the package
+# that provides each soname the binary names. The caption fonts are added by name: DejaVu, and
+# Noto for the other scripts; Noto CJK (~90 MB) is recommended rather than required, since
+# badge draws every other caption without it and warns, naming it, when a caption needs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,7 +69,7 @@ while read -r soname; do
 done < <(strings -a "$binary" | grep -E '^lib[A-Za-z0-9_+-]+(\.[A-Za-z0-9_+-]+)*\.so\.[0-9]+$' | sort -u)
 
 # One entry a package: a versioned one from dpkg-shlibdeps wins over a bare name.
-depends=$( { [ -n "$linked" ] && tr ',' '\n' <<<"$linked"; printf '%s\n' "${opened[@]}" fonts-dejavu-core; } \
+depends=$( { [ -n "$linked" ] && tr ',' '\n' <<<"$linked"; printf '%s\n' "${opened[@]}" fonts-dejavu-core fonts-noto-core; } \
   | sed 's/^ *//; s/ *$//' | awk 'NF { name = $1; if (!(name in seen)) { seen[name] = $0; order[++n] = name } else if (index($0, "(")) seen[name] = $0 }
                                 END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? ", " : ""), seen[order[i]] }')
 
@@ -80,7 +82,7 @@ Architecture: $arch
 Maintainer: The badge developers <badge@example.org>
 Installed-Size: $size
 Depends: $depends
-Recommends: ca-certificates
+Recommends: ca-certificates, fonts-noto-cjk
 Section: graphics
 Priority: optional
 Description: turn a promise into a Promise Badge

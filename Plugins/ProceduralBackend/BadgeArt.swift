@@ -39,6 +39,8 @@ struct BadgeArt {
         var notes: [String: String]
         /// The PNG's bands, compressed while the picture was drawn.
         var encoded: BandedPNG? = nil
+        /// Where the caption's ink lies (x, y, width, height), when there is one.
+        var captionArea: (x: Int, y: Int, width: Int, height: Int)? = nil
     }
 
     /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
@@ -51,8 +53,10 @@ struct BadgeArt {
     /// no longer ends on punctuation ("RUN MARATHON AT SUNRISE,"); the symbol a
     /// prompt names ("a path as its symbol") is the motif; vibes ("joyful",
     /// "calm", "bold") set the palette's mood (`badge prompt` writes all three).
-    static let engines = ["art-engine 2": 2, "art-engine 3": 3]
-    static let currentEngine = 3
+    /// 4: the caption is the promise in the user's own words, in any script
+    /// (Caption), on up to two lines; "no text" draws none; emoji are motif hints.
+    static let engines = ["art-engine 2": 2, "art-engine 3": 3, "art-engine 4": 4]
+    static let currentEngine = 4
 
     let request: BadgeRequest
     let caption: Bool
@@ -91,6 +95,10 @@ struct BadgeArt {
         // (a batch keeps every core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption, engine] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
+            if engine >= 4 {
+                let words = request.caption.map(Caption.given) ?? reading.caption
+                return Caption.fitted(Caption.forms(words), fonts: FontStack(primary: face), size: size, round: round)
+            }
             let words = request.caption.map { PromptReading.drawable($0) } ?? reading.caption
             return Self.fittedCaption(Self.captionForms(words, engine: engine), face: face, size: size, round: round)
         }
@@ -151,13 +159,21 @@ struct BadgeArt {
             "caption": caption ? "on" : "off",
         ]
         // The words drawn (a long caption is shortened to fit), for show, history and the card.
-        if let drawn = plan.caption()?.text { notes["caption-drawn"] = drawn }
+        if let drawn = plan.caption()?.text { notes["caption-drawn"] = drawn.replacingOccurrences(of: "\n", with: " ") }
+        if engine >= 4, caption, request.size >= 96, let warning = Self.captionWarning(request.caption.map(Caption.given) ?? reading.caption,
+                                                                                     drawn: plan.caption()) {
+            notes["warning"] = warning
+        }
         if let given = request.caption { notes["caption-text"] = given }
         if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
-        return Drawing(canvas: canvas, notes: notes, encoded: encoded)
+        let area = plan.caption().map { text in
+            let (x, y) = Self.captionCorner(text, side: request.size, round: round, engine: engine)
+            return (x, y, text.box.width, text.box.height)
+        }
+        return Drawing(canvas: canvas, notes: notes, encoded: encoded, captionArea: area)
     }
 
     /// Bands of about 128 rows: enough for two cores to share unevenly
@@ -251,13 +267,15 @@ struct BadgeArt {
         // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
         if cancellation?.isCancelled == true { return }
         let text = plan.caption()
-        let motifCenterY = text == nil ? 0.5 : (round ? 0.44 : 0.43)
+        // Two lines of caption (engine 4) lift the motif and make it a little smaller.
+        let twoLines = engine >= 4 && text?.text.contains("\n") == true
+        let motifCenterY = text == nil ? 0.5 : twoLines ? (round ? 0.41 : 0.4) : (round ? 0.44 : 0.43)
         if reading.grain && style != .sketch {
             canvas.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
         }
         // The seed turns the motif a little, so variants differ at a glance.
         let tilt = (random.unit() - 0.5) * 0.16
-        let motifRadius = size * (round ? (text == nil ? 0.25 : 0.2) : (text == nil ? 0.32 : 0.27))
+        let motifRadius = size * (round ? (text == nil ? 0.25 : twoLines ? 0.175 : 0.2) : (text == nil ? 0.32 : twoLines ? 0.25 : 0.27))
         let frame = Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt)
         if reading.glow && style != .sketch {
             canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
@@ -283,10 +301,37 @@ struct BadgeArt {
         }
 
         if let text {
-            let y = Int(size * (round ? 0.685 : 0.8))
-            canvas.draw(text, color: style == .sketch ? sketchInk : palette.ink,
-                        x: (request.size - text.box.width) / 2, y: y - text.box.height / 2)
+            let (x, y) = Self.captionCorner(text, side: request.size, round: round, engine: engine)
+            canvas.draw(text, color: style == .sketch ? sketchInk : palette.ink, x: x, y: y)
         }
+    }
+
+    /// Where the caption's ink box's top-left corner goes: centred across,
+    /// its middle at 68.5% of the height on a round badge (70% for two lines,
+    /// from engine 4), at 80% on a tile.
+    static func captionCorner(_ text: TextImage, side: Int, round: Bool, engine: Int) -> (x: Int, y: Int) {
+        let twoLines = engine >= 4 && text.text.contains("\n")
+        let y = Int(Double(side) * (twoLines ? (round ? 0.7 : 0.8) : (round ? 0.685 : 0.8)))
+        return ((side - text.box.width) / 2, y - text.box.height / 2)
+    }
+
+    /// What to tell the user when the caption's words cannot all be drawn:
+    /// a letter no installed font has, or nothing drawn at all. Fonts are
+    /// looked for only when the caption is not wholly in the caption font.
+    static func captionWarning(_ words: String, drawn: TextImage?) -> String? {
+        guard !words.isEmpty else { return nil }
+        guard let face = try? Font.caption().open() else {
+            return "the caption was not drawn: no caption font (DejaVu Sans Bold); install it: apt-get install fonts-dejavu-core fontconfig"
+        }
+        let simple = words.unicodeScalars.allSatisfy { $0.isASCII }
+        let missing = simple ? [] : FontStack(primary: face).missing(in: words)
+        guard !missing.isEmpty || drawn == nil else { return nil }
+        if missing.isEmpty {
+            return "the caption was not drawn: even its shortest form does not fit the badge at a legible size; give a shorter one with --caption, or a larger --size"
+        }
+        let named = missing.prefix(8).map { "U+" + String($0.value, radix: 16, uppercase: true) }.joined(separator: " ")
+        let what = drawn == nil ? "the caption was not drawn" : "the caption was drawn without some of its letters"
+        return "\(what): no installed font has \(named); \(FontStack.hint(for: missing))"
     }
 
     /// The forms of the caption to try, longest first: everything, then

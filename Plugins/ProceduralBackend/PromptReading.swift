@@ -92,6 +92,16 @@ struct PromptReading: Sendable {
         clause.contains(where: metaphorWords.contains) || clause.allSatisfy(describesLook)
     }
 
+    /// Emoji read as the word for a motif (engine 4 on).
+    static let emojiWords: [Unicode.Scalar: String] = [
+        "🏃": "run", "👟": "run", "🏋": "gym", "💪": "strength", "🌳": "tree", "🌲": "forest", "🥾": "hike", "📚": "book",
+        "📖": "book", "💧": "water", "🚰": "water", "❤": "heart", "🧡": "heart", "☀": "sun", "🌅": "sunrise", "⛰": "mountain",
+        "🏔": "mountain", "🚴": "bike", "🚲": "bike", "🏊": "swim", "🧘": "yoga", "🌙": "moon", "😴": "sleep", "🛏": "bed",
+        "🌊": "wave", "✍": "write", "✏": "pencil", "📝": "journal", "🎵": "music", "🎸": "guitar", "🎹": "piano", "💻": "laptop",
+        "💬": "speech", "🗣": "speak", "🍃": "leaf", "🥗": "salad", "🥦": "vegetable", "☕": "coffee", "🍵": "tea", "💰": "money",
+        "🪙": "coin", "🐷": "save", "🌍": "world", "🌎": "world", "🌏": "world", "✈": "travel", "📷": "camera", "📸": "photo",
+    ]
+
     /// Word stems to motifs. Stems come from `stem(_:)`, so "runner", "running"
     /// and "runs" all find "run".
     static let lexicon: [String: Motif] = [
@@ -146,7 +156,11 @@ struct PromptReading: Sendable {
     /// `engine`: the art engine whose reading to give (BadgeArt.engines).
     init(_ prompt: String, engine: Int = BadgeArt.currentEngine) {
         let (text, flags) = Self.separateFlags(prompt)
-        let words = Self.words(text)
+        var words = Self.words(text)
+        if engine >= 4 {
+            // Emoji are motif hints ("🏃" reads "run"), never caption.
+            words = text.unicodeScalars.compactMap { Self.emojiWords[$0] } + words
+        }
         var motifs: [(Motif, String)] = []
         var colors: [String] = []
         var skipNext = false
@@ -259,6 +273,7 @@ struct PromptReading: Sendable {
     /// after the first that only describe the picture are left out ("Read 20
     /// books, lavender pastel" reads "READ 20 BOOKS").
     static func caption(_ prompt: String, engine: Int = BadgeArt.currentEngine) -> String {
+        if engine >= 4 { return Caption.words(of: prompt) }
         var prompt = prompt
         if engine >= 3 {
             let clauses = Self.clauses(prompt)

@@ -174,6 +174,10 @@ public struct Pipeline: Sendable {
         ]
         for (key, value) in image.extra { finished[key] = "\(value)" }
         log.debug("backend finished", metadata: finished)
+        // A backend's "warning" note is for the user: what it could not do, and what to install.
+        if let warning = image.extra["warning"] {
+            log.warning("\(OutsideText.printable(warning, keepingNewlines: false))", metadata: ["backend": "\(backend.name)"])
+        }
         try Task.checkCancellation()
         guard workspace.contains(image.file) else {
             throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,

@@ -19,6 +19,8 @@ struct FontMatchCache {
     struct Match {
         var file: String
         var watched: [String]
+        /// The face within the file (a collection such as Noto Sans CJK holds several).
+        var index = 0
     }
 
     /// nil: no cache; every lookup resolves.
@@ -31,39 +33,48 @@ struct FontMatchCache {
     /// on), from the cache when it is still true, else from `resolve`, whose
     /// answer is then cached.
     func file(key: String, resolve: () -> Match?) -> String? {
-        if let cached = cached(key: key) { return cached }
-        guard let match = resolve() else { return nil }
-        store(match, key: key)
-        return match.file
+        face(key: key, resolve: resolve)?.file
     }
 
-    private static let header = "badge font-match 1"
+    /// The file and the face within it for `key`, as `file(key:resolve:)` finds them.
+    func face(key: String, resolve: () -> Match?) -> (file: String, index: Int)? {
+        if let cached = cachedFace(key: key) { return cached }
+        guard let match = resolve() else { return nil }
+        store(match, key: key)
+        return (match.file, match.index)
+    }
+
+    private static let header = "badge font-match 2"
 
     private func url(for key: String) -> URL? {
         // FNV-1a: a name per key, the same in every run.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return directory?.appendingPathComponent("fontconfig-" + hexDigits(hash, count: 16))
+        // "2": this format (with the face's index), so a badge of the earlier one beside it keeps its own.
+        return directory?.appendingPathComponent("fontconfig2-" + hexDigits(hash, count: 16))
     }
 
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
-    func cached(key: String) -> String? {
+    func cached(key: String) -> String? { cachedFace(key: key)?.file }
+
+    func cachedFace(key: String) -> (file: String, index: Int)? {
         guard let url = url(for: key), let data = try? Data(contentsOf: url) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 5, lines[0] == Self.header, lines[1] == "key\t" + JSONWriter.quote(key),
-              lines[2].hasPrefix("font\t"), lines.last == "end" else { return nil }
+        guard lines.count >= 6, lines[0] == Self.header, lines[1] == "key\t" + JSONWriter.quote(key),
+              lines[2].hasPrefix("font\t"), lines[3].hasPrefix("index\t"), let index = Int(lines[3].dropFirst(6)),
+              (0..<65_536).contains(index), lines.last == "end" else { return nil }
         let file = String(lines[2].dropFirst(5))
         // The font itself is always the first thing checked.
-        guard lines[3].hasSuffix("\t" + file) else { return nil }
-        for line in lines[3..<(lines.count - 1)] {
+        guard lines[4].hasSuffix("\t" + file) else { return nil }
+        for line in lines[4..<(lines.count - 1)] {
             let fields = line.split(separator: "\t", maxSplits: 1).map(String.init)
             guard fields.count == 2, Self.fingerprint(of: fields[1]) == fields[0] else { return nil }
         }
-        return file
+        return (file, index)
     }
 
     private func store(_ match: Match, key: String) {
@@ -71,7 +82,7 @@ struct FontMatchCache {
         let paths = [match.file] + match.watched
         // A path that cannot be written on one line is not cached (it is still used).
         guard !paths.contains(where: { $0.contains("\n") || $0.contains("\t") }) else { return }
-        var lines = [Self.header, "key\t" + JSONWriter.quote(key), "font\t" + match.file]
+        var lines = [Self.header, "key\t" + JSONWriter.quote(key), "font\t" + match.file, "index\t\(match.index)"]
         var seen = Set<String>()
         for path in paths where seen.insert(path).inserted {
             lines.append(Self.fingerprint(of: path) + "\t" + path)

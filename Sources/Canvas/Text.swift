@@ -33,7 +33,9 @@ public struct Font: Sendable {
     /// The font opened for laying out text: open it once when measuring the
     /// same text at several sizes.
     public func open() throws -> FontFace {
-        try FontFace(file: try Self.file(for: name), name: name)
+        if name.hasPrefix("/") { return try FontFace(file: name, name: name) }
+        let (file, index) = try Self.face(for: name)
+        return try FontFace(file: file, index: index, name: name)
     }
 
     /// The ink box of `text` at `pixelSize` (see `FontFace.measure`).
@@ -43,25 +45,24 @@ public struct Font: Sendable {
 
     /// Font files already found, by pattern: fontconfig reads its caches on
     /// the first match, which is worth doing once per process.
-    private static let files = Mutex<[String: String]>([:])
+    private static let files = Mutex<[String: (file: String, index: Int)]>([:])
 
-    private static func file(for name: String) throws -> String {
-        if name.hasPrefix("/") { return name }
-        return try files.withLock { files in
-            if let file = files[name] { return file }
-            guard let file = Self.match(name) else {
+    static func face(for name: String) throws -> (file: String, index: Int) {
+        try files.withLock { files in
+            if let found = files[name] { return found }
+            guard let found = Self.match(name) else {
                 throw BadgeError(.generationFailed, "fontconfig found no font for \"\(name)\"",
                                  hint: "install one: apt-get install fonts-dejavu-core fontconfig")
             }
-            files[name] = file
-            return file
+            files[name] = found
+            return found
         }
     }
 
-    /// fontconfig's file for `pattern`, from the answer cached by an earlier
-    /// run while nothing it depends on has changed (see FontMatchCache).
-    private static func match(_ pattern: String) -> String? {
-        FontMatchCache.standard.file(key: matchKey(pattern)) { fontconfigMatch(pattern) }
+    /// fontconfig's file (and face in it) for `pattern`, from the answer cached
+    /// by an earlier run while nothing it depends on has changed (see FontMatchCache).
+    private static func match(_ pattern: String) -> (file: String, index: Int)? {
+        FontMatchCache.standard.face(key: matchKey(pattern)) { fontconfigMatch(pattern) }
     }
 
     /// Besides its files, what fontconfig's answer depends on: the pattern,
@@ -80,7 +81,7 @@ public struct Font: Sendable {
     /// their directories, its font directories, and the user's config paths
     /// it would read if they existed.
     static func fontconfigMatch(_ pattern: String) -> FontMatchCache.Match? {
-        guard let file = fontconfigFile(pattern) else { return nil }
+        guard let (file, index) = fontconfigFile(pattern) else { return nil }
         func paths(_ list: OpaquePointer?) -> [String] {
             guard let list else { return [] }
             defer { FcStrListDone(list) }
@@ -98,10 +99,10 @@ public struct Font: Sendable {
         let config = FontMatchCache.environment("XDG_CONFIG_HOME") ?? home + "/.config"
         watched += [config + "/fontconfig", config + "/fontconfig/fonts.conf", config + "/fontconfig/conf.d",
                     home + "/.fonts.conf", home + "/.fonts.conf.d", (file as NSString).deletingLastPathComponent]
-        return FontMatchCache.Match(file: file, watched: watched)
+        return FontMatchCache.Match(file: file, watched: watched, index: index)
     }
 
-    private static func fontconfigFile(_ pattern: String) -> String? {
+    static func fontconfigFile(_ pattern: String) -> (file: String, index: Int)? {
         guard let parsed = pattern.withCString({ FcNameParse(UnsafeRawPointer($0).assumingMemoryBound(to: FcChar8.self)) }) else {
             return nil
         }
@@ -113,7 +114,9 @@ public struct Font: Sendable {
         defer { FcPatternDestroy(match) }
         var file: UnsafeMutablePointer<FcChar8>?
         guard FcPatternGetString(match, "file", 0, &file) == FcResultMatch, let file else { return nil }
-        return String(cString: UnsafeRawPointer(file).assumingMemoryBound(to: CChar.self))
+        var index: Int32 = 0
+        if FcPatternGetInteger(match, "index", 0, &index) != FcResultMatch { index = 0 }
+        return (String(cString: UnsafeRawPointer(file).assumingMemoryBound(to: CChar.self)), Int(index))
     }
 }
 
@@ -130,15 +133,19 @@ public struct TextBox: Equatable, Sendable {
 /// so each FontFace has a FreeType instance of its own; use it on one thread.
 public final class FontFace {
     private var library: FT_Library?
-    private var face: FT_Face?
-    private let name: String
+    private(set) var face: FT_Face?
+    let name: String
+    /// The file and the face within it.
+    let file: String, index: Int
 
-    fileprivate init(file: String, name: String) throws {
+    init(file: String, index: Int = 0, name: String) throws {
         self.name = name
+        self.file = file
+        self.index = index
         guard FT_Init_FreeType(&library) == 0 else {
             throw BadgeError(.generationFailed, "FreeType could not start")
         }
-        guard FT_New_Face(library, file, 0, &face) == 0, face != nil else {
+        guard FT_New_Face(library, file, FT_Long(index), &face) == 0, face != nil else {
             FT_Done_FreeType(library)
             throw BadgeError(.generationFailed, "cannot open the font \"\(name)\"", path: file,
                              hint: "install it: apt-get install fonts-dejavu-core fontconfig")
@@ -162,8 +169,9 @@ public final class FontFace {
     }
 
     /// `text` at `pixelSize`, rendered once, to be drawn on any thread (band by band, say).
-    public func render(_ text: String, pixelSize: Double) throws -> TextImage {
-        let glyphs = try glyphs(text, pixelSize: pixelSize)
+    /// `wordSpacing`: more room after each space, in ems.
+    public func render(_ text: String, pixelSize: Double, wordSpacing: Double = 0) throws -> TextImage {
+        let glyphs = try glyphs(text, pixelSize: pixelSize, wordSpacing: wordSpacing)
         return TextImage(glyphs: glyphs, box: Self.box(of: glyphs), text: text)
     }
 
@@ -179,7 +187,7 @@ public final class FontFace {
     }
 
     /// Lays `text` out on one line (kerned, hinted) and renders each glyph.
-    func glyphs(_ text: String, pixelSize: Double) throws -> [Glyph] {
+    func glyphs(_ text: String, pixelSize: Double, wordSpacing: Double = 0) throws -> [Glyph] {
         guard let face, pixelSize > 0, pixelSize < 10_000 else {
             throw BadgeError(.generationFailed, "cannot render text at \(pixelSize) pixels")
         }
@@ -197,28 +205,53 @@ public final class FontFace {
                 var delta = FT_Vector()
                 if FT_Get_Kerning(face, previous, index, FT_UInt(FT_KERNING_DEFAULT.rawValue), &delta) == 0 { pen += Int(delta.x) }
             }
-            guard FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_DEFAULT)) == 0, let slot = face.pointee.glyph,
-                  FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0
-            else {
+            guard let (glyph, advance) = rasterise(index, x: pen, y: 0) else {
                 throw BadgeError(.generationFailed, "the font \"\(name)\" cannot draw U+\(String(scalar.value, radix: 16, uppercase: true))")
             }
-            let bitmap = slot.pointee.bitmap
-            let width = Int(bitmap.width), height = Int(bitmap.rows), pitch = Int(bitmap.pitch)
-            var coverage = [UInt8](repeating: 0, count: width * height)
-            if let buffer = bitmap.buffer, width > 0 {
-                for row in 0..<height {
-                    let source = buffer + (pitch >= 0 ? row * pitch : (height - 1 - row) * -pitch)
-                    coverage.withUnsafeMutableBufferPointer { out in
-                        (out.baseAddress! + row * width).update(from: source, count: width)
-                    }
-                }
-            }
-            glyphs.append(Glyph(x: (pen + 32) >> 6 + Int(slot.pointee.bitmap_left), y: -Int(slot.pointee.bitmap_top),
-                                width: width, height: height, coverage: coverage))
-            pen += Int(slot.pointee.advance.x)
+            glyphs.append(glyph)
+            pen += advance
+            if wordSpacing != 0, scalar == " " { pen += Int((wordSpacing * pixelSize * 64).rounded()) }
             previous = index
         }
         return glyphs
+    }
+
+    /// Sets the size the face's glyphs are loaded at.
+    func setPixelSize(_ pixelSize: Double) throws {
+        guard let face, pixelSize > 0, pixelSize < 10_000 else {
+            throw BadgeError(.generationFailed, "cannot render text at \(pixelSize) pixels")
+        }
+        guard FT_Set_Char_Size(face, 0, FT_F26Dot6(pixelSize * 64), 72, 72) == 0 else {
+            throw BadgeError(.generationFailed, "the font \"\(name)\" cannot be set to \(pixelSize) pixels")
+        }
+    }
+
+    /// Whether the face has a glyph for `scalar`.
+    func covers(_ scalar: Unicode.Scalar) -> Bool {
+        guard let face else { return false }
+        return FT_Get_Char_Index(face, FT_ULong(scalar.value)) != 0
+    }
+
+    /// Renders glyph `index` (at the size set last) with its origin at (x, y)
+    /// in 26.6 fixed point, y growing downwards; and its advance (26.6).
+    func rasterise(_ index: FT_UInt, x: Int, y: Int) -> (Glyph, advance: Int)? {
+        guard let face, FT_Load_Glyph(face, index, FT_Int32(FT_LOAD_DEFAULT)) == 0, let slot = face.pointee.glyph,
+              FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0
+        else { return nil }
+        let bitmap = slot.pointee.bitmap
+        let width = Int(bitmap.width), height = Int(bitmap.rows), pitch = Int(bitmap.pitch)
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        if let buffer = bitmap.buffer, width > 0 {
+            for row in 0..<height {
+                let source = buffer + (pitch >= 0 ? row * pitch : (height - 1 - row) * -pitch)
+                coverage.withUnsafeMutableBufferPointer { out in
+                    (out.baseAddress! + row * width).update(from: source, count: width)
+                }
+            }
+        }
+        let glyph = Glyph(x: (x + 32) >> 6 + Int(slot.pointee.bitmap_left), y: (y + 32) >> 6 - Int(slot.pointee.bitmap_top),
+                          width: width, height: height, coverage: coverage)
+        return (glyph, Int(slot.pointee.advance.x))
     }
 }
 
@@ -228,6 +261,29 @@ public struct TextImage: Sendable {
     public let box: TextBox
     /// The text rendered.
     public let text: String
+
+    init(glyphs: [FontFace.Glyph], box: TextBox, text: String) {
+        self.glyphs = glyphs
+        self.box = box
+        self.text = text
+    }
+
+    /// Lines stacked `lineHeight` pixels apart (baseline to baseline), each
+    /// centred on the widest: one image, drawn as one.
+    public init(lines: [TextImage], lineHeight: Int) {
+        let widest = lines.map(\.box.width).max() ?? 0
+        var glyphs: [FontFace.Glyph] = []
+        for (k, line) in lines.enumerated() {
+            // Each line's ink starts where centring puts it.
+            let dx = (widest - line.box.width) / 2 - line.box.left
+            for var glyph in line.glyphs {
+                glyph.x += dx
+                glyph.y += k * lineHeight
+                glyphs.append(glyph)
+            }
+        }
+        self.init(glyphs: glyphs, box: FontFace.box(of: glyphs), text: lines.map(\.text).joined(separator: "\n"))
+    }
 }
 
 extension Canvas {

@@ -95,8 +95,8 @@ import Testing
         #expect(f.resolutions == 2, "each key has its own entry")
     }
 
-    @Test(arguments: ["", "garbage", "badge font-match 1\nkey\tSans:bold\nfont\t/x\n", "badge font-match 1\nkey\tSans:bold\nfont\t/x\nmissing\t/nowhere\n",
-                     "badge font-match 1\nkey\tSans:bold\nfont\t/x\nmissing\t/nowhere\nend"])
+    @Test(arguments: ["", "garbage", "badge font-match 2\nkey\tSans:bold\nfont\t/x\nindex\t0\n", "badge font-match 2\nkey\tSans:bold\nfont\t/x\nindex\t0\nmissing\t/nowhere\n",
+                     "badge font-match 2\nkey\tSans:bold\nfont\t/x\nindex\t0\nmissing\t/nowhere\nend"])
     func aDamagedCacheFileIsIgnoredAndRewritten(_ contents: String) throws {
         let f = try Fixture()
         _ = f.lookup()

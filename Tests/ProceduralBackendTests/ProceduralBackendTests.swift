@@ -65,7 +65,7 @@ struct ProceduralBackendTests {
         let caption = PromptReading.caption("Run a marathon at sunrise, golden grain glow", engine: 2)
         #expect(caption == "RUN A MARATHON AT SUNRISE, GOLDEN")
         #expect(PromptReading.caption("Run a marathon at sunrise, golden grain glow") == "RUN A MARATHON AT SUNRISE")
-        let forms = BadgeArt.captionForms(caption, engine: BadgeArt.currentEngine)
+        let forms = BadgeArt.captionForms(caption, engine: 3)
         #expect(forms == ["RUN A MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE", "RUN MARATHON", "RUN"])
         #expect(BadgeArt.captionForms(caption, engine: 2).contains("RUN MARATHON AT SUNRISE,"))
         // A small word followed by punctuation is still a small word.
@@ -195,8 +195,9 @@ struct ProceduralBackendTests {
     }
 
     @Test func nonLatinPromptsNeverCrashAndKeepWhatTheyCanRead() async throws {
-        #expect(PromptReading.caption("早起 every day") == "EVERY DAY")
-        #expect(PromptReading.caption("早起").isEmpty)
+        // Up to engine 3 the caption keeps what DejaVu draws; engine 4 draws every script (CaptionWordsTests).
+        #expect(PromptReading.caption("早起 every day", engine: 3) == "EVERY DAY")
+        #expect(PromptReading.caption("早起", engine: 3).isEmpty)
         #expect(PromptReading("Пить больше воды blue").colorWords == ["blue"])
         for prompt in ["早起", "🎉 party", "Ünïcödé Ωmega", "\u{200B}\u{0301}"] {
             let (_, data) = try await render(prompt, size: 128)

@@ -85,7 +85,8 @@ struct PromptComposerTests {
         #expect(PromptReading.caption("Read 20 books, lavender pastel") == "READ 20 BOOKS")
         #expect(PromptReading.caption("Read 20 books, lavender pastel", engine: 2) == "READ 20 BOOKS, LAVENDER PASTEL")
         // A clause about the promise stays; the font has no semicolon.
-        #expect(PromptReading.caption("Run; swim and cycle, joyful mood") == "RUN SWIM AND CYCLE")
+        #expect(PromptReading.caption("Run; swim and cycle, joyful mood", engine: 3) == "RUN SWIM AND CYCLE")
+        #expect(PromptReading.caption("Run; swim and cycle, joyful mood") == "RUN; SWIM AND CYCLE")
         #expect(PromptReading("Sleep early, a path as its symbol", engine: 2).scene.0 == .moon)
         #expect(PromptReading("Sleep early, a path as its symbol").scene.0 == .path)
         #expect(PromptReading("Save money, joyful", engine: 2).colorWords.isEmpty)

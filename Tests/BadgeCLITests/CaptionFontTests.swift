@@ -1,0 +1,48 @@
+import BadgeKit
+import Foundation
+import Testing
+
+/// A caption no installed font can draw is never a silently blank badge:
+/// the badge is made, and a warning names the letters and the package to install.
+struct CaptionFontTests {
+    /// A fontconfig that knows DejaVu alone: nothing for Chinese.
+    private func dejaVuOnly(_ s: Sandbox) throws -> [String: String] {
+        let conf = s.root.appendingPathComponent("fonts.conf")
+        try """
+        <?xml version="1.0"?>
+        <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+        <fontconfig>
+          <dir>/usr/share/fonts/truetype/dejavu</dir>
+          <cachedir>\(s.root.appendingPathComponent("fontconfig-cache").path)</cachedir>
+        </fontconfig>
+        """.write(to: conf, atomically: true, encoding: .utf8)
+        return ["FONTCONFIG_FILE": conf.path, "XDG_CACHE_HOME": s.root.appendingPathComponent("cache").path]
+    }
+
+    @Test func aCaptionNoFontDrawsWarnsWithThePackageToInstall() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "学习中文", "--size", "256", "--seed", "1"], extraEnvironment: try dejaVuOnly(s))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("the caption was not drawn"), "\(result.stderr)")
+        #expect(result.stderr.contains("U+5B66") && result.stderr.contains("apt-get install fonts-noto-core fonts-noto-cjk"), "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.extra["warning"]?.contains("fonts-noto-cjk") == true)
+    }
+
+    @Test func aCaptionPartlyDrawnSaysWhatIsMissing() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "Learn 中文", "--size", "256", "--seed", "1"], extraEnvironment: try dejaVuOnly(s))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("drawn without some of its letters") && result.stderr.contains("U+4E2D"), "\(result.stderr)")
+    }
+
+    @Test func withTheFontsInstalledNothingIsMissing() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "学习中文", "--size", "256", "--seed", "1", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("caption"), "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.extra["caption-drawn"] == "学习中文")
+        #expect(metadata.extra["warning"] == nil)
+    }
+}

@@ -1,0 +1,287 @@
+import BadgeKit
+import Canvas
+import Foundation
+import Testing
+@testable import ProceduralBackend
+
+/// The caption says the promise: tesseract reads each badge's caption back,
+/// and what it reads must be the promise's own words, a contiguous run of
+/// them (a tail may be dropped at a phrase boundary, never a word inside).
+/// Badges are drawn at 512 px in every style, two at a time.
+@Suite(.serialized) struct CaptionOCRTests {
+    static let promises = [
+        "Cycle to work", "Go to bed before midnight", "Learn to play the guitar", "Drink two litres of water a day",
+        "Call grandmother every Sunday", "Save money for a trip around the world", "Write a page of my novel every day",
+        "Meditate ten minutes each morning", "Run 5k without stopping", "Read 20 books this year", "Eat more vegetables",
+        "Walk the dog after dinner", "Floss every night", "Quit smoking", "Learn Spanish", "Stretch for ten minutes after waking up",
+        "Cook dinner at home five nights a week", "Spend less time on my phone", "Volunteer at the animal shelter once a month",
+        "Practise the piano for half an hour every evening", "Take the stairs instead of the lift",
+        "Plant a vegetable garden this spring", "Swim forty lengths every Saturday", "Keep a gratitude journal",
+        "Visit my parents more often", "Climb a mountain with my brother", "Bake bread on Sundays",
+        "Go for a walk in the park during lunch", "Finish the marathon in under four hours", "Sleep eight hours a night",
+        "Read to my children before bedtime", "Stop buying coffee on the way to work", "Learn to code in Python",
+        "Hike the coast path with friends next summer", "Do yoga three times a week", "Write a letter to an old friend",
+        "Tidy the house every Saturday morning", "Drink less sugar", "Take a photo every day for a year",
+        "Paint the garden fence", "Be kind", "Get up at six and go running before breakfast", "Phone a friend every week",
+        "Repair my bike", "Listen to a podcast in French on the train",
+        // With words about the picture, which are never caption.
+        "Cycle to work, teal and coral palette", "Eat more vegetables, pastel colours", "A minimalist sunrise run, edge-to-edge, no borders",
+    ]
+
+    @Test func everyStyleReadsAsThePromise() async throws {
+        try OCR.requireTesseract(languages: ["eng"])
+        let jobs = BadgeArt.Style.allCases.flatMap { style in Self.promises.map { (style, $0) } }
+        let results = try await OCR.readAll(jobs.map { style, prompt in
+            OCR.Job(prompt: prompt, style: style.rawValue, language: "eng")
+        })
+        var failures: [String] = []
+        var readByStyle: [String: Int] = [:]
+        for result in results {
+            let promise = OCR.latinWords(result.job.prompt)
+            let drawn = OCR.latinWords(result.drawn)
+            let read = OCR.latinWords(result.read)
+            let contiguous = !drawn.isEmpty && OCR.isContiguousRun(drawn, of: promise)
+            if contiguous && read == drawn {
+                readByStyle[result.job.style, default: 0] += 1
+            } else {
+                failures.append("\(result.job.style) \"\(result.job.prompt)\": drew \"\(result.drawn)\", OCR read \"\(result.read)\"")
+            }
+        }
+        print("caption OCR (eng): " + BadgeArt.Style.allCases.map { "\($0.rawValue) \(readByStyle[$0.rawValue] ?? 0)/\(Self.promises.count)" }.joined(separator: ", "))
+        #expect(failures.isEmpty, "\(failures.count) captions did not read as the promise:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// Captions in other scripts are drawn with fonts fontconfig finds, shaped
+    /// (Arabic and Hebrew right to left), and read back in their language.
+    static let scripts: [(prompt: String, language: String)] = [
+        ("学习中文", "chi_sim"), ("每天跑步", "chi_sim"), ("日本語を勉強する", "jpn"), ("매일 운동하기", "kor"),
+        ("Бегать каждое утро", "rus"), ("Διαβάζω κάθε μέρα", "ell"), ("اقرأ كل يوم", "ara"), ("לקרוא ספר כל חודש", "heb"),
+        ("हर दिन योग करो", "hin"),
+    ]
+
+    @Test func everyScriptIsDrawnAndReadBack() async throws {
+        try OCR.requireTesseract(languages: Set(Self.scripts.map(\.language)).sorted())
+        let jobs = BadgeArt.Style.allCases.map(\.rawValue).flatMap { style in
+            Self.scripts.map { OCR.Job(prompt: $0.prompt, style: style, language: $0.language) }
+        }
+        let results = try await OCR.readAll(jobs)
+        var failures: [String] = []
+        for result in results {
+            let drawn = OCR.letters(result.drawn), read = OCR.letters(result.read)
+            // The whole caption is drawn (nothing left out), and read back as drawn.
+            if drawn != OCR.letters(result.job.prompt.uppercased()) || read != drawn {
+                failures.append("\(result.job.style) \(result.job.language) \"\(result.job.prompt)\": drew \"\(result.drawn)\", OCR read \"\(result.read)\"")
+            }
+        }
+        print("caption OCR (scripts): \(results.count - failures.count)/\(results.count) read back")
+        #expect(failures.isEmpty, "\(failures.count) captions did not read back:\n\(failures.joined(separator: "\n"))")
+    }
+}
+
+/// Drawing badges and reading their captions with tesseract.
+enum OCR {
+    struct Job: Sendable {
+        var prompt: String
+        var style: String
+        var language: String
+    }
+
+    struct Result: Sendable {
+        var job: Job
+        /// The caption the badge records as drawn.
+        var drawn: String
+        /// What tesseract read.
+        var read: String
+    }
+
+    static func tesseract() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/tesseract" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Fails, saying what to install, when tesseract or a language is missing.
+    static func requireTesseract(languages: [String]) throws {
+        let packages = languages.map { "tesseract-ocr-" + $0.replacingOccurrences(of: "_", with: "-") }
+        guard let tesseract = tesseract() else {
+            throw OCRError("tesseract is not installed; install it: apt-get install tesseract-ocr \(packages.joined(separator: " ")) (or scripts/install-deps.sh --with-tests)")
+        }
+        let listed = try run(tesseract, ["--list-langs"])
+        let installed = Set(listed.split(whereSeparator: \.isNewline).map(String.init))
+        let missing = languages.filter { !installed.contains($0) }
+        guard missing.isEmpty else {
+            throw OCRError("tesseract has no \(missing.joined(separator: ", ")); install: apt-get install \(missing.map { "tesseract-ocr-" + $0.replacingOccurrences(of: "_", with: "-") }.joined(separator: " ")) (or scripts/install-deps.sh --with-tests)")
+        }
+    }
+
+    /// Draws every job, two at a time, off Swift's cooperative threads; then
+    /// reads them with tesseract, two processes at a time, each given a list
+    /// of images in one language (its model loads once, not once an image).
+    static func readAll(_ jobs: [Job]) async throws -> [Result] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-ocr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = jobs.indices.map { directory.appendingPathComponent("\($0).pgm") }
+        let drawn = Slots<String>(count: jobs.count)
+        // Lists of images in one language, each read by one tesseract.
+        var lists: [[Int]] = []
+        for language in Set(jobs.map(\.language)).sorted() {
+            let indices = jobs.indices.filter { jobs[$0].language == language }
+            let half = (indices.count + 1) / 2
+            lists += [Array(indices.prefix(half)), Array(indices.dropFirst(half))].filter { !$0.isEmpty }
+        }
+        let read = Slots<[String]>(count: lists.count)
+        let batches = lists
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                let next = Counter()
+                DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                    while let k = next.take(below: jobs.count) {
+                        drawn.set(k, Swift.Result { try draw(jobs[k], to: files[k]) })
+                    }
+                }
+                let nextList = Counter()
+                DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                    while let k = nextList.take(below: batches.count) {
+                        read.set(k, Swift.Result {
+                            try recognise(batches[k].map { files[$0] }, language: jobs[batches[k][0]].language,
+                                          list: directory.appendingPathComponent("list-\(k).txt"))
+                        })
+                    }
+                }
+                done.resume()
+            }
+        }
+        var texts = [String](repeating: "", count: jobs.count)
+        for (k, list) in lists.enumerated() {
+            for (i, text) in zip(list, try read.get(k)) { texts[i] = text }
+        }
+        return try jobs.indices.map { Result(job: jobs[$0], drawn: try drawn.get($0), read: texts[$0]) }
+    }
+
+    /// Draws the badge and writes its caption's area; returns the caption drawn.
+    static func draw(_ job: Job, to file: URL) throws -> String {
+        let request = BadgeRequest(prompt: job.prompt, style: job.style, size: 512, seed: 1)
+        let drawing = try BadgeArt(request: request, caption: true, compression: 0, threads: 1).draw()
+        try writeCaptionArea(drawing.canvas, area: drawing.captionArea, round: job.style != "tile", to: file)
+        return drawing.notes["caption-drawn"] ?? ""
+    }
+
+    /// What tesseract reads in each of `files`, in order: it ends every page but the last with a form feed.
+    static func recognise(_ files: [URL], language: String, list: URL) throws -> [String] {
+        try Data((files.map(\.path).joined(separator: "\n") + "\n").utf8).write(to: list)
+        guard let tesseract = tesseract() else { throw OCRError("tesseract vanished") }
+        var pages = try run(tesseract, [list.path, "stdout", "-l", language, "--psm", "6"], trimming: false)
+            .split(separator: "\u{0C}", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if pages.count == files.count + 1 && pages.last == "" { pages.removeLast() }
+        guard pages.count == files.count else {
+            throw OCRError("tesseract read \(pages.count) pages of \(files.count)")
+        }
+        return pages
+    }
+
+    /// The caption's ink box with a margin, grey, twice the size (tesseract
+    /// reads letters of 20 px and more best); a blank image when there is no caption.
+    /// On a round badge, what lies beyond the face (the rim) is read from the face's edge instead.
+    static func writeCaptionArea(_ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, to file: URL) throws {
+        let center = Double(canvas.width) / 2, face = Double(canvas.width) * 0.37
+        let margin = 10, scale = 2
+        let box = area ?? (0, 0, 1, 1)
+        let rows = max(0, box.y - margin)..<min(canvas.height, box.y + box.height + margin)
+        let columns = max(0, box.x - margin)..<min(canvas.width, box.x + box.width + margin)
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(rows.count * columns.count * 4)
+        for y in rows {
+            var row: [UInt8] = []
+            for x in columns {
+                var (sx, sy) = (x, y)
+                let dx = Double(x) + 0.5 - center, dy = Double(y) + 0.5 - center, r = (dx * dx + dy * dy).squareRoot()
+                if round && r > face {
+                    (sx, sy) = (Int(center + dx * face / r), Int(center + dy * face / r))
+                }
+                let p = canvas.pixel(sx, sy)
+                let a = Double(p.a) / 255
+                let grey = area == nil ? 255 : (0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b)) * a + 255 * (1 - a)
+                row += Array(repeating: UInt8(grey.rounded()), count: scale)
+            }
+            for _ in 0..<scale { pixels += row }
+        }
+        var data = Data("P5\n\(columns.count * scale) \(rows.count * scale)\n255\n".utf8)
+        data.append(contentsOf: pixels)
+        try data.write(to: file)
+    }
+
+    /// Runs a program to its end (at most 120 s), and returns what it wrote.
+    static func run(_ program: String, _ arguments: [String], trimming: Bool = true) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["OMP_THREAD_LIMIT"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let timer = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: timer)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        timer.cancel()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw OCRError("\(program) \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus))")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return trimming ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
+    }
+
+    /// Upper-case words of letters and digits.
+    static func latinWords(_ text: String) -> [String] {
+        text.uppercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// The letters, marks and digits of `text`, without spaces or punctuation.
+    static func letters(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            $0.properties.isAlphabetic || $0.properties.numericType != nil || $0.properties.generalCategory == .nonspacingMark
+                || $0.properties.generalCategory == .spacingMark
+        }))
+    }
+
+    static func isContiguousRun(_ part: [String], of whole: [String]) -> Bool {
+        guard part.count <= whole.count else { return false }
+        return (0...(whole.count - part.count)).contains { Array(whole[$0..<($0 + part.count)]) == part }
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private var value = 0
+        private let lock = NSLock()
+        func take(below limit: Int) -> Int? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard value < limit else { return nil }
+            value += 1
+            return value - 1
+        }
+    }
+
+    private final class Slots<Value>: @unchecked Sendable {
+        private var slots: [Swift.Result<Value, Error>?]
+        private let lock = NSLock()
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+        func set(_ k: Int, _ result: Swift.Result<Value, Error>) {
+            lock.lock()
+            slots[k] = result
+            lock.unlock()
+        }
+        func get(_ k: Int) throws -> Value {
+            lock.lock()
+            defer { lock.unlock() }
+            return try slots[k]!.get()
+        }
+    }
+}
+
+struct OCRError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
