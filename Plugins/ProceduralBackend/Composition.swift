@@ -224,8 +224,24 @@ struct Composition: Sendable {
                 canvas.fill(.circle(center: p, radius: s * (0.002 + 0.003 * random.unit())), with: .solid(RGBA(255, 255, 255, 200)))
             }
         }
+        // A few long thin clouds where the light begins, lit from below.
+        if !night {
+            for k in 0..<3 {
+                let y = top + (hy - top) * (0.5 + 0.13 * Double(k)) + s * 0.02 * (random.unit() - 0.5)
+                let x = s * (0.2 + 0.6 * random.unit())
+                var half = s * (0.12 + 0.1 * random.unit())
+                if round {
+                    let chord = inner * inner - (y - c.y) * (y - c.y)
+                    half = min(half, max(0, chord).squareRoot() - abs(x - c.x) - s * 0.06)
+                }
+                guard half > s * 0.03 else { continue }
+                canvas.fill(.capsule(from: Point(x - half, y), to: Point(x + half, y), radius: s * 0.007),
+                            with: .solid(colours.glow.mixed(with: colours.light, 0.3).withAlpha(90)), softness: s * 0.012)
+            }
+        }
         let sunRadius = s * (0.085 + 0.03 * random.unit())
-        let sunX = c.x + s * (random.unit() - 0.5) * 0.12
+        // Beside a figure standing on the horizon, else near the middle.
+        let sunX = c.x + s * (standsOnHorizon ? 0.13 : (random.unit() - 0.5) * 0.12)
         // The glow: brightest on the horizon line, fading up into the sky.
         let glowWidth = round ? s * 0.28 : s * 0.4
         canvas.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth, ry: s * 0.1), with: .solid(colours.light.lighter(0.35).withAlpha(night ? 70 : 150)),
@@ -251,8 +267,18 @@ struct Composition: Sendable {
         }
         canvas.fill(sea, with: .linear(start: Point(0, hy), end: Point(0, round ? c.y + inner : s),
                                        stops: [(0, seaTop), (0.35, colours.ground), (1, colours.ground.darker(0.25))]))
+        // The sea's faint swell, and the glow spilling onto it.
+        canvas.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth * 0.8, ry: s * 0.05), with: .solid(colours.light.withAlpha(night ? 25 : 45)),
+                    softness: s * 0.05)
+        for k in 1..<7 {
+            let y = hy + s * (0.02 + Double(k * k) * 0.006)
+            let half = round ? (inner * inner - (y - c.y) * (y - c.y)).squareRoot() - s * 0.02 : s / 2
+            guard half > 0 else { continue }
+            canvas.fill(.capsule(from: Point(c.x - half, y), to: Point(c.x + half, y), radius: s * 0.0012),
+                        with: .solid(colours.glow.withAlpha(16)))
+        }
         // The light's reflection: thin broken lines under the sun, fading further down.
-        let reflectionEnd = round ? c.y + inner * 0.5 : s * 0.74
+        let reflectionEnd = round ? hy + s * 0.075 : s * 0.74
         for k in 0..<12 {
             let y = hy + s * (0.01 + Double(k) * 0.011 + Double(k * k) * 0.0011)
             guard y < reflectionEnd else { break }
@@ -281,6 +307,9 @@ struct Composition: Sendable {
     /// Motifs a horizon scene already draws.
     static let sceneryMotifs: Set<Motif> = [.sun, .waves, .abstract, .globe, .moon]
 
+    /// Whether the motif stands on the horizon as a silhouette.
+    var standsOnHorizon: Bool { !Self.sceneryMotifs.contains(motif) }
+
     /// The motif, with the arrangement around it in the accent colour; in a
     /// horizon scene, a silhouette standing on the horizon.
     func foreground(_ canvas: Canvas, motif: Motif, frame: Frame, random: SplitMix64) {
@@ -291,10 +320,13 @@ struct Composition: Sendable {
                                                                      radius: size * 0.08), ink: colours.light.lighter(0.6), cut: colours.top, random: random)
                 moon.draw(.moon)
             }
-            guard !Self.sceneryMotifs.contains(motif) else { return }
-            let radius = size * 0.15
-            let standing = Frame(center: Point(center.x, horizonY - radius * 0.9), radius: radius)
-            var silhouette = MotifPainter(canvas: canvas, frame: standing, ink: colours.ground, cut: colours.glow, random: random)
+            guard standsOnHorizon else { return }
+            let radius = size * 0.12
+            let standing = Frame(center: Point(center.x - size * 0.05, horizonY - radius * 0.82), radius: radius)
+            // Dark against the light; at night, light against the dark.
+            let night = look.horizon?.kind == .night
+            var silhouette = MotifPainter(canvas: canvas, frame: standing, ink: night ? colours.light.lighter(0.3) : colours.ground,
+                                          cut: night ? colours.top : colours.glow, random: random)
             silhouette.draw(motif)
             return
         }
