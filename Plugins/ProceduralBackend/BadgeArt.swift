@@ -170,7 +170,9 @@ struct BadgeArt {
             if let (kind, word) = reading.look.horizon { notes["scene"] = "\(kind.rawValue) horizon <- \(word)" }
         }
         if let given = request.caption { notes["caption-text"] = given }
-        if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
+        if style != .sketch, composition?.look.horizon == nil, let (backdrop, word) = reading.backdrop {
+            notes["backdrop"] = "\(backdrop.rawValue) <- \(word)"
+        }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }

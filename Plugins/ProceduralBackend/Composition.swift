@@ -58,8 +58,16 @@ struct Composition: Sendable {
             face(canvas)
             backdrop(canvas)
             if round {
-                let ring = Shape.ring(center: c, inner: inner - s * 0.022, outer: inner - s * 0.01)
-                canvas.fill(ring, with: .solid(palette.accent))
+                // The accent ring inside the rim: thin, double or wide, with the rim's pattern.
+                let rings: [(Double, Double)]
+                switch layout.rim {
+                case .notches: rings = [(0.022, 0.01)]
+                case .beads: rings = [(0.03, 0.025), (0.017, 0.01)]
+                case .ridges: rings = [(0.034, 0.01)]
+                }
+                for (from, to) in rings {
+                    canvas.fill(.ring(center: c, inner: inner - s * from, outer: inner - s * to), with: .solid(palette.accent))
+                }
             }
         }
         if round { rim(canvas, random: &random) }
@@ -79,10 +87,16 @@ struct Composition: Sendable {
         }
     }
 
-    /// A tone-on-tone pattern on the face, in the ink at a low opacity.
+    /// Black or white at `alpha`, whichever is further from the ink: a pattern
+    /// drawn in it only ever adds to the ink's contrast with the face.
+    func away(_ alpha: UInt8) -> RGBA {
+        (palette.ink.luminance > 0.5 ? RGBA.black : RGBA.white).withAlpha(alpha)
+    }
+
+    /// A tone-on-tone pattern on the face.
     private func backdrop(_ canvas: Canvas) {
         let s = size, c = center
-        let tone = palette.ink.withAlpha(20)
+        let tone = away(44)
         let reach = round ? inner * 0.94 : s * 0.75
         switch layout.backdrop {
         case .plain:
@@ -112,7 +126,7 @@ struct Composition: Sendable {
                     let p = Point(c.x + Double(i) * step + (j % 2 == 0 ? 0 : step / 2), c.y + Double(j) * step)
                     let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y)).squareRoot()
                     guard !round || d < reach - s * 0.01 else { continue }
-                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(palette.ink.withAlpha(40)))
+                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(away(70)))
                 }
             }
         case .stripes:
@@ -229,7 +243,8 @@ struct Composition: Sendable {
             for k in 0..<3 {
                 let y = top + (hy - top) * (0.5 + 0.13 * Double(k)) + s * 0.02 * (random.unit() - 0.5)
                 let x = s * (0.2 + 0.6 * random.unit())
-                var half = s * (0.12 + 0.1 * random.unit())
+                // Clear of the picture's edges.
+                var half = min(s * (0.12 + 0.1 * random.unit()), x - s * 0.08, s * 0.92 - x)
                 if round {
                     let chord = inner * inner - (y - c.y) * (y - c.y)
                     half = min(half, max(0, chord).squareRoot() - abs(x - c.x) - s * 0.06)
@@ -331,12 +346,15 @@ struct Composition: Sendable {
             return
         }
         let accent = palette.accent
+        // Alone, the motif stands larger; with something around it, smaller.
+        var frame = frame
+        frame.radius *= layout.arrangement == .centred ? 1.12 : 0.9
         let r = frame.radius
         switch layout.arrangement {
         case .centred:
             break
         case .halo:
-            canvas.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(palette.ink.withAlpha(22)))
+            canvas.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40)))
             canvas.fill(.ring(center: frame.center, inner: r * 1.22, outer: r * 1.22 + size * 0.01), with: .solid(accent))
         case .stars:
             for k in 0..<5 {

@@ -64,8 +64,13 @@ struct LookReading: Sendable, Equatable {
 
     init() {}
 
-    /// Reads the words of a prompt (`PromptReading.words`).
-    init(words: [String]) {
+    /// Reads a prompt's text, clause by clause: colour words are one colour only
+    /// within a clause ("navy, coral" are two; "midnight black" one).
+    init(text: String) {
+        for clause in PromptReading.clauses(text) { read(PromptReading.words(clause)) }
+    }
+
+    private mutating func read(_ words: [String]) {
         var i = 0
         var modifier: String?
         while i < words.count {

@@ -128,7 +128,7 @@ extension Palette {
             }
         }
         if look.pastel {
-            face = face.lightTint(minimum: 82)
+            face = face.lightTint(minimum: 85)
             name = "pastel " + name
         }
         let metal = metals[Int(random.next() % UInt64(metals.count))]
@@ -136,14 +136,15 @@ extension Palette {
         var spread = 5.0
         var faceLight = face.lighter(spread).rgba, faceDark = face.lighter(-spread).rgba
         let white = RGBA(252, 252, 250)
-        let shade = Lab(l: 13, a: face.a * 0.3, b: face.b * 0.3).rgba
-        func reads(_ ink: RGBA) -> Bool { RGBA.contrast(ink, faceLight) >= 4.5 && RGBA.contrast(ink, faceDark) >= 4.5 }
+        let shade = Lab(l: 8, a: face.a * 0.25, b: face.b * 0.25).rgba
+        // With a margin: the patterns on the face move it a little.
+        func reads(_ ink: RGBA) -> Bool { RGBA.contrast(ink, faceLight) >= 4.8 && RGBA.contrast(ink, faceDark) >= 4.8 }
         var ink = white
         while true {
             if reads(white) { ink = white; break }
             if reads(shade) { ink = shade; break }
             if spread <= 0 {
-                ink = RGBA.contrast(white, faceLight) >= RGBA.contrast(.black, faceLight) ? white : RGBA(10, 10, 14)
+                ink = RGBA.contrast(white, faceLight) >= RGBA.contrast(.black, faceLight) ? white : RGBA(0, 0, 0)
                 break
             }
             spread -= 1

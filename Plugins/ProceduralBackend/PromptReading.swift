@@ -180,7 +180,7 @@ struct PromptReading: Sendable {
     /// "Read to my kids" is a storybook, "Drink less alcohol" no alcohol.
     static let outranks: [Motif: Set<Motif>] = [
         .storybook: [.book, .heart], .noAlcohol: [.drop], .noSmoking: [.heart], .language: [.speech, .book, .gradCap],
-        .helpingHands: [.heart], .tooth: [.sun], .yoga: [.meditation],
+        .helpingHands: [.heart], .tooth: [.sun], .yoga: [.meditation], .sprout: [.leaf],
     ]
 
     /// Words that name a motif from engine 3 on (`badge prompt` writes "a speech bubble").
@@ -238,7 +238,7 @@ struct PromptReading: Sendable {
             symbol = motifs.first { named.contains($0.1) }
         }
         if engine >= 4 {
-            look = LookReading(words: words)
+            look = LookReading(text: text)
             // Composition words ("edge-to-edge", "no borders") win over style words ("minimalist").
             if look.fullBleed { style = .tile }
         }
