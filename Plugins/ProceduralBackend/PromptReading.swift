@@ -5,9 +5,10 @@ enum Motif: String, CaseIterable, Sendable {
     case dumbbells, tree, forest, path, book, drop, heart, sun, runner, mountain
     case bicycle, swimmer, meditation, moon, waves, pencil, music, laptop, speech, leaf, cup, coins, globe, camera
     /// Art engine 4 on.
-    case plane, suitcase, bed, phone, piggyBank, pot, sprout, noSmoking, helpingHands, storybook, gradCap, yoga
-    case boot, language, apple, alarmClock, palette, paw, tooth, calendar, checklist, house, hourglass, trophy
-    case lightbulb, noAlcohol, tent, headphones
+    case plane, suitcase, bed, phone, piggyBank = "piggy-bank", pot, sprout, noSmoking = "no-smoking"
+    case helpingHands = "helping-hands", storybook, gradCap = "graduation-cap", yoga, boot, language, apple
+    case alarmClock = "alarm-clock", palette, paw, tooth, calendar, checklist, house, hourglass, trophy
+    case lightbulb, noAlcohol = "no-alcohol", tent, headphones
     case abstract
 
     /// The hue a motif suggests when the prompt names no colour: water is blue,
@@ -152,9 +153,9 @@ struct PromptReading: Sendable {
         "nicotin": .noSmoking, "nicotine": .noSmoking, "tobacco": .noSmoking,
         "volunteer": .helpingHands, "charity": .helpingHands, "donat": .helpingHands, "donate": .helpingHands, "help": .helpingHands,
         "give": .helpingHands, "giv": .helpingHands, "kid": .storybook, "kids": .storybook, "child": .storybook, "children": .storybook,
-        "son": .storybook, "daughter": .storybook, "story": .storybook, "stori": .storybook, "bedtimestory": .storybook,
+        "son": .storybook, "daughter": .storybook, "story": .storybook, "stori": .storybook, "storybook": .storybook,
         "study": .gradCap, "studi": .gradCap, "exam": .gradCap, "degree": .gradCap, "graduat": .gradCap, "school": .gradCap,
-        "university": .gradCap, "college": .gradCap, "course": .gradCap, "class": .gradCap, "homework": .gradCap, "diploma": .gradCap,
+        "university": .gradCap, "graduation": .gradCap, "college": .gradCap, "course": .gradCap, "class": .gradCap, "homework": .gradCap, "diploma": .gradCap,
         "yoga": .yoga, "pilat": .yoga, "pilates": .yoga, "stretch": .yoga,
         "hike": .boot, "hik": .boot, "trek": .boot, "trekk": .boot, "boot": .boot, "boots": .boot,
         "language": .language, "languag": .language, "spanish": .language, "french": .language, "german": .language,
@@ -170,7 +171,7 @@ struct PromptReading: Sendable {
         "home": .house, "house": .house, "clean": .house, "tidy": .house, "declutter": .house, "chore": .house, "chores": .house,
         "time": .hourglass, "patienc": .hourglass, "patience": .hourglass, "procrastinat": .hourglass, "hourglass": .hourglass, "screen": .hourglass,
         "win": .trophy, "trophy": .trophy, "champion": .trophy, "compet": .trophy, "tournament": .trophy, "achiev": .trophy, "goal": .trophy,
-        "idea": .lightbulb, "ideas": .lightbulb, "invent": .lightbulb, "think": .lightbulb, "brain": .lightbulb, "business": .lightbulb, "startup": .lightbulb,
+        "idea": .lightbulb, "lightbulb": .lightbulb, "bulb": .lightbulb, "ideas": .lightbulb, "invent": .lightbulb, "think": .lightbulb, "brain": .lightbulb, "business": .lightbulb, "startup": .lightbulb,
         "alcohol": .noAlcohol, "sober": .noAlcohol, "beer": .noAlcohol, "wine": .noAlcohol, "booze": .noAlcohol, "drunk": .noAlcohol,
         "camp": .tent, "tent": .tent, "outdoor": .tent, "outdoors": .tent,
         "podcast": .headphones, "listen": .headphones, "audiobook": .headphones, "headphon": .headphones,

@@ -253,7 +253,7 @@ struct ArtEngine4Tests {
     /// Every new motif draws in the engine 4 badge it was chosen for.
     @Test func theMotifIsDrawnAndNamed() async throws {
         let (image, _) = try await render("Quit smoking", size: 128)
-        #expect(image.extra["motif"] == "noSmoking <- smoking")
+        #expect(image.extra["motif"] == "no-smoking <- smoking")
     }
 
     // MARK: seeds give different ideas
