@@ -130,16 +130,23 @@ struct Composition: Sendable {
                 }
             }
         case .stripes:
-            let width = s * 0.012, step = s * 0.045
-            let reachLine = round ? reach - width : s
+            // Lines at 45°, each as short pieces: a shape is costed by its box,
+            // and a long diagonal's box would be most of the face.
+            let half = s * 0.006, step = s * 0.045, piece = s * 0.06
+            let reachLine = round ? reach - half : s
+            let n = (x: 0.7071, y: -0.7071), t = (x: 0.7071, y: 0.7071)
             var d = -reachLine
             while d <= reachLine {
-                // A line at 45°: offset `d` across it, as long as the face allows.
-                let half = round ? (reachLine * reachLine - d * d).squareRoot() : s
-                let n = (x: 0.7071, y: -0.7071), t = (x: 0.7071, y: 0.7071)
+                let length = round ? (reachLine * reachLine - d * d).squareRoot() : s
                 let m = Point(c.x + n.x * d, c.y + n.y * d)
-                canvas.fill(.capsule(from: Point(m.x - t.x * half, m.y - t.y * half), to: Point(m.x + t.x * half, m.y + t.y * half),
-                                     radius: width / 2), with: .solid(tone))
+                let pieces = max(1, Int((2 * length / piece).rounded(.up)))
+                for k in 0..<pieces {
+                    let a = -length + 2 * length * Double(k) / Double(pieces), b = -length + 2 * length * Double(k + 1) / Double(pieces)
+                    func corner(_ along: Double, _ across: Double) -> Point {
+                        Point(m.x + t.x * along + n.x * across, m.y + t.y * along + n.y * across)
+                    }
+                    canvas.fill(.polygon([corner(a, half), corner(b, half), corner(b, -half), corner(a, -half)]), with: .solid(tone))
+                }
                 d += step
             }
         }
@@ -258,9 +265,11 @@ struct Composition: Sendable {
         // Beside a figure standing on the horizon, else near the middle.
         let sunX = c.x + s * (standsOnHorizon ? 0.13 : (random.unit() - 0.5) * 0.12)
         // The glow: brightest on the horizon line, fading up into the sky.
-        let glowWidth = round ? s * 0.28 : s * 0.4
+        // Round, the glow stays inside the rim: nothing is drawn in the transparent corners.
+        let glowSoftness = round ? s * 0.08 : s * 0.12
+        let glowWidth = round ? min(s * 0.28, outer - abs(sunX - c.x) - glowSoftness - s * 0.02) : s * 0.4
         canvas.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth, ry: s * 0.1), with: .solid(colours.light.lighter(0.35).withAlpha(night ? 70 : 150)),
-                    softness: s * 0.12)
+                    softness: glowSoftness)
         if !night {
             canvas.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius), with: .solid(colours.light.lighter(0.55)))
             canvas.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius * 1.25),

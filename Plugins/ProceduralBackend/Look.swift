@@ -106,10 +106,7 @@ struct LookReading: Sendable, Equatable {
                 if let next, Self.colour(next) != nil { modifier = word } else if Self.darkeners.contains(word) { dark = true }
                 continue
             }
-            guard var colour = Self.colour(word) else {
-                if word == "night" || word == "nocturnal" { dark = true }
-                continue
-            }
+            guard var colour = Self.colour(word) else { continue }
             var named = [word]
             // A second colour word right after: the shade, or the two mixed.
             if let next, Self.colour(next) != nil, !Self.isCompound(next, words, i + 1) {

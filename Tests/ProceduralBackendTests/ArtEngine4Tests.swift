@@ -218,8 +218,14 @@ struct ArtEngine4Tests {
     func horizonWordsGiveAHorizonScene(prompt: String) async throws {
         #expect(PromptReading(prompt).look.horizon != nil)
         #expect(PromptReading(prompt, engine: 3).look.horizon == nil)
-        let (image, _) = try await render(prompt, size: 128)
+        let (image, pixels) = try await render(prompt, size: 128)
         #expect(image.extra["scene"]?.contains("horizon") == true, "\(image.extra)")
+        // Round, the scene stays inside the rim: beyond the medal and its shadow, nothing is drawn.
+        for y in 0..<128 {
+            for x in 0..<128 where hypot(Double(x) + 0.5 - 64, Double(y) + 0.5 - 64) > 64 {
+                #expect(pixels.pixel(x, y).a == 0, "(\(x), \(y)) is drawn")
+            }
+        }
     }
 
     // MARK: motifs
