@@ -31,8 +31,8 @@ struct Composition: Sendable {
     let palette: Palette
     let layout: Layout
     let look: LookReading
-    /// Whether the motif stands on the horizon (a silhouette) or is left out
-    /// because the scene already draws it (a sun, the sea, the moon).
+    /// The motif. In a horizon scene it stands on the horizon as a silhouette,
+    /// or is left out when the scene already draws it (a sun, the sea, the moon).
     let motif: Motif
 
     var round: Bool { style != .tile }
