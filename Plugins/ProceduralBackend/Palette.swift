@@ -101,6 +101,16 @@ extension Palette {
                 face.l *= 0.6
                 name = "dark " + name
             }
+            // A mood or vibe nudges the colour named, never far from it.
+            for word in colorWords where word != "pastel" && word != "dark" {
+                let moodName = PromptReading.vibes[word] ?? word
+                guard let mood = moods[moodName] else { continue }
+                face.l = max(0, min(100, face.l + max(-6, min(6, (mood.lightness - 1) * 20))))
+                let k = max(0.85, min(1.15, mood.saturation))
+                face.a *= k
+                face.b *= k
+                name += " " + word
+            }
         } else {
             var hue = Double(random.next() % 360)
             var saturation = 0.55 + Double(random.next() % 20) / 100
