@@ -299,7 +299,7 @@ struct Composition: Sendable {
             let half = round ? (inner * inner - (y - c.y) * (y - c.y)).squareRoot() - s * 0.02 : s / 2
             guard half > 0 else { continue }
             canvas.fill(.capsule(from: Point(c.x - half, y), to: Point(c.x + half, y), radius: s * 0.0012),
-                        with: .solid(colours.glow.withAlpha(16)))
+                        with: .solid(colours.glow.withAlpha(10)))
         }
         // The light's reflection: thin broken lines under the sun, fading further down.
         let reflectionEnd = round ? hy + s * 0.075 : s * 0.74
