@@ -54,7 +54,11 @@ struct BadgeArt {
     /// prompt names ("a path as its symbol") is the motif; vibes ("joyful",
     /// "calm", "bold") set the palette's mood (`badge prompt` writes all three).
     /// 4: the caption is the promise in the user's own words, in any script
-    /// (Caption), on up to two lines; "no text" draws none; emoji are motif hints.
+    /// (Caption), on up to two lines; "no text" draws none; emoji are motif hints;
+    /// colours named are the face, accent and rim (pastel tints, dark shades),
+    /// composition words ("edge-to-edge", "sunset") choose the tile and the
+    /// horizon scene, 28 more motifs, and the seed varies the layout
+    /// (Composition, Layout).
     static let engines = ["art-engine 2": 2, "art-engine 3": 3, "art-engine 4": 4]
     static let currentEngine = 4
 
@@ -108,8 +112,17 @@ struct BadgeArt {
         let ready = threads == 1 ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
-        let palette = Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
-        let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random,
+        var palette = engine >= 4
+            ? Palette.make(look: reading.look, colorWords: reading.colorWords, motif: motif, random: &random)
+            : Palette.make(colorWords: reading.colorWords, motif: motif, random: &random)
+        var composition: Composition?
+        if engine >= 4 && style != .sketch {
+            // A horizon scene's caption stands on the dark ground.
+            if reading.look.horizon != nil { palette.ink = RGBA(255, 249, 240) }
+            composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
+                                      look: reading.look, motif: motif)
+        }
+        let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
                         caption: { slot?.value ?? (try? pending?.value) ?? ready })
         let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
         var encoded: BandedPNG?
@@ -164,8 +177,14 @@ struct BadgeArt {
                                                                                      drawn: plan.caption()) {
             notes["warning"] = warning
         }
+        if let composition {
+            notes["layout"] = composition.layout.description
+            if let (kind, word) = reading.look.horizon { notes["scene"] = "\(kind.rawValue) horizon <- \(word)" }
+        }
         if let given = request.caption { notes["caption-text"] = given }
-        if style != .sketch, let (backdrop, word) = reading.backdrop { notes["backdrop"] = "\(backdrop.rawValue) <- \(word)" }
+        if style != .sketch, composition?.look.horizon == nil, let (backdrop, word) = reading.backdrop {
+            notes["backdrop"] = "\(backdrop.rawValue) <- \(word)"
+        }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
         if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
@@ -193,6 +212,8 @@ struct BadgeArt {
         /// The generator after the palette was chosen: every band makes the
         /// same draws from it, so every band draws the same picture.
         var random: SplitMix64
+        /// Art engine 4's face, rim and arrangement (nil before, and for a sketch).
+        var composition: Composition?
         /// The caption, rendered; waits for it when it is fitted on another thread.
         var caption: @Sendable () -> TextImage?
     }
@@ -258,11 +279,15 @@ struct BadgeArt {
         let (style, reading, palette) = (plan.style, plan.reading, plan.palette)
         let round = style != .tile
         var random = plan.random
-        switch style {
-        case .medal: drawMedal(canvas, size: size, palette: palette, random: &random)
-        case .tile: drawTile(canvas, size: size, palette: palette)
-        case .flat: drawFlat(canvas, size: size, palette: palette)
-        case .sketch: drawPaper(canvas, size: size)
+        if let composition = plan.composition {
+            composition.background(canvas, random: &random)
+        } else {
+            switch style {
+            case .medal: drawMedal(canvas, size: size, palette: palette, random: &random)
+            case .tile: drawTile(canvas, size: size, palette: palette)
+            case .flat: drawFlat(canvas, size: size, palette: palette)
+            case .sketch: drawPaper(canvas, size: size)
+            }
         }
         // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
         if cancellation?.isCancelled == true { return }
@@ -289,6 +314,13 @@ struct BadgeArt {
             if cancellation?.isCancelled == true { return }
             canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk,
                                isCancelled: { cancellation?.isCancelled == true })
+        } else if let composition = plan.composition {
+            if composition.look.horizon == nil, let (backdrop, _) = reading.backdrop {
+                var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
+                                          ink: palette.ink.withAlpha(62), cut: .clear, random: random)
+                behind.draw(backdrop)
+            }
+            composition.foreground(canvas, motif: plan.motif, frame: frame, random: random)
         } else {
             if let (backdrop, _) = reading.backdrop {
                 var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),

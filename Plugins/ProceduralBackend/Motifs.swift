@@ -74,6 +74,34 @@ struct MotifPainter {
         case .coins: coins()
         case .globe: globe()
         case .camera: camera()
+        case .plane: plane()
+        case .suitcase: suitcase()
+        case .bed: bed()
+        case .phone: phone()
+        case .piggyBank: piggyBank()
+        case .pot: pot()
+        case .sprout: sprout()
+        case .noSmoking: noSmoking()
+        case .helpingHands: helpingHands()
+        case .storybook: storybook()
+        case .gradCap: gradCap()
+        case .yoga: yoga()
+        case .boot: boot()
+        case .language: language()
+        case .apple: apple()
+        case .alarmClock: alarmClock()
+        case .palette: palette()
+        case .paw: paw()
+        case .tooth: tooth()
+        case .calendar: calendar()
+        case .checklist: checklist()
+        case .house: house()
+        case .hourglass: hourglass()
+        case .trophy: trophy()
+        case .lightbulb: lightbulb()
+        case .noAlcohol: noAlcohol()
+        case .tent: tent()
+        case .headphones: headphones()
         case .abstract: abstract()
         }
     }
@@ -104,13 +132,13 @@ struct MotifPainter {
         }
     }
 
-    private func star(_ x: Double, _ y: Double, _ r: Double, points: Int = 5) {
+    private func star(_ x: Double, _ y: Double, _ r: Double, points: Int = 5, _ color: RGBA? = nil) {
         let p = (0..<(points * 2)).map { k -> (Double, Double) in
             let a = Double(k) / Double(points * 2) * 2 * .pi - .pi / 2
             let radius = k % 2 == 0 ? r : r * 0.45
             return (x + cos(a) * radius, y + sin(a) * radius)
         }
-        polygon(p)
+        polygon(p, color)
     }
 
     private func bicycle() {
@@ -406,5 +434,321 @@ struct MotifPainter {
         fill(.ring(center: frame.p(0, 0), inner: frame.len(0.88), outer: frame.len(0.96)), opacity: 0.8)
         polygon(star)
         fill(.circle(center: frame.p(0, 0), radius: frame.len(inner * 0.45)), cut)
+    }
+}
+
+/// Art engine 4's motifs: the pictures of common resolutions.
+extension MotifPainter {
+    /// A leaf-shaped lens from `a` to `b`, `width` across at its middle.
+    private func lens(_ a: (Double, Double), _ b: (Double, Double), width: Double, _ color: RGBA? = nil) {
+        let dx = b.0 - a.0, dy = b.1 - a.1
+        let length = (dx * dx + dy * dy).squareRoot()
+        let nx = -dy / length, ny = dx / length
+        var points: [(Double, Double)] = []
+        for i in 0...16 {
+            let t = Double(i) / 16, bulge = sin(t * .pi) * width / 2
+            points.append((a.0 + dx * t + nx * bulge, a.1 + dy * t + ny * bulge))
+        }
+        for i in (1..<16).reversed() {
+            let t = Double(i) / 16, bulge = sin(t * .pi) * width / 2
+            points.append((a.0 + dx * t - nx * bulge, a.1 + dy * t - ny * bulge))
+        }
+        polygon(points, color)
+    }
+
+    /// A ring with a slash across it, drawn over what is forbidden; the slash parts it from what is below.
+    private func prohibited() {
+        ring(0, 0, 0.84, 0.13)
+        stroke([(-0.6, -0.6), (0.6, 0.6)], 0.12, cut)
+        stroke([(-0.6, -0.6), (0.6, 0.6)], 0.065)
+    }
+
+    fileprivate func plane() {
+        var t = self
+        t.frame.angle += .pi / 4
+        t.capsule(0, -0.82, 0, 0.72, 0.12)
+        t.polygon([(-0.1, -0.22), (0.1, -0.22), (0.9, 0.16), (0.9, 0.3), (0.1, 0.1), (-0.1, 0.1), (-0.9, 0.3), (-0.9, 0.16)])
+        t.polygon([(-0.07, 0.48), (0.07, 0.48), (0.38, 0.7), (0.38, 0.8), (0.07, 0.7), (-0.07, 0.7), (-0.38, 0.8), (-0.38, 0.7)])
+    }
+
+    fileprivate func suitcase() {
+        stroke([(-0.26, -0.4), (-0.26, -0.66), (0.26, -0.66), (0.26, -0.4)], 0.075)
+        box(0, 0.14, 1.56, 1.08, 0.14)
+        for x in [-0.42, 0.42] { box(x, 0.14, 0.11, 1.08, 0, cut) }
+        for x in [-0.52, 0.52] { circle(x, 0.76, 0.09) }
+    }
+
+    fileprivate func bed() {
+        box(-0.84, 0.02, 0.14, 1.0, 0.05)
+        box(0.84, 0.22, 0.14, 0.6, 0.05)
+        box(0, 0.36, 1.8, 0.18, 0.04)
+        circle(-0.52, -0.04, 0.16)
+        box(0.16, 0.1, 1.2, 0.3, 0.1)
+        stroke([(0.22, -0.78), (0.46, -0.78), (0.22, -0.52), (0.46, -0.52)], 0.045)
+        stroke([(0.56, -0.46), (0.72, -0.46), (0.56, -0.28), (0.72, -0.28)], 0.035)
+    }
+
+    fileprivate func phone() {
+        box(-0.22, 0.05, 0.9, 1.7, 0.16)
+        box(-0.22, -0.02, 0.72, 1.28, 0.04, cut)
+        circle(-0.22, 0.77, 0.06, cut)
+        // A heart on the screen, and the call's sound rising beside the phone.
+        var small = self
+        small.frame = Frame(center: frame.p(-0.22, -0.05), radius: frame.radius * 0.32, angle: frame.angle)
+        small.heart()
+        for (k, r) in [0.28, 0.5].enumerated() {
+            stroke(arc(0.28, -0.55, r, from: -1.25, to: 0.05, steps: 16), 0.06 - Double(k) * 0.008)
+        }
+    }
+
+    fileprivate func piggyBank() {
+        fill(.ellipse(center: frame.p(-0.05, 0.12), rx: frame.len(0.72), ry: frame.len(0.54)))
+        box(0.72, 0.08, 0.26, 0.34, 0.1)
+        polygon([(0.12, -0.32), (0.36, -0.66), (0.5, -0.26)])
+        for x in [-0.42, 0.3] { box(x, 0.66, 0.18, 0.3, 0.06) }
+        stroke(arc(-0.86, 0.0, 0.11, from: -0.5, to: 4.2, steps: 16), 0.035)
+        capsule(-0.28, -0.28, 0.06, -0.28, 0.035, cut)
+        circle(0.4, -0.06, 0.06, cut)
+        circle(-0.11, -0.72, 0.17)
+        ring(-0.11, -0.72, 0.1, 0.035, cut)
+    }
+
+    fileprivate func pot() {
+        box(0, 0.3, 1.3, 0.78, 0.14)
+        box(0, -0.1, 1.5, 0.13, 0.06)
+        for side in [-1.0, 1.0] { box(side * 0.8, 0.12, 0.26, 0.11, 0.05) }
+        fill(.ellipse(center: frame.p(0, -0.22), rx: frame.len(0.64), ry: frame.len(0.12)))
+        circle(0, -0.34, 0.08)
+        for x in [-0.34, 0.0, 0.34] {
+            stroke((0...20).map { i in
+                let t = Double(i) / 20
+                return (x + 0.07 * sin(t * 2 * .pi), -0.5 - t * 0.42)
+            }, 0.035)
+        }
+    }
+
+    fileprivate func sprout() {
+        fill(.ellipse(center: frame.p(0, 0.74), rx: frame.len(0.78), ry: frame.len(0.2)))
+        stroke([(0, 0.66), (0, 0.2), (0.04, -0.1), (0.1, -0.3)], 0.06)
+        lens((0, 0.2), (-0.72, -0.32), width: 0.46)
+        lens((0.06, -0.12), (0.7, -0.78), width: 0.5)
+        stroke([(-0.08, 0.12), (-0.52, -0.2)], 0.022, cut)
+        stroke([(0.14, -0.2), (0.56, -0.62)], 0.022, cut)
+    }
+
+    fileprivate func noSmoking() {
+        box(-0.05, 0.06, 1.2, 0.24, 0.03)
+        box(0.4, 0.06, 0.025, 0.24, 0, cut)
+        stroke(wave(y: -0.3, from: -0.55, to: -0.15, amplitude: 0.06, periods: 1.2), 0.03)
+        prohibited()
+    }
+
+    fileprivate func helpingHands() {
+        var small = self
+        small.frame = Frame(center: frame.p(0, -0.3), radius: frame.radius * 0.5, angle: frame.angle)
+        small.heart()
+        for side in [-1.0, 1.0] {
+            // A cupped hand: the palm's curve, the thumb over the heart, the wrist below.
+            stroke(arc(0, -0.12, 0.68, from: side < 0 ? 0.5 * .pi : 0.08 * .pi, to: side < 0 ? 0.92 * .pi : 0.5 * .pi, steps: 20), 0.13)
+            capsule(side * 0.66, 0.0, side * 0.78, -0.32, 0.08)
+            capsule(side * 0.55, 0.42, side * 0.72, 0.82, 0.15)
+        }
+    }
+
+    fileprivate func storybook() {
+        circle(-0.32, -0.6, 0.2)
+        fill(.ellipse(center: frame.p(-0.32, -0.05), rx: frame.len(0.4), ry: frame.len(0.34)))
+        circle(0.36, -0.36, 0.15)
+        fill(.ellipse(center: frame.p(0.36, 0.04), rx: frame.len(0.3), ry: frame.len(0.24)))
+        var small = self
+        small.frame = Frame(center: frame.p(0, 0.5), radius: frame.radius * 0.55, angle: frame.angle)
+        small.polygon([(-1.05, -0.5), (-0.5, -0.65), (0, -0.5), (0, 0.62), (-0.5, 0.48), (-1.05, 0.62)], cut)
+        small.polygon([(1.05, -0.5), (0.5, -0.65), (0, -0.5), (0, 0.62), (0.5, 0.48), (1.05, 0.62)], cut)
+        small.book()
+    }
+
+    fileprivate func gradCap() {
+        polygon([(-0.52, -0.06), (0.52, -0.06), (0.52, 0.36), (0, 0.5), (-0.52, 0.36)])
+        stroke([(-0.98, -0.22), (0, 0.16), (0.98, -0.22)], 0.045, cut)
+        polygon([(0, -0.62), (0.98, -0.22), (0, 0.16), (-0.98, -0.22)])
+        stroke([(0, -0.22), (0.66, -0.06), (0.66, 0.42)], 0.035)
+        box(0.66, 0.52, 0.12, 0.2, 0.04)
+        circle(0, -0.22, 0.06, cut)
+    }
+
+    fileprivate func yoga() {
+        circle(0, -0.44, 0.14)
+        stroke([(-0.1, -0.2), (-0.34, -0.5), (-0.06, -0.9)], 0.055)
+        stroke([(0.1, -0.2), (0.34, -0.5), (0.06, -0.9)], 0.055)
+        capsule(0, -0.24, 0, 0.22, 0.11)
+        capsule(-0.02, 0.22, -0.02, 0.86, 0.08)
+        stroke([(0.02, 0.24), (0.42, 0.42), (0.04, 0.58)], 0.075)
+        capsule(-0.62, 0.93, 0.62, 0.93, 0.04)
+    }
+
+    fileprivate func boot() {
+        polygon([(-0.5, -0.8), (0.08, -0.8), (0.12, -0.12), (0.66, 0.1), (0.86, 0.3), (0.86, 0.56), (-0.56, 0.56), (-0.58, -0.1)])
+        box(0.14, 0.66, 1.5, 0.2, 0.07)
+        for k in 0..<4 {
+            let y = -0.62 + Double(k) * 0.16
+            capsule(-0.14, y, 0.12, y + 0.05, 0.028, cut)
+        }
+        for x in stride(from: -0.45, through: 0.75, by: 0.24) { box(x, 0.74, 0.09, 0.07, 0, cut) }
+        capsule(-0.56, 0.34, 0.84, 0.34, 0.025, cut)
+    }
+
+    fileprivate func language() {
+        box(0, -0.1, 1.76, 1.18, 0.3)
+        polygon([(-0.5, 0.42), (-0.12, 0.42), (-0.66, 0.84)])
+        // A Latin letter and a Chinese character: one language, then another.
+        stroke([(-0.64, 0.2), (-0.4, -0.42), (-0.16, 0.2)], 0.055, cut)
+        capsule(-0.55, -0.02, -0.25, -0.02, 0.045, cut)
+        capsule(0.4, -0.5, 0.4, -0.4, 0.045, cut)
+        capsule(0.14, -0.3, 0.66, -0.3, 0.045, cut)
+        stroke([(0.22, -0.22), (0.6, 0.22)], 0.05, cut)
+        stroke([(0.58, -0.22), (0.18, 0.22)], 0.05, cut)
+    }
+
+    fileprivate func apple() {
+        for x in [-0.24, 0.24] { circle(x, 0.14, 0.52) }
+        circle(0, 0.36, 0.42)
+        circle(0, -0.34, 0.1, cut)
+        capsule(0, -0.3, 0.06, -0.66, 0.05)
+        lens((0.1, -0.5), (0.56, -0.74), width: 0.24)
+        fill(.ellipse(center: frame.p(-0.32, -0.02), rx: frame.len(0.08), ry: frame.len(0.16)), cut, opacity: 0.5)
+    }
+
+    fileprivate func alarmClock() {
+        for side in [-1.0, 1.0] {
+            circle(side * 0.5, -0.6, 0.2)
+            capsule(side * 0.4, 0.6, side * 0.58, 0.86, 0.06)
+        }
+        circle(0, 0.1, 0.72)
+        circle(0, 0.1, 0.56, cut)
+        capsule(0, 0.1, 0, -0.28, 0.05)
+        capsule(0, 0.1, 0.26, 0.24, 0.05)
+        circle(0, 0.1, 0.07)
+        for k in 0..<12 where k % 3 == 0 {
+            let a = Double(k) / 12 * 2 * .pi
+            capsule(sin(a) * 0.44, 0.1 - cos(a) * 0.44, sin(a) * 0.5, 0.1 - cos(a) * 0.5, 0.03)
+        }
+    }
+
+    fileprivate func palette() {
+        fill(.ellipse(center: frame.p(0, 0.04), rx: frame.len(0.9), ry: frame.len(0.74)))
+        circle(0.46, 0.36, 0.13, cut)
+        circle(0.86, 0.5, 0.26, cut)
+        for (x, y) in [(-0.5, 0.02), (-0.3, -0.38), (0.12, -0.46), (0.5, -0.22), (-0.3, 0.4)] { circle(x, y, 0.13, cut) }
+    }
+
+    fileprivate func paw() {
+        fill(.ellipse(center: frame.p(0, 0.38), rx: frame.len(0.44), ry: frame.len(0.36)))
+        for (x, y) in [(-0.58, -0.1), (-0.22, -0.46), (0.22, -0.46), (0.58, -0.1)] {
+            fill(.ellipse(center: frame.p(x, y), rx: frame.len(0.16), ry: frame.len(0.21)))
+        }
+    }
+
+    fileprivate func tooth() {
+        for x in [-0.3, 0.3] { circle(x, -0.36, 0.4) }
+        polygon([(-0.7, -0.36), (0.7, -0.36), (0.56, 0.2), (0.42, 0.8), (0.18, 0.84), (0.04, 0.34), (-0.04, 0.34), (-0.18, 0.84), (-0.42, 0.8), (-0.56, 0.2)])
+        fill(.ellipse(center: frame.p(-0.34, -0.42), rx: frame.len(0.1), ry: frame.len(0.16)), cut, opacity: 0.5)
+        star(0.78, -0.76, 0.16, points: 4)
+    }
+
+    fileprivate func calendar() {
+        box(0, 0.1, 1.6, 1.46, 0.14)
+        box(0, 0.26, 1.38, 1.0, 0.04, cut)
+        for x in [-0.42, 0.42] { capsule(x, -0.78, x, -0.54, 0.07) }
+        for row in 0..<3 {
+            for column in 0..<4 {
+                let x = -0.48 + Double(column) * 0.32, y = -0.02 + Double(row) * 0.3
+                if row == 1 && column == 2 {
+                    stroke([(x - 0.1, y), (x - 0.02, y + 0.08), (x + 0.12, y - 0.1)], 0.045)
+                } else {
+                    box(x, y, 0.18, 0.16, 0.03)
+                }
+            }
+        }
+    }
+
+    fileprivate func checklist() {
+        box(0, 0.1, 1.36, 1.66, 0.12)
+        box(0, 0.16, 1.14, 1.36, 0.04, cut)
+        box(0, -0.72, 0.52, 0.24, 0.08)
+        for (k, y) in [-0.3, 0.12, 0.54].enumerated() {
+            if k < 2 {
+                stroke([(-0.42, y), (-0.32, y + 0.1), (-0.14, y - 0.12)], 0.045)
+            } else {
+                box(-0.3, y, 0.22, 0.22, 0.04)
+                box(-0.3, y, 0.12, 0.12, 0.02, cut)
+            }
+            capsule(0.02, y, 0.38, y, 0.05)
+        }
+    }
+
+    fileprivate func house() {
+        box(0.5, -0.52, 0.18, 0.46, 0.02)
+        polygon([(-0.96, -0.02), (0, -0.88), (0.96, -0.02), (0.8, 0.1), (0, -0.62), (-0.8, 0.1)])
+        polygon([(-0.66, 0.02), (0, -0.56), (0.66, 0.02), (0.66, 0.82), (-0.66, 0.82)])
+        box(0.24, 0.54, 0.3, 0.56, 0.05, cut)
+        box(-0.32, 0.3, 0.3, 0.28, 0.03, cut)
+        box(-0.32, 0.3, 0.3, 0.04, 0, nil)
+        box(-0.32, 0.3, 0.04, 0.28, 0, nil)
+    }
+
+    fileprivate func hourglass() {
+        box(0, -0.84, 1.16, 0.14, 0.06)
+        box(0, 0.84, 1.16, 0.14, 0.06)
+        polygon([(-0.48, -0.78), (0.48, -0.78), (0.1, 0), (0.48, 0.78), (-0.48, 0.78), (-0.1, 0)])
+        polygon([(-0.36, -0.7), (0.36, -0.7), (0.04, 0), (0.36, 0.7), (-0.36, 0.7), (-0.04, 0)], cut)
+        polygon([(-0.24, -0.42), (0.24, -0.42), (0.02, -0.06), (-0.02, -0.06)])
+        polygon([(-0.36, 0.7), (0.36, 0.7), (0.24, 0.5), (0, 0.34), (-0.24, 0.5)])
+        capsule(0, -0.04, 0, 0.5, 0.018)
+    }
+
+    fileprivate func trophy() {
+        for side in [-1.0, 1.0] {
+            stroke(arc(side * 0.52, -0.48, 0.24, from: side < 0 ? 0.5 * .pi : -0.5 * .pi, to: side < 0 ? 1.5 * .pi : 0.5 * .pi, steps: 16), 0.075)
+        }
+        let bowl = arc(0, -0.74, 0.58, from: 0, to: .pi, steps: 28).map { ($0.0, -0.74 + ($0.1 + 0.74) * 1.25) }
+        polygon([(0.58, -0.74)] + bowl + [(-0.58, -0.74)])
+        polygon([(-0.08, -0.06), (0.08, -0.06), (0.12, 0.44), (-0.12, 0.44)])
+        box(0, 0.52, 0.6, 0.14, 0.04)
+        box(0, 0.72, 0.9, 0.24, 0.05)
+        star(0, -0.46, 0.2, cut)
+    }
+
+    fileprivate func lightbulb() {
+        circle(0, -0.22, 0.56)
+        polygon([(-0.34, 0.12), (0.34, 0.12), (0.24, 0.48), (-0.24, 0.48)])
+        box(0, 0.58, 0.5, 0.1, 0.04)
+        box(0, 0.72, 0.44, 0.1, 0.04)
+        capsule(-0.1, 0.84, 0.1, 0.84, 0.05)
+        stroke([(-0.14, 0.4), (-0.14, 0.02), (-0.04, -0.12), (0.04, -0.12), (0.14, 0.02), (0.14, 0.4)], 0.035, cut)
+        fill(.ellipse(center: frame.p(-0.26, -0.38), rx: frame.len(0.1), ry: frame.len(0.16)), cut, opacity: 0.45)
+    }
+
+    fileprivate func noAlcohol() {
+        let bowl = [(-0.3, -0.5)] + arc(0, -0.5, 0.3, from: .pi, to: 0, steps: 16).map { ($0.0, -0.5 + (-0.5 - $0.1) * -1.3) }
+        polygon(bowl + [(0.3, -0.5)])
+        capsule(0, -0.1, 0, 0.4, 0.045)
+        fill(.ellipse(center: frame.p(0, 0.42), rx: frame.len(0.24), ry: frame.len(0.06)))
+        prohibited()
+    }
+
+    fileprivate func tent() {
+        polygon([(-0.92, 0.66), (0, -0.78), (0.92, 0.66)])
+        polygon([(-0.26, 0.66), (0, 0.08), (0.26, 0.66)], cut)
+        capsule(0, -0.78, 0.12, -0.96, 0.035)
+        capsule(-0.98, 0.7, 0.98, 0.7, 0.04)
+        capsule(0, -0.66, 0, 0.06, 0.02, cut)
+    }
+
+    fileprivate func headphones() {
+        stroke(arc(0, 0.1, 0.72, from: .pi, to: 2 * .pi, steps: 32), 0.09)
+        for side in [-1.0, 1.0] {
+            box(side * 0.68, 0.34, 0.3, 0.62, 0.13)
+            box(side * 0.5, 0.34, 0.14, 0.42, 0.05)
+        }
     }
 }

@@ -9,6 +9,8 @@ struct Palette: Sendable {
     var rimDark: RGBA
     var ink: RGBA
     var name: String
+    /// The second colour (art engine 4): the ring inside the rim, the laurels and stars.
+    var accent = RGBA(250, 220, 130)
 
     /// Colour words and their hues (degrees) and saturation.
     static let named: [String: (hue: Double, saturation: Double, lightness: Double)] = [
@@ -80,6 +82,102 @@ struct Palette: Sendable {
         let metal = metals[Int(random.next() % UInt64(metals.count))]
         return Palette(faceLight: faceLight, faceDark: faceDark, rimLight: metal.light, rimDark: metal.dark, ink: ink,
                        name: "\(name), \(metal.name) rim")
+    }
+}
+
+extension Palette {
+    /// Art engine 4's palette: the face is the first colour the prompt names
+    /// (its pastel tint or dark shade when the prompt says so), the accent the
+    /// second, the rim the third; with no colour named, the seed's or the
+    /// motif's hue as before. The ink is white or a dark shade of the face,
+    /// whichever reads on the whole face (WCAG ≥ 4.5).
+    static func make(look: LookReading, colorWords: [String], motif: Motif, random: inout SplitMix64) -> Palette {
+        var face: Lab
+        var name: String
+        if let first = look.colours.first {
+            face = Lab(first.color)
+            name = first.words.joined(separator: " ")
+            if look.dark {
+                face.l *= 0.6
+                name = "dark " + name
+            }
+            // A mood or vibe nudges the colour named, never far from it.
+            for word in colorWords where word != "pastel" && word != "dark" {
+                let moodName = PromptReading.vibes[word] ?? word
+                guard let mood = moods[moodName] else { continue }
+                face.l = max(0, min(100, face.l + max(-6, min(6, (mood.lightness - 1) * 20))))
+                let k = max(0.85, min(1.15, mood.saturation))
+                face.a *= k
+                face.b *= k
+                name += " " + word
+            }
+        } else {
+            var hue = Double(random.next() % 360)
+            var saturation = 0.55 + Double(random.next() % 20) / 100
+            var lightness = 0.36
+            name = "seeded hue \(Int(hue))"
+            if let suggested = motif.hue {
+                hue = suggested + Double(Int(hue) % 41 - 20)
+                name = "\(motif.rawValue) hue \(Int(hue))"
+            }
+            for word in colorWords where word != "pastel" {
+                let moodName = PromptReading.vibes[word] ?? word
+                guard let mood = moods[moodName] else { continue }
+                lightness *= mood.lightness
+                saturation = min(1, saturation * mood.saturation)
+                if moodName == "warm" { hue = hue * 0.7 + 30 * 0.3 }
+                if moodName == "cool" { hue = hue * 0.7 + 210 * 0.3 }
+                name += " " + word
+            }
+            face = Lab(RGBA.hsl(hue, saturation, lightness))
+            if !look.pastel {
+                // No colour named: the face is kept dark enough for white ink, as before.
+                var rgba = face.rgba
+                while RGBA.contrast(RGBA(252, 252, 250), Lab(rgba).lighter(5).rgba) < 4.5 && rgba.hsl.l > 0.1 { rgba = rgba.darker(0.08) }
+                face = Lab(rgba)
+            }
+        }
+        if look.pastel {
+            face = face.lightTint(minimum: 85)
+            name = "pastel " + name
+        }
+        let metal = metals[Int(random.next() % UInt64(metals.count))]
+        // A gentle gradient around the colour: every part of the face is the colour named.
+        var spread = 5.0
+        var faceLight = face.lighter(spread).rgba, faceDark = face.lighter(-spread).rgba
+        let white = RGBA(252, 252, 250)
+        let shade = Lab(l: 8, a: face.a * 0.25, b: face.b * 0.25).rgba
+        // With a margin: the patterns on the face move it a little.
+        func reads(_ ink: RGBA) -> Bool { RGBA.contrast(ink, faceLight) >= 4.8 && RGBA.contrast(ink, faceDark) >= 4.8 }
+        var ink = white
+        while true {
+            if reads(white) { ink = white; break }
+            if reads(shade) { ink = shade; break }
+            if spread <= 0 {
+                ink = RGBA.contrast(white, faceLight) >= RGBA.contrast(.black, faceLight) ? white : RGBA(0, 0, 0)
+                break
+            }
+            spread -= 1
+            faceLight = face.lighter(spread).rgba
+            faceDark = face.lighter(-spread).rgba
+        }
+        var accent = metal.light.mixed(with: metal.dark, 0.25)
+        if look.colours.count > 1 {
+            var lab = Lab(look.colours[1].color)
+            if look.pastel { lab = lab.lightTint(minimum: 82) }
+            accent = lab.rgba
+            name += ", \(look.colours[1].words.joined(separator: " ")) accent"
+        }
+        var rimLight = metal.light, rimDark = metal.dark, rimName = metal.name
+        if look.colours.count > 2 {
+            var lab = Lab(look.colours[2].color)
+            if look.pastel { lab = lab.lightTint(minimum: 82) }
+            rimLight = lab.lighter(12).rgba
+            rimDark = lab.lighter(-14).rgba
+            rimName = look.colours[2].words.joined(separator: " ")
+        }
+        return Palette(faceLight: faceLight, faceDark: faceDark, rimLight: rimLight, rimDark: rimDark, ink: ink,
+                       name: "\(name), \(rimName) rim", accent: accent)
     }
 }
 

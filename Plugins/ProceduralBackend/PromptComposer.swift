@@ -51,6 +51,13 @@ public struct PromptComposer: Sendable, Equatable {
         .bicycle: "a bicycle", .swimmer: "a swimmer", .meditation: "a figure in meditation", .moon: "the moon and stars",
         .waves: "ocean waves", .pencil: "a pencil", .music: "a music note", .laptop: "a laptop", .speech: "a speech bubble",
         .leaf: "a leaf", .cup: "a cup", .coins: "a stack of coins", .globe: "a globe", .camera: "a camera",
+        .plane: "a plane", .suitcase: "a suitcase", .bed: "a bed", .phone: "a phone", .piggyBank: "a piggy bank",
+        .pot: "a cooking pot", .sprout: "a sprout", .noSmoking: "a no-smoking sign", .helpingHands: "helping hands",
+        .storybook: "a storybook", .gradCap: "a graduation cap", .yoga: "a yoga pose", .boot: "a hiking boot",
+        .language: "two languages", .apple: "an apple", .alarmClock: "an alarm clock", .palette: "a painter's palette",
+        .paw: "a paw print", .tooth: "a tooth", .calendar: "a calendar", .checklist: "a checklist", .house: "a house",
+        .hourglass: "an hourglass", .trophy: "a trophy", .lightbulb: "a lightbulb", .noAlcohol: "no alcohol", .tent: "a tent",
+        .headphones: "headphones",
     ]
 
     public static func isColor(_ word: String) -> Bool {

@@ -4,6 +4,11 @@ import Foundation
 enum Motif: String, CaseIterable, Sendable {
     case dumbbells, tree, forest, path, book, drop, heart, sun, runner, mountain
     case bicycle, swimmer, meditation, moon, waves, pencil, music, laptop, speech, leaf, cup, coins, globe, camera
+    /// Art engine 4 on.
+    case plane, suitcase, bed, phone, piggyBank = "piggy-bank", pot, sprout, noSmoking = "no-smoking"
+    case helpingHands = "helping-hands", storybook, gradCap = "graduation-cap", yoga, boot, language, apple
+    case alarmClock = "alarm-clock", palette, paw, tooth, calendar, checklist, house, hourglass, trophy
+    case lightbulb, noAlcohol = "no-alcohol", tent, headphones
     case abstract
 
     /// The hue a motif suggests when the prompt names no colour: water is blue,
@@ -23,7 +28,18 @@ enum Motif: String, CaseIterable, Sendable {
         case .coins: return 150
         case .globe: return 205
         case .meditation: return 275
+        case .plane: return 205
+        case .bed: return 235
+        case .piggyBank: return 340
+        case .sprout: return 120
+        case .apple: return 355
+        case .tooth: return 195
+        case .tent: return 28
+        case .yoga: return 280
+        case .boot: return 25
         case .dumbbells, .runner, .abstract, .bicycle, .pencil, .music, .laptop, .speech, .camera: return nil
+        case .suitcase, .phone, .pot, .noSmoking, .helpingHands, .storybook, .gradCap, .language, .alarmClock, .palette,
+             .paw, .calendar, .checklist, .house, .hourglass, .trophy, .lightbulb, .noAlcohol, .headphones: return nil
         }
     }
 }
@@ -43,6 +59,8 @@ struct PromptReading: Sendable {
     var glow = false
     /// What badge did with flags it cannot honour ("--ar 16:9").
     var notes: [String] = []
+    /// Colours in order, pastel, full bleed, a horizon scene (art engine 4 on; empty before).
+    var look = LookReading()
 
     static let styleWords: [String: BadgeArt.Style] = [
         "flat": .flat, "minimalist": .flat, "minimal": .flat, "simple": .flat,
@@ -132,17 +150,65 @@ struct PromptReading: Sendable {
         "photo": .camera, "photograph": .camera, "camera": .camera, "picture": .camera,
     ]
 
+    /// Words that name a motif from art engine 4 on, first: the common resolutions' own pictures.
+    static let lexicon4: [String: Motif] = [
+        "fly": .plane, "flight": .plane, "plane": .plane, "airplane": .plane, "travel": .plane, "travell": .plane,
+        "trip": .suitcase, "vacation": .suitcase, "holiday": .suitcase, "suitcas": .suitcase, "suitcase": .suitcase, "pack": .suitcase, "luggag": .suitcase,
+        "sleep": .bed, "bed": .bed, "bedtim": .bed, "bedtime": .bed, "nap": .bed, "insomnia": .bed,
+        "phone": .phone, "call": .phone, "text": .phone, "telephon": .phone,
+        "save": .piggyBank, "sav": .piggyBank, "saving": .piggyBank, "piggy": .piggyBank, "pig": .piggyBank,
+        "cook": .pot, "recip": .pot, "recipe": .pot, "meal": .pot, "bake": .pot, "bak": .pot, "kitchen": .pot, "chef": .pot, "dinner": .pot, "soup": .pot,
+        "garden": .sprout, "grow": .sprout, "seed": .sprout, "sprout": .sprout, "herb": .sprout, "flower": .sprout, "balcony": .sprout,
+        "smok": .noSmoking, "smoke": .noSmoking, "cigarett": .noSmoking, "cigarette": .noSmoking, "vape": .noSmoking, "vap": .noSmoking,
+        "nicotin": .noSmoking, "nicotine": .noSmoking, "tobacco": .noSmoking,
+        "volunteer": .helpingHands, "charity": .helpingHands, "donat": .helpingHands, "donate": .helpingHands, "help": .helpingHands,
+        "give": .helpingHands, "giv": .helpingHands, "kid": .storybook, "kids": .storybook, "child": .storybook, "children": .storybook,
+        "son": .storybook, "daughter": .storybook, "story": .storybook, "stori": .storybook, "storybook": .storybook,
+        "study": .gradCap, "studi": .gradCap, "exam": .gradCap, "degree": .gradCap, "graduat": .gradCap, "school": .gradCap,
+        "university": .gradCap, "graduation": .gradCap, "college": .gradCap, "course": .gradCap, "class": .gradCap, "homework": .gradCap, "diploma": .gradCap,
+        "yoga": .yoga, "pilat": .yoga, "pilates": .yoga, "stretch": .yoga,
+        "hike": .boot, "hik": .boot, "trek": .boot, "trekk": .boot, "boot": .boot, "boots": .boot,
+        "language": .language, "languag": .language, "spanish": .language, "french": .language, "german": .language,
+        "italian": .language, "japanese": .language, "chinese": .language, "mandarin": .language, "korean": .language,
+        "english": .language, "portuguese": .language, "arabic": .language, "vocabulary": .language, "fluent": .language, "speak": .language,
+        "apple": .apple, "fruit": .apple, "diet": .apple, "nutrition": .apple, "snack": .apple, "sugar": .apple,
+        "wake": .alarmClock, "wak": .alarmClock, "alarm": .alarmClock, "clock": .alarmClock, "punctual": .alarmClock, "oversleep": .alarmClock,
+        "paint": .palette, "art": .palette, "artist": .palette, "watercolour": .palette, "watercolor": .palette, "creativ": .palette,
+        "dog": .paw, "puppy": .paw, "pet": .paw, "cat": .paw, "paw": .paw,
+        "teeth": .tooth, "tooth": .tooth, "floss": .tooth, "dentist": .tooth, "dental": .tooth,
+        "habit": .calendar, "calendar": .calendar, "schedul": .calendar, "schedule": .calendar, "routine": .calendar, "plan": .calendar, "plann": .calendar,
+        "todo": .checklist, "list": .checklist, "task": .checklist, "organiz": .checklist, "organis": .checklist, "productiv": .checklist, "checklist": .checklist,
+        "home": .house, "house": .house, "clean": .house, "tidy": .house, "declutter": .house, "chore": .house, "chores": .house,
+        "time": .hourglass, "patienc": .hourglass, "patience": .hourglass, "procrastinat": .hourglass, "hourglass": .hourglass, "screen": .hourglass,
+        "win": .trophy, "trophy": .trophy, "champion": .trophy, "compet": .trophy, "tournament": .trophy, "achiev": .trophy, "goal": .trophy,
+        "idea": .lightbulb, "lightbulb": .lightbulb, "bulb": .lightbulb, "ideas": .lightbulb, "invent": .lightbulb, "think": .lightbulb, "brain": .lightbulb, "business": .lightbulb, "startup": .lightbulb,
+        "alcohol": .noAlcohol, "sober": .noAlcohol, "beer": .noAlcohol, "wine": .noAlcohol, "booze": .noAlcohol, "drunk": .noAlcohol,
+        "camp": .tent, "tent": .tent, "outdoor": .tent, "outdoors": .tent,
+        "podcast": .headphones, "listen": .headphones, "audiobook": .headphones, "headphon": .headphones,
+    ]
+
+    /// Motifs that say more than another the prompt also names (art engine 4):
+    /// "Read to my kids" is a storybook, "Drink less alcohol" no alcohol.
+    static let outranks: [Motif: Set<Motif>] = [
+        .storybook: [.book, .heart], .noAlcohol: [.drop], .noSmoking: [.heart], .language: [.speech, .book, .gradCap],
+        .helpingHands: [.heart], .tooth: [.sun], .yoga: [.meditation], .sprout: [.leaf],
+    ]
+
     /// Words that name a motif from engine 3 on (`badge prompt` writes "a speech bubble").
     static let lexicon3: [String: Motif] = ["speech": .speech, "bubble": .speech]
 
     /// The motif a word names, as the reading of `engine` knows it.
     static func motif(for word: String, engine: Int) -> Motif? {
-        lexicon[word] ?? lexicon[stem(word)] ?? (engine >= 3 ? lexicon3[word] : nil)
+        if engine >= 4, let motif = lexicon4[word] ?? lexicon4[stem(word)] { return motif }
+        return lexicon[word] ?? lexicon[stem(word)] ?? (engine >= 3 ? lexicon3[word] : nil)
     }
 
     /// Words that suggest a motif only when nothing more specific does:
     /// "Learn the guitar" is about music, not books.
-    static let weak: Set<String> = ["learn", "study", "walk", "eat", "call", "health", "healthy", "fit", "app", "kind", "rest", "early", "earli"]
+    static let weak: Set<String> = ["learn", "study", "walk", "eat", "call", "health", "healthy", "fit", "app", "kind", "rest", "early", "earli",
+                                    // Engine 4's words only.
+                                    "time", "plan", "list", "give", "help", "goal", "text", "home", "class", "pack", "art", "win",
+                                    "think", "stretch", "grow"]
 
     /// Words that join others; a shortened caption never ends on one.
     static let linkers: Set<String> = ["through", "with", "at", "by", "from", "into", "over", "under", "before", "after"]
@@ -185,6 +251,11 @@ struct PromptReading: Sendable {
             // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
             let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
             symbol = motifs.first { named.contains($0.1) }
+        }
+        if engine >= 4 {
+            look = LookReading(text: text)
+            // Composition words ("edge-to-edge", "no borders") win over style words ("minimalist").
+            if look.fullBleed { style = .tile }
         }
         self.motifs = motifs
         colorWords = colors
@@ -240,7 +311,11 @@ struct PromptReading: Sendable {
             return (.path, [path.1, trees.1])
         }
         let strong = motifs.filter { !Self.weak.contains($0.1) }
-        if let first = strong.first ?? motifs.first { return (first.0, [first.1]) }
+        if let first = strong.first ?? motifs.first {
+            // Only engine 4's motifs outrank others.
+            if let better = motifs.first(where: { Self.outranks[$0.0]?.contains(first.0) == true }) { return (better.0, [better.1]) }
+            return (first.0, [first.1])
+        }
         return (.abstract, [])
     }
 
