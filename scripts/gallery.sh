@@ -23,11 +23,22 @@ prompts=(
   "Travel the world"
   "Eat more greens"
   "Climb a mountain in midnight blue"
+  "A minimalist sunset over the sea, deep navy sky, coral and gold light at the horizon, edge-to-edge, no borders"
+  "Learn Spanish, pastel colours"
+  "Call grandmother every Sunday"
+  # A name for the file where the prompt has no Latin letters: name|prompt.
+  "learn-chinese|学习中文"
+  "read-every-day-arabic|اقرأ كل يوم"
 )
 styles=(medal tile flat sketch)
 
-for prompt in "${prompts[@]}"; do
-  slug=$(printf '%s' "$prompt" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' | sed 's/--*/-/g; s/-$//')
+for entry in "${prompts[@]}"; do
+  if [[ $entry == *"|"* ]]; then
+    slug=${entry%%|*} prompt=${entry#*|}
+  else
+    prompt=$entry
+    slug=$(printf '%s' "$prompt" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9' '-' | sed 's/--*/-/g; s/-$//' | cut -c1-48 | sed 's/-$//')
+  fi
   for style in "${styles[@]}"; do
     "$badge" generate --backend procedural --style "$style" --size "$size" --seed 1 \
       --output "$out/$slug-$style.png" "$prompt" > /dev/null

@@ -44,13 +44,31 @@ enum Caption {
             words.removeLast()
         }
         let joined = words.joined(separator: " ")
-        return String(joined.reversed().drop { $0.isPunctuation || $0.isWhitespace || $0 == "-" }.reversed()).uppercased()
+        return capitals(String(joined.reversed().drop { $0.isPunctuation || $0.isWhitespace || $0 == "-" }.reversed()))
+    }
+
+    /// Upper case as each script writes it: Greek capitals carry no tonos or
+    /// perispomeni ("ΚΆΘΕ ΜΈΡΑ" is written ΚΑΘΕ ΜΕΡΑ); a dialytika stays (Ϊ).
+    static func capitals(_ text: String) -> String {
+        let upper = text.uppercased()
+        guard upper.unicodeScalars.contains(where: { (0x0370...0x03FF).contains($0.value) || (0x1F00...0x1FFF).contains($0.value) }) else {
+            return upper
+        }
+        var kept: [Unicode.Scalar] = []
+        for scalar in upper.decomposedStringWithCanonicalMapping.unicodeScalars {
+            if scalar.value == 0x0301 || scalar.value == 0x0342 || scalar.value == 0x0313 || scalar.value == 0x0314,
+               let base = kept.last, (0x0370...0x03FF).contains(base.value) {
+                continue
+            }
+            kept.append(scalar)
+        }
+        return String(String.UnicodeScalarView(kept)).precomposedStringWithCanonicalMapping
     }
 
     /// A caption given outright (`generate --caption`): upper case, without emoji or control characters.
     static func given(_ caption: String) -> String {
         let kept = caption.unicodeScalars.filter { !isEmoji($0) && $0.properties.generalCategory != .control }
-        return String(String.UnicodeScalarView(kept)).split(whereSeparator: \.isWhitespace).joined(separator: " ").uppercased()
+        return capitals(String(String.UnicodeScalarView(kept)).split(whereSeparator: \.isWhitespace).joined(separator: " "))
     }
 
     /// "no text", "no words", "without a caption", "textless".
@@ -183,10 +201,12 @@ enum Caption {
 
     /// The widest caption line `line` of `lines` may be, as a share of the
     /// side: a round badge's face narrows below its middle, so the second of
-    /// two lines, lower, is given less.
+    /// two lines, lower, is given less. On a round badge every line's corners
+    /// stay within 0.353 of the side from the centre, clear of the accent ring
+    /// inside the rim (from 0.365; Composition) by at least 0.012 of the side.
     static func maxWidth(line: Int, of lines: Int, round: Bool) -> Double {
         guard round else { return 0.82 }
-        return lines == 1 ? 0.6 : line == 0 ? 0.62 : 0.52
+        return lines == 1 ? 0.56 : line == 0 ? 0.58 : 0.48
     }
 
     /// The caption rendered at the largest size at which a form fits on one

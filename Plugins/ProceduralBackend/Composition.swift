@@ -59,11 +59,13 @@ struct Composition: Sendable {
             backdrop(canvas)
             if round {
                 // The accent ring inside the rim: thin, double or wide, with the rim's pattern.
+                // It keeps to the face's outer 0.02 of the side: the caption's lines
+                // (Caption.maxWidth) stay clear of it.
                 let rings: [(Double, Double)]
                 switch layout.rim {
-                case .notches: rings = [(0.022, 0.01)]
-                case .beads: rings = [(0.03, 0.025), (0.017, 0.01)]
-                case .ridges: rings = [(0.034, 0.01)]
+                case .notches: rings = [(0.014, 0.006)]
+                case .beads: rings = [(0.02, 0.016), (0.012, 0.004)]
+                case .ridges: rings = [(0.02, 0.006)]
                 }
                 for (from, to) in rings {
                     canvas.fill(.ring(center: c, inner: inner - s * from, outer: inner - s * to), with: .solid(palette.accent))
@@ -93,10 +95,11 @@ struct Composition: Sendable {
         (palette.ink.luminance > 0.5 ? RGBA.black : RGBA.white).withAlpha(alpha)
     }
 
-    /// A tone-on-tone pattern on the face.
+    /// A tone-on-tone pattern on the face, faint enough that the caption over
+    /// it reads (OCR reads every script's caption on it: CaptionOCRTests).
     private func backdrop(_ canvas: Canvas) {
         let s = size, c = center
-        let tone = away(44)
+        let tone = away(30)
         let reach = round ? inner * 0.94 : s * 0.75
         switch layout.backdrop {
         case .plain:
@@ -126,7 +129,7 @@ struct Composition: Sendable {
                     let p = Point(c.x + Double(i) * step + (j % 2 == 0 ? 0 : step / 2), c.y + Double(j) * step)
                     let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y)).squareRoot()
                     guard !round || d < reach - s * 0.01 else { continue }
-                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(away(70)))
+                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(away(48)))
                 }
             }
         case .stripes:
@@ -355,9 +358,11 @@ struct Composition: Sendable {
             return
         }
         let accent = palette.accent
-        // Alone, the motif stands larger; with something around it, smaller.
+        // Alone, the motif stands larger; with something around it, smaller, and
+        // a halo (to 1.22 of the motif and its ring) within the motif's own frame,
+        // which the caption keeps clear of.
         var frame = frame
-        frame.radius *= layout.arrangement == .centred ? 1.12 : 0.9
+        frame.radius *= layout.arrangement == .centred ? 1.12 : layout.arrangement == .halo ? 0.78 : 0.9
         let r = frame.radius
         switch layout.arrangement {
         case .centred:

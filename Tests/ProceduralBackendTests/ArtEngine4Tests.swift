@@ -114,7 +114,7 @@ struct ArtEngine4Tests {
             let s = Double(image.width), c = s / 2
             func radius(_ x: Int, _ y: Int) -> Double { hypot(Double(x) + 0.5 - c, Double(y) + 0.5 - c) / s }
             let face = medianLab(image) { radius($0, $1) < 0.3 }
-            let accent = medianLab(image) { (0.3705...0.3735).contains(radius($0, $1)) }
+            let accent = medianLab(image) { (0.3745...0.3775).contains(radius($0, $1)) }
             let rim = medianLab(image) { (0.395...0.445).contains(radius($0, $1)) }
             #expect(deltaE2000(face, LabColour(hex: "#000080")) <= 12, "seed \(seed): face \(face)")
             #expect(deltaE2000(accent, LabColour(hex: "#FF7F50")) <= 12, "seed \(seed): accent \(accent)")

@@ -54,7 +54,7 @@ import Testing
     /// Captions in other scripts are drawn with fonts fontconfig finds, shaped
     /// (Arabic and Hebrew right to left), and read back in their language.
     static let scripts: [(prompt: String, language: String)] = [
-        ("学习中文", "chi_sim"), ("每天跑步", "chi_sim"), ("日本語を勉強する", "jpn"), ("매일 운동하기", "kor"),
+        ("学习中文", "chi_sim"), ("每天跑步", "chi_sim"), ("毎日運動する", "jpn"), ("매일 운동하기", "kor"),
         ("Бегать каждое утро", "rus"), ("Διαβάζω κάθε μέρα", "ell"), ("اقرأ كل يوم", "ara"), ("לקרוא ספר כל חודש", "heb"),
         ("हर दिन योग करो", "hin"),
     ]
@@ -69,7 +69,7 @@ import Testing
         for result in results {
             let drawn = OCR.letters(result.drawn), read = OCR.letters(result.read)
             // The whole caption is drawn (nothing left out), and read back as drawn.
-            if drawn != OCR.letters(result.job.prompt.uppercased()) || read != drawn {
+            if drawn != OCR.letters(Caption.capitals(result.job.prompt)) || read != drawn {
                 failures.append("\(result.job.style) \(result.job.language) \"\(result.job.prompt)\": drew \"\(result.drawn)\", OCR read \"\(result.read)\"")
             }
         }
@@ -179,12 +179,15 @@ enum OCR {
         return pages
     }
 
-    /// The caption's ink box with a margin, grey, twice the size (tesseract
+    /// The caption's ink box with a margin, grey, `scale` times the size (tesseract
     /// reads letters of 20 px and more best); a blank image when there is no caption.
     /// On a round badge, what lies beyond the face (the rim) is read from the face's edge instead.
-    static func writeCaptionArea(_ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, to file: URL) throws {
-        let center = Double(canvas.width) / 2, face = Double(canvas.width) * 0.37
-        let margin = 10, scale = 2
+    static func writeCaptionArea(
+        _ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, scale: Int = 2, to file: URL
+    ) throws {
+        // Inside the accent ring within the rim (from 0.365 of the side).
+        let center = Double(canvas.width) / 2, face = Double(canvas.width) * 0.36
+        let margin = 10
         let box = area ?? (0, 0, 1, 1)
         let rows = max(0, box.y - margin)..<min(canvas.height, box.y + box.height + margin)
         let columns = max(0, box.x - margin)..<min(canvas.width, box.x + box.width + margin)

@@ -30,6 +30,14 @@ struct CaptionWordsTests {
         #expect(PromptReading(prompt).caption == caption)
     }
 
+    /// Greek capitals are written without tonos; a dialytika stays; other scripts are only upper-cased.
+    @Test func greekCapitalsDropTheirAccents() {
+        #expect(Caption.capitals("Διαβάζω κάθε μέρα") == "ΔΙΑΒΑΖΩ ΚΑΘΕ ΜΕΡΑ")
+        #expect(Caption.capitals("προϊόν") == "ΠΡΟΪΟΝ")
+        #expect(Caption.capitals("Café crème") == "CAFÉ CRÈME")
+        #expect(Caption.capitals("Бегать каждое утро") == "БЕГАТЬ КАЖДОЕ УТРО")
+    }
+
     @Test(arguments: ["Run a marathon, no text", "Read more books, no words", "Swim every day without any text", "A textless sunrise"])
     func noTextMeansNoCaption(prompt: String) async throws {
         #expect(PromptReading(prompt).caption.isEmpty)
