@@ -3,14 +3,14 @@
 # that is already there. Safe to run again; quiet when all is present.
 set -euo pipefail
 
-packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
+packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libchafa-dev fonts-dejavu-core fontconfig pkg-config zlib1g-dev)
 # Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in
     --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick) ;;
     # The card page is tested in a real browser, and the example exec
-    # plugins draw with Pillow and ImageMagick: only the tests need them.
-    --with-tests) packages+=(chromium python3-pil imagemagick) ;;
+    # plugins draw with Pillow and ImageMagick, and tmux gives --choose a real terminal: only the tests need them.
+    --with-tests) packages+=(chromium python3-pil imagemagick tmux) ;;
     # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap.
     --with-package) packages+=(dpkg-dev binutils debootstrap) ;;
     *) echo "badge: unknown flag $flag (use --with-bench, --with-tests or --with-package)" >&2; exit 64 ;;
