@@ -81,8 +81,7 @@ struct CandidatePicker {
             case let .character(digit) where digit.wholeNumberValue.map({ (1...candidates.count).contains($0) }) == true:
                 let candidate = candidates[digit.wholeNumberValue! - 1]
                 if let made = candidate.made {
-                    status("Committing candidate \(candidate.number)…", on: terminal)
-                    terminal.write("\r\n")
+                    terminal.write("\r\u{1B}[2K" + "Committing candidate \(candidate.number)…\r\n")
                     return made
                 }
                 status("Candidate \(candidate.number) failed; pick another, r for a new set, q to cancel.", on: terminal)
