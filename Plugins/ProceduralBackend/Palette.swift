@@ -61,16 +61,7 @@ struct Palette: Sendable {
             lightness = min(max(hsl.l, 0.16), 0.46)
             name = word
         }
-        for word in colorWords {
-            // A vibe is drawn as the mood it suggests ("joyful": bright).
-            let moodName = PromptReading.vibes[word] ?? word
-            guard let mood = moods[moodName] else { continue }
-            lightness *= mood.lightness
-            saturation = min(1, saturation * mood.saturation)
-            if moodName == "warm" { hue = hue * 0.7 + 30 * 0.3 }
-            if moodName == "cool" { hue = hue * 0.7 + 210 * 0.3 }
-            name += " " + word
-        }
+        Self.applyMoods(colorWords, hue: &hue, saturation: &saturation, lightness: &lightness, name: &name)
         // Keep the face dark enough that white ink reads on it (WCAG ≥ 4.5).
         var faceLight = RGBA.hsl(hue, saturation, min(lightness + 0.12, 0.62))
         var faceDark = RGBA.hsl(hue + 8, min(1, saturation * 1.05), max(lightness - 0.12, 0.08))
@@ -120,15 +111,7 @@ extension Palette {
                 hue = suggested + Double(Int(hue) % 41 - 20)
                 name = "\(motif.rawValue) hue \(Int(hue))"
             }
-            for word in colorWords where word != "pastel" {
-                let moodName = PromptReading.vibes[word] ?? word
-                guard let mood = moods[moodName] else { continue }
-                lightness *= mood.lightness
-                saturation = min(1, saturation * mood.saturation)
-                if moodName == "warm" { hue = hue * 0.7 + 30 * 0.3 }
-                if moodName == "cool" { hue = hue * 0.7 + 210 * 0.3 }
-                name += " " + word
-            }
+            Self.applyMoods(colorWords.filter { $0 != "pastel" }, hue: &hue, saturation: &saturation, lightness: &lightness, name: &name)
             face = Lab(RGBA.hsl(hue, saturation, lightness))
             if !look.pastel {
                 // No colour named: the face is kept dark enough for white ink, as before.
@@ -203,4 +186,20 @@ func stableHash(_ text: String, seed: UInt64) -> UInt64 {
         hash = hash &* 0x0100_0000_01B3
     }
     return hash
+}
+
+extension Palette {
+    /// The moods among `words` applied to a colour, in order; a vibe is drawn as
+    /// the mood it suggests ("joyful": bright). Each one found is added to `name`.
+    static func applyMoods(_ words: [String], hue: inout Double, saturation: inout Double, lightness: inout Double, name: inout String) {
+        for word in words {
+            let moodName = PromptReading.vibes[word] ?? word
+            guard let mood = moods[moodName] else { continue }
+            lightness *= mood.lightness
+            saturation = min(1, saturation * mood.saturation)
+            if moodName == "warm" { hue = hue * 0.7 + 30 * 0.3 }
+            if moodName == "cool" { hue = hue * 0.7 + 210 * 0.3 }
+            name += " " + word
+        }
+    }
 }
