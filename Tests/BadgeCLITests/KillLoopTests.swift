@@ -97,7 +97,10 @@ struct KillLoopTests {
                 try child.run()
                 try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
             }
-            kill(child.processIdentifier, SIGKILL)
+            // Only a child that has not been reaped: a pid Foundation has reaped may already
+            // belong to another suite's process (or a thread of this one), which a SIGKILL
+            // would take down instead. A zombie (ended, not reaped) is still ours.
+            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
             try await sandbox.waitForExit(child)
 
             // A killed child may leave its temporary file, and so may earlier
