@@ -58,6 +58,14 @@ let package = Package(
             pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]
         ),
+        // chafa, for showing badges in the terminal (`generate --choose`): kitty, iTerm2 and
+        // sixel images, or Unicode symbol art.
+        .systemLibrary(
+            name: "CChafa",
+            path: "Sources/CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev"])]
+        ),
         // Two-lane square roots and conversions for Canvas's gradient loops.
         .target(name: "CCanvasMath", path: "Sources/CCanvasMath"),
         // deflate for compression levels 1-2: faster than zlib on badges, and bands joinable (see the file).
@@ -90,6 +98,13 @@ let package = Package(
             name: "Canvas",
             dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CCanvasMath", "BadgeKit"],
             path: "Sources/Canvas"
+        ),
+
+        // Badges drawn in the terminal, through chafa.
+        .target(
+            name: "TerminalGraphics",
+            dependencies: ["CChafa", "Canvas", "BadgeKit"],
+            path: "Sources/TerminalGraphics"
         ),
 
         // The card: the back face, the flip animation, the HTML page.
@@ -138,7 +153,7 @@ let package = Package(
         .target(
             name: "BadgeMain",
             dependencies: [
-                "BadgeKit", "Canvas", "BadgeCard", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
+                "BadgeKit", "Canvas", "BadgeCard", "TerminalGraphics", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -4,15 +4,16 @@
 set -euo pipefail
 
 # libraqm shapes captions in Arabic, Hebrew, Devanagari, CJK...; the Noto fonts draw them.
-packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev fonts-dejavu-core
+packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libchafa-dev fonts-dejavu-core
   fonts-noto-core fonts-noto-cjk fontconfig pkg-config zlib1g-dev)
 # Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in
     --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick) ;;
     # The card page is tested in a real browser, and the example exec
-    # plugins draw with Pillow and ImageMagick, and tesseract reads captions back in each script: only the tests need them.
-    --with-tests) packages+=(chromium python3-pil imagemagick tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
+    # plugins draw with Pillow and ImageMagick, tesseract reads captions back in each script, and tmux
+    # gives --choose a real terminal: only the tests need them.
+    --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
                              tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin) ;;
     # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap.
     --with-package) packages+=(dpkg-dev binutils debootstrap) ;;

@@ -71,12 +71,19 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Print the results (manifest.json) as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Also write one picture of every result, captioned with the job names: a .png grid, or an .html page.", valueName: "file"),
+            completion: .file(extensions: ["png", "html"]))
+    var contactSheet: String?
+
     func validate() throws {
         if let size, !BadgeRequest.sizeRange.contains(size) {
             throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
         }
         if !Self.checkpointRange.contains(checkpoint) {
             throw ValidationError("--checkpoint must be from \(Self.checkpointRange.lowerBound) to \(Self.checkpointRange.upperBound) seconds, not \(checkpoint)")
+        }
+        if let contactSheet, ContactSheet.format(of: contactSheet) == nil {
+            throw ValidationError("--contact-sheet writes a .png or an .html file, not '\(contactSheet)'")
         }
         if let concurrency, !BatchSettings.concurrencyRange.contains(concurrency) {
             throw ValidationError("--concurrency must be from 1 to \(BatchSettings.concurrencyRange.upperBound), not \(concurrency)")
@@ -151,6 +158,9 @@ struct BatchCommand: AsyncParsableCommand {
                                       failures: writer.failures,
                                       reportPath: outputURL.appendingPathComponent(writer.manifestName).path))
         }
+        if let contactSheet {
+            try await writeContactSheet(contactSheet, items: plan.items, directory: directory, workingDirectory: cwd)
+        }
         if interrupted {
             throw BadgeError(.cancelled, "interrupted: \(summary.made + summary.upToDate) of \(total) badges are done",
                              hint: "run the same command again to make the rest; finished badges are kept")
@@ -161,6 +171,34 @@ struct BatchCommand: AsyncParsableCommand {
         if summary.failed > 0 || summary.cancelled > 0 {
             throw BadgeError(.generationFailed, "\(summary.failed) of \(total) badges failed",
                              hint: "rerun the same command to retry only those (the others are up to date)")
+        }
+    }
+
+    /// Writes the contact sheet of `items`' results: each badge that is this run's
+    /// (or up to date), and "not made" for the others.
+    private func writeContactSheet(_ path: String, items: [BatchItem], directory: BatchOutputDirectory, workingDirectory: URL) async throws {
+        let target = BadgeConfig.resolvePath(path, relativeTo: workingDirectory)
+        let entries = items.map { item in
+            ContactSheet.Entry(name: item.key) {
+                guard let data = directory.read(item.fileName), BatchRunner.upToDateResult(item, data: data) != nil else { return nil }
+                return data
+            }
+        }
+        let title = "Badges of " + (file.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "the batch")
+        try await BlockingExecutor.run {
+            let sheet = ContactSheet(entries: entries, largestBadge: max(ContactSheet.smallestThumbnail, items.map(\.request.size).max() ?? 0))
+            let data = ContactSheet.format(of: target.path) == .html ? try sheet.html(title: title) : try sheet.png()
+            do {
+                try AtomicFileWriter().write(data, to: target)
+            } catch {
+                throw BadgeError(.io, "cannot write the contact sheet", path: target.path, cause: "\(error)",
+                                 hint: "check that the directory exists and is writable")
+            }
+        }
+        if json {
+            Terminal.note("contact sheet: \(target.path)")
+        } else {
+            Terminal.out("  Contact sheet  \(target.path)")
         }
     }
 

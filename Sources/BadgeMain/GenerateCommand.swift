@@ -52,8 +52,9 @@ struct BadgeOptions: ParsableArguments {
         return map
     }
 
-    /// Runs the pipeline for one request and reports the result.
-    func run(prompt: String, backendName: String?, source: String?, context: CommandContext) async throws {
+    /// Runs the pipeline for one request and reports the result; with `choice`,
+    /// makes several candidates and commits the one picked (`generate --choose`).
+    func run(prompt: String, backendName: String?, source: String?, context: CommandContext, choice: Choice? = nil) async throws {
         let config = context.config
         // Resolved when first used: after the drawing, unless --date needs it now.
         let zone = TimeZone.autoupdatingCurrent
@@ -73,6 +74,7 @@ struct BadgeOptions: ParsableArguments {
             throw BadgeError(.usage, "--caption: the \(backend.type) backend \"\(backend.name)\" draws no caption; it would be ignored",
                              hint: "--caption is for the procedural backend")
         }
+        if let choice { try choice.checkTerminal() }
         let request = BadgeRequest(
             prompt: prompt, style: takesStyles ? (style ?? config.defaults.style) : nil, size: size ?? config.defaults.size,
             seed: seed ?? random.next(), source: source, options: parsedOptions(), caption: caption)
@@ -86,16 +88,30 @@ struct BadgeOptions: ParsableArguments {
         context.environment.logger.debug(
             "generating", metadata: ["backend": "\(backend.name)", "size": "\(request.size)", "seed": "\(request.seed)"])
 
-        let spinner = Spinner("\(backend.name): drawing")
-        spinner.start()
-        defer { spinner.stop() }
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
+        let commitment = Pipeline.Commitment(date: commitmentDate, timeZone: zone)
         // A line from `badge prompt` is the prompt; its purpose is the promise.
         let promise = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
-        let outcome = try await pipeline.run(
-            request, backend: backend, fallbacks: fallbacks, commitment: .init(date: commitmentDate, timeZone: zone),
-            to: destination, extra: promise)
-        spinner.stop()
+        let outcome: PipelineOutcome
+        if let choice {
+            // Style variety only when no --style was given and the backend draws styles.
+            let styles = style == nil ? backend.generator.styles.flatMap { $0.isEmpty ? nil : $0 } : nil
+            let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? choice.count
+            let maker = CandidateMaker(
+                request: request, count: choice.count, styles: styles, pipeline: pipeline, backend: backend, fallbacks: fallbacks,
+                commitment: commitment, extra: promise, limit: limit)
+            guard let picked = try await choice.choose(from: maker, context: context) else {
+                throw BadgeError(.cancelled, "cancelled; nothing was chosen and the current badge is unchanged")
+            }
+            outcome = try await pipeline.commit(picked.png, madeWith: picked.metadata, commitment: commitment, to: destination)
+        } else {
+            let spinner = Spinner("\(backend.name): drawing")
+            spinner.start()
+            defer { spinner.stop() }
+            outcome = try await pipeline.run(
+                request, backend: backend, fallbacks: fallbacks, commitment: commitment, to: destination, extra: promise)
+            spinner.stop()
+        }
 
         let info = BadgeInfo(path: outcome.url, metadata: outcome.metadata, bytes: outcome.byteCount)
         if json {
@@ -117,6 +133,8 @@ struct GenerateCommand: AsyncParsableCommand {
               badge generate --style tile --seed 7 "A path through a forest"
               badge generate --style sketch --size 2048 "Meditate daily"
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
+              badge generate --choose 4 "Run a marathon"        # pick one of four
+              badge generate --choose 4 --pick 2 "Run a marathon"
 
             Styles (procedural backend): \(ProceduralGenerator.styles.joined(separator: ", ")); \
             default \(ProceduralGenerator.styles[0]) or the config's defaults.style. \
@@ -136,6 +154,12 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var badge: BadgeOptions
 
+    @Option(help: ArgumentHelp("Make N candidates (\(Candidates.countRange.lowerBound)–\(Candidates.countRange.upperBound)), show them, and commit the one you pick (keys 1–N; r new set, s save all, q cancel).", valueName: "n"))
+    var choose: Int?
+
+    @Option(help: ArgumentHelp("With --choose: commit candidate K without asking (for scripts); alone: --choose \(Choice.defaultCount).", valueName: "k"))
+    var pick: Int?
+
     @Argument(help: "The promise, in your words.")
     var prompt: String
 
@@ -143,11 +167,26 @@ struct GenerateCommand: AsyncParsableCommand {
         if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw ValidationError("the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
         }
+        _ = try choice()
+    }
+
+    /// The choice --choose and --pick ask for, checked: nil for a plain generate.
+    func choice() throws -> Choice? {
+        let range = Candidates.countRange
+        if let choose, !range.contains(choose) {
+            throw ValidationError("--choose must be from \(range.lowerBound) to \(range.upperBound) candidates, not \(choose)")
+        }
+        guard choose != nil || pick != nil else { return nil }
+        let count = choose ?? Choice.defaultCount
+        if let pick, !(1...count).contains(pick) {
+            throw ValidationError("--pick must be from 1 to \(count) (there are \(count) candidates), not \(pick)")
+        }
+        return Choice(count: count, pick: pick)
     }
 
     func run() async throws {
         let context = try global.makeContext()
-        try await badge.run(prompt: prompt, backendName: backend, source: source, context: context)
+        try await badge.run(prompt: prompt, backendName: backend, source: source, context: context, choice: try choice())
     }
 }
 

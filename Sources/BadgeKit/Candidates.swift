@@ -1,0 +1,120 @@
+import Foundation
+
+/// Several takes on one request, for a person to choose from (`generate --choose`),
+/// as Image Playground's sheet shows several images for one description. Each is made
+/// by `Pipeline.render`, the road every badge takes, and none is committed: the one
+/// picked goes on through `Pipeline.commit`.
+package enum Candidates {
+    /// How many candidates one choice shows.
+    package static let countRange = 2...9
+
+    /// One candidate: what was asked, and the badge made or why it failed.
+    package struct Candidate: Sendable {
+        /// 1-based, as shown and picked.
+        package var number: Int
+        package var request: BadgeRequest
+        package var result: Result<Made, BadgeError>
+
+        package var made: Made? { try? result.get() }
+        package var failure: BadgeError? {
+            if case let .failure(error) = result { return error }
+            return nil
+        }
+    }
+
+    /// A candidate's stamped PNG (as `Pipeline.render` returns it) and its metadata.
+    package struct Made: Sendable {
+        package var png: Data
+        package var metadata: BadgeMetadata
+    }
+
+    /// The requests for `count` candidates of `request`, the `round`-th set of them
+    /// (0 first; `r` in the picker asks for the next): seeds `request.seed`,
+    /// `request.seed + 1`, ... (the first of round 0 is the badge a plain generate
+    /// with that seed makes), the next round's after them. `styles`, when given (no
+    /// `--style` and a backend that has styles), are cycled from `request.style`,
+    /// so the candidates also differ in look.
+    package static func requests(for request: BadgeRequest, count: Int, round: Int = 0, styles: [String]? = nil) -> [BadgeRequest] {
+        let first = round * count
+        var start = 0
+        if let styles, let style = request.style, let index = styles.firstIndex(of: style) { start = index }
+        return (0..<count).map { i in
+            var each = request
+            each.seed = request.seed &+ UInt64(first + i)
+            if let styles, !styles.isEmpty { each.style = styles[(start + first + i) % styles.count] }
+            return each
+        }
+    }
+
+    /// Renders `requests` through `pipeline`, at most `limit` at once, and returns
+    /// them in order. A candidate that fails is returned as failed; the others are
+    /// still made. Throws only `CancellationError` (Ctrl-C), when nothing is kept.
+    package static func make(
+        _ requests: [BadgeRequest], pipeline: Pipeline, backend: BackendInstance, fallbacks: [BackendInstance],
+        commitment: Pipeline.Commitment, extra: [String: String] = [:], limit: Int
+    ) async throws -> [Candidate] {
+        var results = [Result<Made, BadgeError>?](repeating: nil, count: requests.count)
+        try await withThrowingTaskGroup(of: (Int, Result<Made, BadgeError>).self) { group in
+            var next = 0
+            func startNext() {
+                let index = next, request = requests[index]
+                next += 1
+                group.addTask {
+                    do {
+                        let (png, metadata) = try await pipeline.render(
+                            request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
+                        return (index, .success(Made(png: png, metadata: metadata)))
+                    } catch {
+                        let failure = BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
+                        if failure.code == .cancelled || Task.isCancelled { throw CancellationError() }
+                        return (index, .failure(failure))
+                    }
+                }
+            }
+            while next < min(max(1, limit), requests.count) { startNext() }
+            for try await (index, result) in group {
+                results[index] = result
+                if next < requests.count { startNext() }
+            }
+        }
+        try Task.checkCancellation()
+        return requests.indices.map { Candidate(number: $0 + 1, request: requests[$0], result: results[$0]!) }
+    }
+}
+
+/// Makes the sets of candidates one choice shows: the first, and each new set asked for.
+package struct CandidateMaker: Sendable {
+    package var request: BadgeRequest
+    package var count: Int
+    /// The styles to cycle through (no --style, a backend with styles), or nil.
+    package var styles: [String]?
+    package var pipeline: Pipeline
+    package var backend: BackendInstance
+    package var fallbacks: [BackendInstance]
+    package var commitment: Pipeline.Commitment
+    package var extra: [String: String]
+    /// How many the backend makes at once.
+    package var limit: Int
+
+    package init(
+        request: BadgeRequest, count: Int, styles: [String]?, pipeline: Pipeline, backend: BackendInstance,
+        fallbacks: [BackendInstance], commitment: Pipeline.Commitment, extra: [String: String], limit: Int
+    ) {
+        self.request = request
+        self.count = count
+        self.styles = styles
+        self.pipeline = pipeline
+        self.backend = backend
+        self.fallbacks = fallbacks
+        self.commitment = commitment
+        self.extra = extra
+        self.limit = limit
+    }
+
+    /// The `round`-th set (0 first).
+    package func make(round: Int) async throws -> [Candidates.Candidate] {
+        try await Candidates.make(
+            Candidates.requests(for: request, count: count, round: round, styles: styles), pipeline: pipeline, backend: backend,
+            fallbacks: fallbacks, commitment: commitment, extra: extra, limit: limit)
+    }
+}
