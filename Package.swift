@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RemoteBackendTests",
-            dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting"],
+            dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting", "Canvas"],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),

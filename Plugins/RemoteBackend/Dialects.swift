@@ -26,12 +26,24 @@ enum RemoteImage {
     case url(URL)
 }
 
+/// One image of an answer, and what the server said of it.
+struct RemoteAnswer {
+    var image: RemoteImage
+    var revisedPrompt: String?
+    /// The seed the server says it used, when it says.
+    var seed: UInt64?
+}
+
 /// One API's wire format: how to ask, and how to read the answer.
 protocol Dialect: Sendable {
+    /// Asks for `count` images (1 unless the API takes a count: `RemoteGenerator.imagesPerCall`).
     /// `source`: the user's picture, prepared (`SourcePicture`), for dialects that start from one.
-    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest
-    /// Reads a 2xx response; throws a BadgeError naming what is wrong with it.
-    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?)
+    func makeRequest(
+        _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
+    ) throws -> HTTPRequest
+    /// Reads a 2xx response: at least one image and at most `count`, in the
+    /// server's order. Throws a BadgeError naming what is wrong with it.
+    func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer]
 }
 
 /// What error messages need to say where an answer came from.
@@ -74,10 +86,20 @@ enum StrictBase64 {
 /// POST {url}/images/generations, as OpenAI, LocalAI, sd-server, vLLM-Omni and Ollama take it;
 /// with a source picture, POST {url}/images/edits (multipart/form-data, the picture as `image`).
 struct OpenAIDialect: Dialect {
-    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
-        if let source { return edit(request, source: source, options: options, credentials: credentials) }
+    /// The most images one request may ask for (CreateImageRequest's `n`).
+    static let maxCount = 10
+
+    /// How many images one request to `model` may ask for: dall-e-3 makes one.
+    static func maxCount(model: String?) -> Int {
+        (model ?? "").lowercased().hasPrefix("dall-e-3") ? 1 : maxCount
+    }
+
+    func makeRequest(
+        _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
+    ) throws -> HTTPRequest {
+        if let source { return edit(request, count: count, source: source, options: options, credentials: credentials) }
         // Unset fields are left out, never sent as null.
-        var body: [String: Any] = ["prompt": request.prompt, "n": 1, "size": options.imageSize ?? "1024x1024"]
+        var body: [String: Any] = ["prompt": request.prompt, "n": count, "size": options.imageSize ?? "1024x1024"]
         if let model = options.model { body["model"] = model }
         if let quality = options.quality { body["quality"] = quality }
         if let background = options.background { body["background"] = background }
@@ -89,13 +111,15 @@ struct OpenAIDialect: Dialect {
 
     /// CreateImageEditRequest: the same fields as a generation, as form fields,
     /// and the picture as the file `image`. Unset fields are left out.
-    func edit(_ request: BadgeRequest, source: SourcePicture, options: RemoteOptions, credentials: [(name: String, value: String)]) -> HTTPRequest {
+    func edit(
+        _ request: BadgeRequest, count: Int, source: SourcePicture, options: RemoteOptions, credentials: [(name: String, value: String)]
+    ) -> HTTPRequest {
         var form = [
             HTTPFormPart(name: "image", data: source.png, filename: "source.png", contentType: "image/png"),
             HTTPFormPart(name: "prompt", value: request.prompt),
         ]
         if let model = options.model { form.append(HTTPFormPart(name: "model", value: model)) }
-        form.append(HTTPFormPart(name: "n", value: "1"))
+        form.append(HTTPFormPart(name: "n", value: String(count)))
         form.append(HTTPFormPart(name: "size", value: options.imageSize ?? "1024x1024"))
         if let quality = options.quality { form.append(HTTPFormPart(name: "quality", value: quality)) }
         if let background = options.background { form.append(HTTPFormPart(name: "background", value: background)) }
@@ -111,29 +135,36 @@ struct OpenAIDialect: Dialect {
         return parts.count == 2 ? max(64, parts.min()!) : 1024
     }
 
-    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+    func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer] {
         let object = try JSONBody.object(response, context: context)
-        guard let data = object["data"] as? [[String: Any]] else {
+        guard let data = object["data"] as? [Any] else {
             throw BadgeError(.generationFailed, "the answer has no \"data\" array", backend: context.backend, path: context.url)
         }
-        guard let first = data.first else {
+        guard !data.isEmpty else {
             throw BadgeError(.generationFailed, "the server returned no image (\"data\" is empty)", backend: context.backend,
                              path: context.url, hint: "the prompt may have been refused; try rewording it")
         }
-        let revised = first["revised_prompt"] as? String
-        if let b64 = first["b64_json"] as? String {
-            guard let bytes = StrictBase64.decode(b64) else {
-                throw BadgeError(.generationFailed, "the image in \"b64_json\" is not valid base64", backend: context.backend, path: context.url)
+        return try data.prefix(count).enumerated().map { index, item in
+            // Which image of the answer, when it has more than one.
+            let which = data.count == 1 ? "" : " data[\(index)]"
+            guard let item = item as? [String: Any] else {
+                throw BadgeError(.generationFailed, "the answer's\(which) is not an object", backend: context.backend, path: context.url)
             }
-            return (.bytes(bytes), revised)
-        }
-        if let text = first["url"] as? String {
-            guard let url = URL(string: text), url.scheme != nil else {
-                throw BadgeError(.generationFailed, "the image URL \"\(text.prefix(80))\" is not a URL", backend: context.backend, path: context.url)
+            let revised = item["revised_prompt"] as? String
+            if let b64 = item["b64_json"] as? String {
+                guard let bytes = StrictBase64.decode(b64) else {
+                    throw BadgeError(.generationFailed, "the image in\(which) \"b64_json\" is not valid base64", backend: context.backend, path: context.url)
+                }
+                return RemoteAnswer(image: .bytes(bytes), revisedPrompt: revised)
             }
-            return (.url(url), revised)
+            if let text = item["url"] as? String {
+                guard let url = URL(string: text), url.scheme != nil else {
+                    throw BadgeError(.generationFailed, "the image URL\(which) \"\(text.prefix(80))\" is not a URL", backend: context.backend, path: context.url)
+                }
+                return RemoteAnswer(image: .url(url), revisedPrompt: revised)
+            }
+            throw BadgeError(.generationFailed, "the image\(which) has neither \"b64_json\" nor \"url\"", backend: context.backend, path: context.url)
         }
-        throw BadgeError(.generationFailed, "the image has neither \"b64_json\" nor \"url\"", backend: context.backend, path: context.url)
     }
 }
 
@@ -143,12 +174,20 @@ struct Automatic1111Dialect: Dialect {
     /// The `--option` that overrides `denoisingStrength` for one request.
     static let denoisingOption = "denoising_strength"
 
-    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+    /// The most images one request asks for (`batch_size`) unless the config's
+    /// `imagesPerRequest` says: a batch is made at once, in the GPU's memory.
+    static let defaultCount = 4
+
+    func makeRequest(
+        _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
+    ) throws -> HTTPRequest {
         var body: [String: Any] = [
             "prompt": request.prompt, "width": request.size, "height": request.size,
             // Seeds above Int32 are folded: A1111 takes a 32-bit seed.
             "seed": Int(request.seed % UInt64(Int32.max)),
         ]
+        // A batch's images take the seeds seed, seed + 1, ... (A1111's own rule).
+        if count > 1 { body["batch_size"] = count }
         if let negative = options.negativePrompt { body["negative_prompt"] = negative }
         if let steps = options.steps { body["steps"] = steps }
         if let cfg = options.cfgScale { body["cfg_scale"] = cfg }
@@ -175,27 +214,44 @@ struct Automatic1111Dialect: Dialect {
         return value
     }
 
-    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+    func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer] {
         let object = try JSONBody.object(response, context: context)
         guard let images = object["images"] as? [String] else {
             throw BadgeError(.generationFailed, "the answer has no \"images\" array", backend: context.backend, path: context.url)
         }
-        guard let first = images.first else {
+        guard !images.isEmpty else {
             throw BadgeError(.generationFailed, "the server returned no image (\"images\" is empty)", backend: context.backend, path: context.url)
         }
-        // Some forks prefix a data URL.
-        let payload = first.hasPrefix("data:") ? String(first.drop { $0 != "," }.dropFirst()) : first
-        guard let bytes = StrictBase64.decode(payload) else {
-            throw BadgeError(.generationFailed, "the image in \"images[0]\" is not valid base64", backend: context.backend, path: context.url)
+        let seeds = Self.seeds(object["info"])
+        // A batch's answer may end with a grid of its images when the server is set to make one: only the first `count` are the images.
+        return try images.prefix(count).enumerated().map { index, text in
+            // Some forks prefix a data URL.
+            let payload = text.hasPrefix("data:") ? String(text.drop { $0 != "," }.dropFirst()) : text
+            guard let bytes = StrictBase64.decode(payload) else {
+                throw BadgeError(.generationFailed, "the image in \"images[\(index)]\" is not valid base64", backend: context.backend, path: context.url)
+            }
+            return RemoteAnswer(image: .bytes(bytes), seed: seeds.count == images.prefix(count).count ? seeds[index] : nil)
         }
-        return (.bytes(bytes), nil)
+    }
+
+    /// The seeds the server used, from the answer's `info` (a JSON text with
+    /// `all_seeds`); empty when it does not say.
+    static func seeds(_ info: Any?) -> [UInt64] {
+        guard let text = info as? String, text.utf8.count <= 1 << 20,
+              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              let all = object["all_seeds"] as? [Any]
+        else { return [] }
+        let seeds = all.compactMap { ($0 as? Int).flatMap { $0 >= 0 ? UInt64($0) : nil } }
+        return seeds.count == all.count ? seeds : []
     }
 }
 
 /// POST a JSON body built from `bodyTemplate` and receive the image bytes
 /// themselves (Hugging Face inference style).
 struct RawDialect: Dialect {
-    func makeRequest(_ request: BadgeRequest, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]) throws -> HTTPRequest {
+    func makeRequest(
+        _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
+    ) throws -> HTTPRequest {
         let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
         let body = Self.fill(template, request: request)
         return options.post(
@@ -203,14 +259,14 @@ struct RawDialect: Dialect {
             accept: "image/png, image/*", credentials: credentials)
     }
 
-    func readImage(_ response: HTTPResponse, context: ResponseContext) throws -> (RemoteImage, revisedPrompt: String?) {
+    func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer] {
         let type = response.header("content-type")?.lowercased() ?? ""
         if type.hasPrefix("application/json") {
             let said = RemoteGenerator.serverMessage(response) ?? "no message"
             throw BadgeError(.generationFailed, "the server answered with JSON instead of an image: \(said)",
                              backend: context.backend, path: context.url)
         }
-        return (.bytes(response.body), nil)
+        return [RemoteAnswer(image: .bytes(response.body))]
     }
 
     /// Replaces "{prompt}" inside strings; a string that is exactly "{size}" or

@@ -7,7 +7,7 @@ import Logging
 /// (libcurl in the CLI). Nothing the server sends is trusted: status, JSON
 /// shape, base64 and size are checked, and the image passes the intake before
 /// it leaves the workspace.
-public struct RemoteGenerator: BadgeGenerator {
+public struct RemoteGenerator: MultiImageGenerator {
     public static let type = "http"
     /// The wire formats carry no style: `--style` does not apply.
     public var styles: [String]? { [] }
@@ -101,16 +101,24 @@ public struct RemoteGenerator: BadgeGenerator {
     }
 
     public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        try await generate(request, count: 1, in: workspace)[0]
+    }
+
+    public func generate(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
         do {
-            var image = try await generateUnscrubbed(request, in: workspace)
-            image.revisedPrompt = image.revisedPrompt.map { Redact.scrub($0, secrets: secrets) }
-            return image
+            return try await generateUnscrubbed(request, count: count, in: workspace).map { image in
+                var image = image
+                image.revisedPrompt = image.revisedPrompt.map { Redact.scrub($0, secrets: secrets) }
+                return image
+            }
         } catch let error as BadgeError {
             throw scrubbed(error)
         }
     }
 
-    private func generateUnscrubbed(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+    /// `count` is at most `imagesPerCall(for:)`; the APIs without a count make one.
+    private func generateUnscrubbed(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
+        let count = max(1, min(count, imagesPerCall(for: request)))
         let started = ContinuousClock.now
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
         // The source picture is read, checked and re-encoded before anything is sent.
@@ -128,49 +136,64 @@ public struct RemoteGenerator: BadgeGenerator {
                              backend: name, hint: "add --source FILE, or leave the option out")
         }
         try Task.checkCancellation()
-        let bytes: Data
-        let revisedPrompt: String?
+        /// Each image's bytes, what the server said of it, and the seed it was made with.
+        var answers: [(bytes: Data, revisedPrompt: String?, seed: UInt64?)] = []
         let where_: String
+        let seed = seedIsSent(with: source) ? request.seed : nil
         if options.api == .jobs {
             where_ = Redact.url(options.baseURL)
-            bytes = try await JobsClient(generator: self, http: http).run(request, credentials: credentials())
-            revisedPrompt = nil
+            answers = [(try await JobsClient(generator: self, http: http).run(request, credentials: credentials()), nil, seed)]
         } else if options.api == .comfyui {
             where_ = Redact.url(options.baseURL)
-            bytes = try await ComfyClient(generator: self, http: http, credentials: credentials()).run(request, source: source)
-            revisedPrompt = nil
+            answers = [(try await ComfyClient(generator: self, http: http, credentials: credentials()).run(request, source: source), nil, seed)]
         } else {
-            let httpRequest = try dialect.makeRequest(request, source: source, options: options, credentials: credentials())
+            let httpRequest = try dialect.makeRequest(request, count: count, source: source, options: options, credentials: credentials())
             where_ = Redact.url(httpRequest.url)
             let response = try await sendWithRetries(httpRequest, via: http)
             guard (200..<300).contains(response.status) else { throw serverError(response, url: where_) }
-            let (image, revised) = try dialect.readImage(response, context: ResponseContext(backend: name, url: where_))
-            revisedPrompt = revised
-            switch image {
-            case let .bytes(data): bytes = data
-            case let .url(url): bytes = try await download(url, via: http)
+            for (index, answer) in try dialect.readImages(response, count: count, context: ResponseContext(backend: name, url: where_)).enumerated() {
+                let bytes: Data
+                switch answer.image {
+                case let .bytes(data): bytes = data
+                case let .url(url): bytes = try await download(url, via: http)
+                }
+                answers.append((bytes, answer.revisedPrompt, answer.seed ?? seed.map { $0 &+ UInt64(index) }))
             }
         }
 
-        // JPEG and WebP answers are fine: the pipeline's intake checks the image and
-        // converts it to the PNG badge. Here only its signature is read, to say
-        // which server sent something that is not an image.
-        let format: ImageFormat
-        switch ImageIntake.sniff(bytes) {
-        case let .accepted(sniffed):
-            format = sniffed
-        case .refused, .unknown:
-            let start = bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-            throw BadgeError(.invalidImage, "the server's image is not an image (\(bytes.count) bytes starting \(start))",
-                             backend: name, path: where_)
+        var images: [GeneratedImage] = []
+        for (index, answer) in answers.enumerated() {
+            // JPEG and WebP answers are fine: the pipeline's intake checks the image and
+            // converts it to the PNG badge. Here only its signature is read, to say
+            // which server sent something that is not an image.
+            let format: ImageFormat
+            switch ImageIntake.sniff(answer.bytes) {
+            case let .accepted(sniffed):
+                format = sniffed
+            case .refused, .unknown:
+                let start = answer.bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+                let which = answers.count == 1 ? "image" : "image \(index + 1) of \(answers.count)"
+                throw BadgeError(.invalidImage, "the server's \(which) is not an image (\(answer.bytes.count) bytes starting \(start))",
+                                 backend: name, path: where_)
+            }
+            try Task.checkCancellation()
+            let file = try workspace.write(answer.bytes, to: "remote-\(index + 1).\(format.rawValue)", backend: name)
+            images.append(GeneratedImage(
+                file: file, model: model(with: source), seed: answer.seed, revisedPrompt: answer.revisedPrompt, extra: extra(source),
+                bytes: answer.bytes, deadline: started.advanced(by: options.timeout)))
         }
-        try Task.checkCancellation()
-        let file = try workspace.write(bytes, to: "remote.\(format.rawValue)", backend: name)
-        return GeneratedImage(
-            file: file,
-            model: model(with: source), seed: seedIsSent(with: source) ? request.seed : nil,
-            revisedPrompt: revisedPrompt, extra: extra(source), bytes: bytes,
-            deadline: started.advanced(by: options.timeout))
+        return images
+    }
+
+    /// How many images one request asks for: OpenAI's `n` (1 for dall-e-3),
+    /// AUTOMATIC1111's `batch_size`, at most the config's `imagesPerRequest`;
+    /// one for the APIs without a count (a ComfyUI workflow's batch is its own).
+    public func imagesPerCall(for request: BadgeRequest) -> Int {
+        switch options.api {
+        case .openai: return min(options.imagesPerRequest ?? OpenAIDialect.maxCount, OpenAIDialect.maxCount(model: options.model))
+        case .automatic1111: return options.imagesPerRequest ?? Automatic1111Dialect.defaultCount
+        case .comfyui, .raw, .jobs: return 1
+        }
     }
 
     /// The model the badge names: the config's, else a ComfyUI workflow's checkpoint, else the API.

@@ -50,12 +50,15 @@ struct RemoteOptions: Sendable {
     var img2imgWorkflow: ComfyWorkflow?
     /// AUTOMATIC1111 img2img: how far the result may stray from the source picture (0...1).
     var denoisingStrength: Double?
+    /// OpenAI and AUTOMATIC1111: the most images one request asks for (`generate --choose`);
+    /// nil: the API's own limit (OpenAI 10, dall-e-3 1; AUTOMATIC1111 4).
+    var imagesPerRequest: Int?
 
     static let keys = [
         "type", "api", "url", "model", "apiKeyEnv", "username", "passwordEnv", "timeoutSeconds",
         "connectTimeoutSeconds", "idleTimeoutSeconds", "retries", "maxRetryAfterSeconds", "maxResponseBytes",
         "allowInsecureHTTP", "imageSize", "quality", "background", "outputFormat", "negativePrompt", "steps",
-        "cfgScale", "sampler", "denoisingStrength", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
+        "cfgScale", "sampler", "denoisingStrength", "imagesPerRequest", "caFile", "bodyTemplate", "submitPath", "statusPath", "cancelPath", "pollIntervalSeconds",
         "resultHosts", "workflow", "inputs", "img2imgWorkflow", "img2imgInputs",
     ]
 
@@ -130,6 +133,13 @@ struct RemoteOptions: Sendable {
         cfgScale = try config.value("cfgScale")?.double(in: 0...50)
         sampler = try config.value("sampler")?.nonEmptyString()
         denoisingStrength = try config.value("denoisingStrength")?.double(in: 0...1)
+        if let value = config.value("imagesPerRequest") {
+            guard api == .openai || api == .automatic1111 else {
+                throw value.error("\"imagesPerRequest\" applies only to \"api\": \"openai\" and \"automatic1111\"",
+                                  hint: "the \(api.rawValue) API makes one image a request; remove the key")
+            }
+            imagesPerRequest = try config.int("imagesPerRequest", in: 1...OpenAIDialect.maxCount)
+        }
         let comfyKeys = ["workflow", "inputs", "img2imgWorkflow", "img2imgInputs"]
         if api == .comfyui {
             // Paths in a config file start at its directory, as an exec plugin's do.

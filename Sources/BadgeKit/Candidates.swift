@@ -46,39 +46,63 @@ package enum Candidates {
         }
     }
 
-    /// Renders `requests` through `pipeline`, at most `limit` at once, and returns
-    /// them in order. A candidate that fails is returned as failed; the others are
-    /// still made. Throws only `CancellationError` (Ctrl-C), when nothing is kept.
+    /// Renders `requests` through `pipeline`, at most `limit` calls to the backend
+    /// at once, and returns them in order. A backend whose model makes several
+    /// images in one call (``MultiImageGenerator``: a model's `n`) is asked for
+    /// as many as one call takes, when the requests differ in their seeds alone;
+    /// any other is called once per candidate. A candidate that fails is returned
+    /// as failed; the others are still made. Throws only `CancellationError`
+    /// (Ctrl-C), when nothing is kept.
     package static func make(
         _ requests: [BadgeRequest], pipeline: Pipeline, backend: BackendInstance, fallbacks: [BackendInstance],
         commitment: Pipeline.Commitment, extra: [String: String] = [:], limit: Int
     ) async throws -> [Candidate] {
+        let calls = Self.calls(for: requests, backend: backend)
         var results = [Result<Made, BadgeError>?](repeating: nil, count: requests.count)
-        try await withThrowingTaskGroup(of: (Int, Result<Made, BadgeError>).self) { group in
+        try await withThrowingTaskGroup(of: [(Int, Result<Made, BadgeError>)].self) { group in
             var next = 0
             func startNext() {
-                let index = next, request = requests[index]
+                let indices = calls[next]
                 next += 1
                 group.addTask {
                     do {
-                        let (png, metadata) = try await pipeline.render(
-                            request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
-                        return (index, .success(Made(png: png, metadata: metadata)))
+                        let made = try await pipeline.renderTogether(
+                            indices.map { requests[$0] }, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
+                        return zip(indices, made).map { index, result in
+                            (index, result.map { Made(png: $0.png, metadata: $0.metadata) })
+                        }
                     } catch {
                         let failure = BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
                         if failure.code == .cancelled || Task.isCancelled { throw CancellationError() }
-                        return (index, .failure(failure))
+                        return indices.map { ($0, .failure(failure)) }
                     }
                 }
             }
-            while next < min(max(1, limit), requests.count) { startNext() }
-            for try await (index, result) in group {
-                results[index] = result
-                if next < requests.count { startNext() }
+            while next < min(max(1, limit), calls.count) { startNext() }
+            for try await made in group {
+                for (index, result) in made { results[index] = result }
+                if next < calls.count { startNext() }
             }
         }
         try Task.checkCancellation()
         return requests.indices.map { Candidate(number: $0 + 1, request: requests[$0], result: results[$0]!) }
+    }
+
+    /// Which requests go to the backend together: runs of up to as many as one
+    /// call makes, for a ``MultiImageGenerator`` given requests that differ in
+    /// their seeds alone (image `i` of a call is made with the call's seed + `i`,
+    /// as `requests(for:)` numbers them); one request a call otherwise.
+    package static func calls(for requests: [BadgeRequest], backend: BackendInstance) -> [[Int]] {
+        let singly = requests.indices.map { [$0] }
+        guard let first = requests.first, let generator = backend.generator as? any MultiImageGenerator else { return singly }
+        let perCall = generator.imagesPerCall(for: first)
+        let seedsInOrder = requests.enumerated().allSatisfy { index, request in
+            var same = request
+            same.seed = first.seed
+            return same == first && request.seed == first.seed &+ UInt64(index)
+        }
+        guard perCall > 1, seedsInOrder else { return singly }
+        return stride(from: 0, to: requests.count, by: perCall).map { Array($0..<min($0 + perCall, requests.count)) }
     }
 }
 

@@ -84,6 +84,24 @@ extension BadgeGenerator {
     }
 }
 
+/// A backend whose model makes several images for one request in one call
+/// (OpenAI's `n`, AUTOMATIC1111's `batch_size`). `generate --choose N` then asks
+/// once for its candidates instead of N times; each image still passes the
+/// pipeline's intake on its own, and is committed only if it is the one picked.
+public protocol MultiImageGenerator: BadgeGenerator {
+    /// The most images one call makes for `request`; 1 when this request
+    /// (this model, this configuration) cannot ask for several.
+    func imagesPerCall(for request: BadgeRequest) -> Int
+
+    /// Makes `count` images (2 through `imagesPerCall(for:)`) for `request` in one
+    /// call, each written inside `workspace` under a name of its own, in the
+    /// model's order. Image `i` is made with seed `request.seed + i` where the
+    /// model takes a seed, and its `GeneratedImage.seed` says the seed it used.
+    /// Returning fewer than `count` is not an error here: the pipeline reports
+    /// each one missing as a failed candidate.
+    func generate(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage]
+}
+
 /// A backend that can check, on request, that its server really answers
 /// (`badge backends --probe`). `availability()` stays cheap and offline; this
 /// one may touch the network, briefly.

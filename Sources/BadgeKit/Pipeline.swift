@@ -117,25 +117,110 @@ public struct Pipeline: Sendable {
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        try checkSource(request, backend: backend)
+        return try await render(request, chain: [backend] + fallbacks, failures: [], commitment: commitment, extra: extra)
+    }
+
+    /// Several takes on one request from one call to a ``MultiImageGenerator``
+    /// (a model's `n`): `requests` differ in their seeds alone, the call is made
+    /// with the first, and image `i` becomes `requests[i]`'s badge, through the
+    /// intake and the stamp as `render` takes each. Returns one result per
+    /// request, in order: a missing or refused image fails its request only. A
+    /// call that fails as a whole hands every request to the fallbacks, one by
+    /// one, or fails them all with its error. Throws for cancellation and usage
+    /// errors, which no other request would escape.
+    package func renderTogether(
+        _ requests: [BadgeRequest], backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
+        extra: [String: String] = [:]
+    ) async throws -> [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] {
+        guard let first = requests.first else { return [] }
+        try checkSource(first, backend: backend)
+        guard requests.count > 1, let generator = backend.generator as? any MultiImageGenerator,
+              requests.count <= generator.imagesPerCall(for: first)
+        else {
+            var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+            for request in requests { results.append(try await Self.result { try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra) }) }
+            return results
+        }
+        let images: [GeneratedImage]
+        let workspace: Workspace
+        let started = ContinuousClock.now
+        do {
+            try await preflight(first, backend: backend)
+            workspace = try Self.makeWorkspace()
+            do {
+                images = try await generator.generate(first, count: requests.count, in: workspace)
+            } catch {
+                Self.removeWorkspace(workspace)
+                throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
+            }
+        } catch let error as BadgeError where !fallbacks.isEmpty && error.code != .cancelled && error.code != .usage {
+            environment.logger.warning("backend failed; using its fallback", metadata: [
+                "backend": "\(backend.name)", "fallback": "\(fallbacks[0].name)", "error": "\(error.message)",
+            ])
+            var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+            for request in requests {
+                results.append(try await Self.result {
+                    try await render(request, chain: fallbacks, failures: ["\(backend.name): \(error.message)"], commitment: commitment, extra: extra)
+                })
+            }
+            return results
+        }
+        defer { Self.removeWorkspace(workspace) }
+        try Task.checkCancellation()
+        var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+        for (index, request) in requests.enumerated() {
+            guard index < images.count else {
+                results.append(.failure(BadgeError(
+                    .generationFailed, "the backend made \(images.count) of the \(requests.count) images asked for; this one is missing",
+                    backend: backend.name, hint: "the server may have refused some of them; try again, or lower imagesPerRequest")))
+                continue
+            }
+            results.append(try await Self.result {
+                let (image, metadata) = try await admit(
+                    images[index], for: request, backend: backend, commitment: commitment, workspace: workspace,
+                    elapsed: ContinuousClock.now - started)
+                return try await stamped(image, metadata: metadata, failures: [], extra: extra)
+            })
+        }
+        return results
+    }
+
+    /// The outcome of `work` as a result, except for cancellation and usage
+    /// errors, which end every request alike and are thrown.
+    private static func result(
+        _ work: () async throws -> (png: Data, metadata: BadgeMetadata)
+    ) async throws -> Result<(png: Data, metadata: BadgeMetadata), BadgeError> {
+        do {
+            return .success(try await work())
+        } catch {
+            let failure = BadgeError.wrap(error, message: "the backend failed")
+            if failure.code == .cancelled || failure.code == .usage || Task.isCancelled { throw failure }
+            return .failure(failure)
+        }
+    }
+
+    private func checkSource(_ request: BadgeRequest, backend: BackendInstance) throws {
         if request.source != nil && !backend.generator.readsSource {
             throw BadgeError(.usage, "backend '\(backend.name)' (\(backend.type)) makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
                              backend: backend.name,
                              hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
         }
-        let candidates = [backend] + fallbacks
-        var failures: [String] = []
-        for (index, candidate) in candidates.enumerated() {
+    }
+
+    /// `render` along `chain`, the backend and then its fallbacks; `failures`
+    /// are the backends that failed before it, as the metadata records them.
+    private func render(
+        _ request: BadgeRequest, chain: [BackendInstance], failures: [String], commitment: Commitment, extra: [String: String]
+    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        var failures = failures
+        for (index, candidate) in chain.enumerated() {
             do {
-                var (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
-                if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
-                metadata.extra.merge(extra) { _, ours in ours }
-                if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image) }
-                let stamped = try metadata.stamp(into: image)
-                try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
-                return (stamped, metadata)
-            } catch let error as BadgeError where index + 1 < candidates.count && error.code != .cancelled && error.code != .usage {
+                let (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
+                return try await stamped(image, metadata: metadata, failures: failures, extra: extra)
+            } catch let error as BadgeError where index + 1 < chain.count && error.code != .cancelled && error.code != .usage {
                 environment.logger.warning("backend failed; using its fallback", metadata: [
-                    "backend": "\(candidate.name)", "fallback": "\(candidates[index + 1].name)", "error": "\(error.message)",
+                    "backend": "\(candidate.name)", "fallback": "\(chain[index + 1].name)", "error": "\(error.message)",
                 ])
                 failures.append("\(candidate.name): \(error.message)")
             }
@@ -143,10 +228,22 @@ public struct Pipeline: Sendable {
         throw BadgeError(.generationFailed, "no backend was tried")
     }
 
-    private func renderUnstamped(
-        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
+    /// The metadata stamped into the image, and the stamped PNG checked.
+    private func stamped(
+        _ image: Data, metadata: BadgeMetadata, failures: [String], extra: [String: String]
     ) async throws -> (png: Data, metadata: BadgeMetadata) {
-        let log = environment.logger
+        var metadata = metadata
+        if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
+        metadata.extra.merge(extra) { _, ours in ours }
+        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image) }
+        let stamped = try metadata.stamp(into: image)
+        try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
+        return (stamped, metadata)
+    }
+
+    /// What every call to a backend checks first: the request, its options, and
+    /// that the backend is available.
+    private func preflight(_ request: BadgeRequest, backend: BackendInstance) async throws {
         try request.validate()
         try backend.generator.checkRequestOptions(request.options, backend: backend.name)
         let availability = await backend.generator.availability()
@@ -156,9 +253,15 @@ public struct Pipeline: Sendable {
         if case let .unavailable(reason, hint) = availability {
             throw BadgeError(.backendUnavailable, reason, backend: backend.name, hint: hint)
         }
+    }
+
+    private func renderUnstamped(
+        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
+    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        try await preflight(request, backend: backend)
         let workspace = try Self.makeWorkspace()
         defer { Self.removeWorkspace(workspace) }
-        log.debug("workspace ready", metadata: ["path": "\(workspace.directory.path)"])
+        environment.logger.debug("workspace ready", metadata: ["path": "\(workspace.directory.path)"])
 
         let clock = ContinuousClock()
         let started = clock.now
@@ -168,10 +271,21 @@ public struct Pipeline: Sendable {
         } catch {
             throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
         }
+        return try await admit(image, for: request, backend: backend, commitment: commitment, workspace: workspace,
+                               elapsed: clock.now - started)
+    }
+
+    /// The intake of one image a backend made in `workspace`: its notes logged,
+    /// its bytes read (once), format and size read from them, an untrusted
+    /// image decoded in full, and anything but a PNG of the asked size
+    /// converted. Returns the PNG and its metadata, not yet stamped.
+    private func admit(
+        _ image: GeneratedImage, for request: BadgeRequest, backend: BackendInstance, commitment: Commitment, workspace: Workspace,
+        elapsed: Duration
+    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+        let log = environment.logger
         // With the backend's own notes: which words chose the motif, the palette and the style.
-        var finished: Logger.Metadata = [
-            "backend": "\(backend.name)", "elapsed": "\(clock.now - started)", "model": "\(image.model ?? "-")",
-        ]
+        var finished: Logger.Metadata = ["backend": "\(backend.name)", "elapsed": "\(elapsed)", "model": "\(image.model ?? "-")"]
         for (key, value) in image.extra { finished[key] = "\(value)" }
         log.debug("backend finished", metadata: finished)
         // A backend's "warning" note is for the user: what it could not do, and what to install.

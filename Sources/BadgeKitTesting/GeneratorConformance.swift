@@ -63,6 +63,12 @@ public enum GeneratorConformance {
             }
         }
 
+        // A model that makes several images a call: as many as asked (or fewer), each
+        // its own file inside the workspace, each one the intake accepts, nothing beside them.
+        if let several = generator as? any MultiImageGenerator, several.imagesPerCall(for: request) >= 2 {
+            try await checkSeveral(several, request)
+        }
+
         // Concurrent calls on one instance.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<3 { group.addTask { _ = try await generateOnce(generator, request) } }
@@ -137,6 +143,36 @@ public enum GeneratorConformance {
                 return continuation
             }
             waiting?.resume(returning: failure)
+        }
+    }
+
+    private static func checkSeveral(_ generator: any MultiImageGenerator, _ request: BadgeRequest) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("badge-conformance-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let workspace = Workspace(directory: directory)
+        let images = try await generator.generate(request, count: 2, in: workspace)
+        guard (1...2).contains(images.count) else {
+            throw ConformanceFailure(requirement: "several images", detail: "asked for 2, returned \(images.count)")
+        }
+        let names = images.map(\.file.lastPathComponent)
+        guard Set(names).count == names.count else {
+            throw ConformanceFailure(requirement: "several images", detail: "two images share the file \(names)")
+        }
+        for image in images {
+            guard workspace.contains(image.file) else {
+                throw ConformanceFailure(requirement: "workspace", detail: "returned \(image.file.path), outside \(directory.path)")
+            }
+            do {
+                _ = try ImageIntake(limits: .default).inspect(try Data(contentsOf: image.file), accepting: Set(ImageFormat.allCases))
+            } catch {
+                throw ConformanceFailure(requirement: "image", detail: "the intake refused \(image.file.lastPathComponent): \(error)")
+            }
+        }
+        let strays = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !names.contains($0) }
+        guard strays.isEmpty else {
+            throw ConformanceFailure(requirement: "workspace", detail: "wrote files beside its images: \(strays)")
         }
     }
 

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import Canvas
 import Foundation
 import ProceduralBackend
 import Testing
@@ -79,6 +80,73 @@ struct ChooseTests {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("not a terminal"), "\(result.stderr)")
         #expect(result.stderr.contains("--pick"), "the hint names --pick: \(result.stderr)")
+        #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == old)
+    }
+}
+
+/// `generate --choose` with an http backend, through the built binary against the
+/// fake image server: one request for the candidates (OpenAI's `n`, checked
+/// against the OpenAI schema), and the picked image committed.
+struct RemoteChooseTests {
+    /// The fake server's colours for the images of one answer, in order (fake_image_server.py).
+    static let colours: [(r: UInt8, g: UInt8, b: UInt8)] = [(200, 40, 90), (40, 160, 90), (40, 90, 200), (230, 180, 40)]
+
+    static func colour(of badge: URL) throws -> Int? {
+        let pixel = try GDImage.decodePNG(try Data(contentsOf: badge)).pixel(32, 32)
+        return colours.firstIndex { abs(Int($0.r) - Int(pixel.r)) < 4 && abs(Int($0.g) - Int(pixel.g)) < 4 && abs(Int($0.b) - Int(pixel.b)) < 4 }
+    }
+
+    @Test func chooseFourPickThreeAsksOnceAndCommitsTheThirdImage() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: RemoteSourceTests.imageServer)
+        defer { server.stop() }
+        let config = try RemoteSourceTests.config(s, server, ["ok": #""api": "openai", "model": "gpt-image-1""#])
+        let result = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--choose", "4", "--pick", "3", "--size", "64",
+                                      "--json", "Run a marathon"], extraEnvironment: ["BADGE_E2E_KEY": RemoteSourceTests.key])
+        #expect(result.status == 0, "\(result.stderr)")
+        let requests = try RemoteSourceTests.received(server, mode: "ok")
+        #expect(requests.count == 1, "one request for four images: \(requests.map(\.body))")
+        let request = try #require(requests.first)
+        #expect(request.path == "/ok/v1/images/generations")
+        #expect(request.body["n"] as? Int == 4 && request.body["model"] as? String == "gpt-image-1")
+        #expect(request.violations.isEmpty, "\(request.violations)")
+        let badge = s.store.appendingPathComponent("badge.png")
+        #expect(try Self.colour(of: badge) == 2, "the third image of the answer is the badge")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        let metadata = try #require(try BadgeMetadata.read(from: badge))
+        #expect(object["id"] as? String == metadata.id)
+        #expect(metadata.backend == "ok" && metadata.prompt == "Run a marathon" && metadata.revisedPrompt == "a revised prompt")
+        #expect(!result.stdout.contains(RemoteSourceTests.key) && !result.stderr.contains(RemoteSourceTests.key))
+    }
+
+    @Test func aSourcePictureIsEditedIntoSeveralCandidatesInOneRequest() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: RemoteSourceTests.imageServer)
+        defer { server.stop() }
+        let config = try RemoteSourceTests.config(s, server, ["ok": #""api": "openai""#])
+        let result = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--source", RemoteSourceTests.photo.path,
+                                      "--choose", "3", "--pick", "2", "--size", "64", "Make it a badge"],
+                                     extraEnvironment: ["BADGE_E2E_KEY": RemoteSourceTests.key])
+        #expect(result.status == 0, "\(result.stderr)")
+        let requests = try RemoteSourceTests.received(server, mode: "ok")
+        #expect(requests.count == 1)
+        let edit = try #require(requests.first)
+        #expect(edit.path == "/ok/v1/images/edits" && edit.body["n"] as? String == "3")
+        #expect(edit.violations.isEmpty, "\(edit.violations)")
+        #expect(try Self.colour(of: s.store.appendingPathComponent("badge.png")) == 1)
+    }
+
+    @Test func pickingAMissingCandidateSaysWhyAndCommitsNothing() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: RemoteSourceTests.imageServer)
+        defer { server.stop() }
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "Old promise"]).status == 0)
+        let old = try Data(contentsOf: s.store.appendingPathComponent("badge.png"))
+        let config = try RemoteSourceTests.config(s, server, ["short": #""api": "openai""#])
+        let result = try await s.run(["generate", "--config", config.path, "--backend", "short", "--choose", "4", "--pick", "4", "--size", "64",
+                                      "Run a marathon"], extraEnvironment: ["BADGE_E2E_KEY": RemoteSourceTests.key])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("the backend made 2 of the 4 images asked for"), "\(result.stderr)")
         #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == old)
     }
 }

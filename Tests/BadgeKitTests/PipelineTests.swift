@@ -150,6 +150,61 @@ struct PipelineTests {
         }
     }
 
+    @Test func theConformanceSuiteChecksAModelThatMakesSeveral() async throws {
+        try await GeneratorConformance.check(Several(sharesOneFile: false), request: BadgeRequest(prompt: "x"))
+        do {
+            try await GeneratorConformance.check(Several(sharesOneFile: true), request: BadgeRequest(prompt: "x"))
+            Issue.record("two images in one file must fail the suite")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.requirement == "several images", "\(failure)")
+        }
+    }
+
+    /// Candidates go to a model that makes several in one call in runs of as many
+    /// as a call makes; requests that differ in more than their seeds, one by one.
+    @Test func candidatesAreGroupedIntoCallsOnlyWhenOnlyTheSeedDiffers() {
+        let backend = BackendInstance(name: "several", type: "fake", generator: Several(sharesOneFile: false, perCall: 2))
+        let request = BadgeRequest(prompt: "Run", size: 64, seed: 10)
+        #expect(Candidates.calls(for: Candidates.requests(for: request, count: 5), backend: backend) == [[0, 1], [2, 3], [4]])
+        #expect(Candidates.calls(for: Candidates.requests(for: request, count: 3, styles: ["a", "b"]), backend: backend) == [[0], [1], [2]])
+        let plain = BackendInstance(name: "one", type: "fake", generator: FakeGenerator(.writes(Self.png)))
+        #expect(Candidates.calls(for: Candidates.requests(for: request, count: 3), backend: plain) == [[0], [1], [2]])
+    }
+
+    @Test func severalImagesFromOneCallEachPassTheIntake() async throws {
+        let backend = BackendInstance(name: "several", type: "fake", generator: Several(sharesOneFile: false, perCall: 3, secondIsText: true))
+        let results = try await Pipeline(environment: BadgeEnvironment(variables: [:])).renderTogether(
+            Candidates.requests(for: BadgeRequest(prompt: "Run", size: 64, seed: 10), count: 3), backend: backend,
+            commitment: .init(timeZone: .gmt))
+        #expect(results.count == 3)
+        #expect(try results[0].get().metadata.seed == 10 && results[2].get().metadata.seed == 12)
+        guard case let .failure(error) = results[1] else { Issue.record("the text file must be refused"); return }
+        #expect(error.code == .unsupportedFormat && error.backend == "several", "\(error)")
+        #expect(error.message.hasPrefix("the file is not an image badge can read"), "\(error)")
+    }
+
+    /// A model that makes up to `perCall` images a call; `sharesOneFile` breaks the
+    /// contract (both images in one file), `secondIsText` makes the second no image.
+    struct Several: MultiImageGenerator {
+        var sharesOneFile: Bool
+        var perCall = 4
+        var secondIsText = false
+        func availability() async -> Availability { .available }
+        func imagesPerCall(for request: BadgeRequest) -> Int { perCall }
+        func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+            try await generate(request, count: 1, in: workspace)[0]
+        }
+        func generate(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
+            try Task.checkCancellation()
+            return try (0..<count).map { index in
+                let name = sharesOneFile ? "image.png" : "image-\(index).png"
+                let file = workspace.file(name)
+                try (secondIsText && index == 1 ? Data("not a picture".utf8) : PipelineTests.png).write(to: file)
+                return GeneratedImage(file: file, seed: request.seed + UInt64(index))
+            }
+        }
+    }
+
     /// Writes its image and a stray file beside it: not allowed.
     struct StrayWriter: BadgeGenerator {
         func availability() async -> Availability { .available }

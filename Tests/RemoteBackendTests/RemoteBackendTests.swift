@@ -63,7 +63,7 @@ struct RemoteBackendTests {
             // The generation request carried the key, so its absence below is the download's doing.
             #expect(requests.contains { ($0["mode"] as? String) == "url" && ($0["authorization"] as? String) == "Bearer \(RemoteHarness.key)" })
             let downloads = requests.filter { ($0["mode"] as? String) == "download" }
-            #expect(downloads.contains { ($0["path"] as? String) == "/files/badge.png" }, "the direct download: \(downloads)")
+            #expect(downloads.contains { ($0["path"] as? String) == "/files/badge-0.png" }, "the direct download: \(downloads)")
             #expect(downloads.contains { ($0["path"] as? String) == "/bounce" }, "the redirected download: \(downloads)")
             for download in downloads {
                 #expect(download["authorization"] == nil || download["authorization"] is NSNull,

@@ -52,6 +52,27 @@ A1111_IMG2IMG_FIELDS = {
 }
 
 
+# POST /sdapi/v1/txt2img's request model, StableDiffusionTxt2ImgProcessingAPI:
+# the common fields and the high-resolution pass's, without img2img's own.
+A1111_TXT2IMG_FIELDS = (A1111_IMG2IMG_FIELDS - {
+    "resize_mode", "image_cfg_scale", "mask_blur_x", "mask_blur_y", "mask_blur", "mask_round", "inpainting_fill",
+    "inpaint_full_res", "inpaint_full_res_padding", "inpainting_mask_invert", "initial_noise_multiplier",
+    "latent_mask", "init_images", "mask", "include_init_images",
+}) | {"enable_hr", "firstphase_width", "firstphase_height", "hr_scale", "hr_upscaler", "hr_second_pass_steps",
+       "hr_resize_x", "hr_resize_y", "hr_checkpoint_name", "hr_sampler_name", "hr_scheduler", "hr_prompt",
+       "hr_negative_prompt", "hr_cfg", "hr_distilled_cfg"}
+
+
+def txt2img_violations(body):
+    if not isinstance(body, dict):
+        return ["the body is not a JSON object"]
+    found = [f"unknown field {k}" for k in body if k not in A1111_TXT2IMG_FIELDS]
+    for key in ("width", "height", "seed", "steps", "batch_size"):
+        if key in body and not isinstance(body[key], int):
+            found.append(f"{key} is not an integer")
+    return found
+
+
 def img2img_violations(body):
     if not isinstance(body, dict):
         return ["the body is not a JSON object"]
@@ -62,10 +83,35 @@ def img2img_violations(body):
     strength = body.get("denoising_strength")
     if not (isinstance(strength, (int, float)) and 0 <= strength <= 1):
         found.append("denoising_strength is not a number from 0 to 1")
-    for key in ("width", "height", "seed", "steps"):
+    for key in ("width", "height", "seed", "steps", "batch_size"):
         if key in body and not isinstance(body[key], int):
             found.append(f"{key} is not an integer")
     return found
+
+
+def generation_violations(body):
+    found = [e.message for e in validator.iter_errors(body)]
+    found += [f"{k} is null" for k, v in (body or {}).items() if v is None]
+    return found + dall_e_3_violations(body)
+
+
+def dall_e_3_violations(body):
+    # The schema's own words: "For dall-e-3, only n=1 is supported."
+    if isinstance(body, dict) and body.get("model") == "dall-e-3" and str(body.get("n", 1)) != "1":
+        return [f"dall-e-3 takes only n=1, not {body['n']}"]
+    return []
+
+
+def requested_count(body):
+    """How many images a request asks for: OpenAI's n (a number, or a form
+    field's text), A1111's batch_size; 1 when it does not say."""
+    if not isinstance(body, dict):
+        return 1
+    value = body.get("n", body.get("batch_size", 1))
+    try:
+        return max(1, min(int(value), len(COLOURS)))
+    except (TypeError, ValueError):
+        return 1
 
 
 def edit_violations(fields):
@@ -76,13 +122,19 @@ def edit_violations(fields):
                 for k, v in fields.items()}
     if isinstance(instance.get("image"), dict):
         instance["image"] = "<binary>"
-    found = [e.message for e in edit_validator.iter_errors(instance)]
+    found = [e.message for e in edit_validator.iter_errors(instance)] + dall_e_3_violations(instance)
     if isinstance(fields.get("image"), dict) and fields["image"]["content_type"] not in ("image/png", "image/jpeg", "image/webp"):
         found.append(f"image has the content type {fields['image']['content_type']}")
     return found
 
 
-PNG = png()
+# A request for several images (OpenAI's n, A1111's batch_size) is answered with
+# that many, each its own colour: image i is COLOURS[i], so a test can tell which
+# one was committed. The first is the colour every single-image answer has.
+COLOURS = [(200, 40, 90), (40, 160, 90), (40, 90, 200), (230, 180, 40), (120, 60, 200),
+           (30, 30, 30), (240, 240, 240), (200, 120, 40), (60, 200, 220), (150, 150, 40)]
+PNGS = [png(rgb=c) for c in COLOURS]
+PNG = PNGS[0]
 B64 = base64.b64encode(PNG).decode()
 lock = threading.Lock()
 received = []
@@ -131,6 +183,9 @@ class Handler(JSONHandler):
             with lock:
                 received.append({"mode": "download", "path": self.path, "body": None, "violations": [],
                                  "authorization": self.headers.get("Authorization")})
+        if self.path.startswith("/files/badge-"):
+            index = int(self.path[len("/files/badge-"):].split(".")[0])
+            return self.reply(200, PNGS[index], "image/png")
         if self.path.startswith("/files/"):
             return self.reply(200, PNG, "image/png")
         if self.path.startswith("/bounce-file"):
@@ -151,18 +206,30 @@ class Handler(JSONHandler):
             body = multipart(self.headers.get("Content-Type", ""), raw)
         violations = []
         if self.path.endswith("/images/generations"):
-            violations = [e.message for e in validator.iter_errors(body)]
-            violations += [f"{k} is null" for k, v in (body or {}).items() if v is None]
+            violations = generation_violations(body)
         if self.path.endswith("/images/edits"):
             violations = edit_violations(body)
         if self.path.endswith("/sdapi/v1/img2img"):
             violations = img2img_violations(body)
+        if self.path.endswith("/sdapi/v1/txt2img"):
+            violations = txt2img_violations(body)
         with lock:
             received.append({"mode": mode, "path": self.path, "body": body, "violations": violations,
                              "authorization": self.headers.get("Authorization")})
         port = self.server.server_address[1]
         a1111 = self.path.endswith(("/sdapi/v1/txt2img", "/sdapi/v1/img2img"))
-        ok = {"images": [B64], "parameters": {}, "info": "{}"} if a1111 else {"created": 1, "data": [{"b64_json": B64, "revised_prompt": "a revised prompt"}]}
+        count = requested_count(body)
+        images = [base64.b64encode(p).decode() for p in PNGS[:count]]
+        if a1111:
+            # A1111 makes a batch with the seeds seed, seed + 1, ... and says so in its info text.
+            seed = body.get("seed", -1) if isinstance(body, dict) else -1
+            info = json.dumps({"all_seeds": [seed + i for i in range(count)]}) if isinstance(seed, int) and seed >= 0 else "{}"
+            ok = {"images": images, "parameters": {}, "info": info}
+        else:
+            ok = {"created": 1, "data": [{"b64_json": b, "revised_prompt": "a revised prompt"} for b in images]}
+        if any(v.startswith("dall-e-3 takes only n=1") for v in violations):
+            return self.reply(400, {"error": {"message": f"Invalid 'n': dall-e-3 supports only n=1, got {body.get('n')}",
+                                              "type": "invalid_request_error", "param": "n"}})
 
         if self.path.endswith("/predictions"):
             job_id = f"job-{mode}-{n}"
@@ -190,7 +257,15 @@ class Handler(JSONHandler):
             time.sleep(0.25)
             return self.reply(200, ok)
         if mode == "url":
-            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/files/badge.png"}]})
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/files/badge-{i}.png"} for i in range(count)]})
+        if mode == "short":
+            # Fewer images than asked for: a server that refused some of them.
+            key = "images" if a1111 else "data"
+            ok[key] = ok[key][:2]
+            return self.reply(200, ok)
+        if mode == "second-not-base64":
+            ok["data"][1]["b64_json"] = "!!!!not*base64@@@"
+            return self.reply(200, ok)
         if mode == "flaky503":
             if n <= 2:
                 return self.reply(503, "<html><body><h1>503 Service Unavailable</h1></body></html>", "text/html")
