@@ -8,7 +8,7 @@ import Foundation
 /// and ends it, so it never outlives the test that started it.
 public final class FixtureServer: @unchecked Sendable {
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let stdin: Pipe
 
     public struct StartError: Error, CustomStringConvertible {
@@ -16,7 +16,7 @@ public final class FixtureServer: @unchecked Sendable {
     }
 
     public init(script: URL) throws {
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
         stdin = Pipe()

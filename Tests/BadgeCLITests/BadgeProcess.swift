@@ -54,8 +54,8 @@ final class Sandbox: @unchecked Sendable {
     }
 
     /// Starts a child and returns it without waiting.
-    func start(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = []) throws -> Process {
-        let process = Process()
+    func start(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = []) throws -> ChildProcess {
+        let process = ChildProcess()
         if prefix.isEmpty {
             process.executableURL = Self.binary
             process.arguments = arguments
@@ -64,7 +64,6 @@ final class Sandbox: @unchecked Sendable {
             process.arguments = prefix + [Self.binary.path] + arguments
         }
         process.environment = environment.merging(extraEnvironment) { $1 }
-        process.standardInput = FileHandle.nullDevice
         return process
     }
 
@@ -108,44 +107,41 @@ final class Sandbox: @unchecked Sendable {
             }.start()
         }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && !Self.hasExited(process.processIdentifier) && Date() < deadline { usleep(2_000) }
-        if process.isRunning && !Self.hasExited(process.processIdentifier) {
-            kill(process.processIdentifier, SIGKILL)
-            _ = Self.awaitExit(process)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        if process.signal(SIGKILL) {
+            process.waitUntilExit()
             group.wait()
             throw TimedOut(arguments: arguments, stderr: String(decoding: errData.data, as: UTF8.self))
         }
-        let (status, signalled) = Self.awaitExit(process)
+        process.waitUntilExit()
         group.wait()
-        return Result(status: status, stdout: String(decoding: outData.data, as: UTF8.self),
-                      stderr: String(decoding: errData.data, as: UTF8.self), signalled: signalled)
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
+                      stderr: String(decoding: errData.data, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Waits for `process` to end, on a thread of its own (never on one of Swift's few
     /// cooperative threads, which the async tests running beside it need). Returns false
     /// if it is still running after `timeout`, a bound on a hang, not a speed check.
     @discardableResult
-    func waitForExit(_ process: Process, timeout: Duration = .seconds(60)) async throws -> Bool {
+    func waitForExit(_ process: ChildProcess, timeout: Duration = .seconds(60)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))
         }
-        let child = Unchecked(process)
-        try await BlockingExecutor.runToCompletion { _ = Self.awaitExit(child.value) }
         return true
     }
 
     /// A child stopped by the `BADGE_TEST_HOLD` seam at a stage it has reached: it waits
     /// there until its standard input closes (`release()`) or it is cancelled (SIGINT).
     final class HeldRun: @unchecked Sendable {
-        let process: Process
+        let process: ChildProcess
         let input: Pipe
         let errors: Pipe
         /// What it printed on standard error before it was held.
         let stderrBefore: String
 
-        init(process: Process, input: Pipe, errors: Pipe, stderrBefore: String) {
+        init(process: ChildProcess, input: Pipe, errors: Pipe, stderrBefore: String) {
             self.process = process
             self.input = input
             self.errors = errors
@@ -177,11 +173,10 @@ final class Sandbox: @unchecked Sendable {
         let input = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let child = Unchecked(process), stderr = Unchecked(errors)
+        let stderr = Unchecked(errors)
         // A bound on a hang: a child not held by then is killed, which ends the read below.
-        let watchdog = DispatchWorkItem { if child.value.isRunning { kill(child.value.processIdentifier, SIGKILL) } }
+        let watchdog = DispatchWorkItem { process.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         let (held, before) = try await BlockingExecutor.runToCompletion { () -> (Bool, String) in
             var lines: [String] = []
@@ -193,7 +188,7 @@ final class Sandbox: @unchecked Sendable {
         }
         watchdog.cancel()
         guard held else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
             try await waitForExit(process)
             throw NotHeld(arguments: arguments, stage: stage, stderr: before)
         }
@@ -201,44 +196,6 @@ final class Sandbox: @unchecked Sendable {
     }
 
     /// Carries a value that is not Sendable to a thread that alone uses it meanwhile.
-    /// Whether the kernel says `pid` has ended: it is a zombie (ended, not yet
-    /// reaped) or gone (reaped).
-    static func hasExited(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-        return state == "Z" || state == "X"
-    }
-
-    /// Waits for `process` to end and returns its exit status (128 + the signal
-    /// for a signalled one). Foundation's Process on Linux can miss a child's
-    /// exit when many children come and go at once (the kill loop beside other
-    /// suites' children): `isRunning` then stays true and `waitUntilExit()`
-    /// never returns. A child the kernel has held as a zombie for 5 s without
-    /// Foundation noticing is reaped here; one reaped elsewhere that Foundation
-    /// still calls running after 5 s is reported as lost (status 255).
-    static func awaitExit(_ process: Process) -> (status: Int32, signalled: Bool) {
-        let pid = process.processIdentifier
-        var endedAt: Date?
-        while process.isRunning {
-            if hasExited(pid) {
-                let since = endedAt ?? Date()
-                endedAt = since
-                if Date().timeIntervalSince(since) > 5 {
-                    var status: Int32 = 0
-                    if waitpid(pid, &status, WNOHANG) == pid {
-                        let signal = status & 0x7F
-                        return signal != 0 ? (128 + signal, true) : ((status >> 8) & 0xFF, false)
-                    }
-                    if !FileManager.default.fileExists(atPath: "/proc/\(pid)") && process.isRunning { return (255, false) }
-                }
-            }
-            usleep(2_000)
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
-    }
-
     struct Unchecked<T>: @unchecked Sendable {
         let value: T
         init(_ value: T) { self.value = value }

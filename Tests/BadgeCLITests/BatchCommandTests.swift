@@ -94,7 +94,7 @@ struct BatchCommandTests {
         }
         try await waitUntil("three badges of the batch (\(finished().count) so far)") { finished().count >= 3 || !child.isRunning }
         #expect(child.isRunning, "the batch finished before it could be interrupted")
-        kill(child.processIdentifier, SIGINT)
+        child.interrupt()
         #expect(try await s.waitForExit(child), "the batch did not stop within 60 s of SIGINT")
         let output = String(decoding: PipeReading.readAll(stdout.fileHandleForReading), as: UTF8.self)
         #expect(child.terminationStatus == 1, "\(output)")

@@ -32,7 +32,7 @@ struct BatchResumeTests {
         let deadline = Date().addingTimeInterval(Double(max(120, count / 50)))
         while badges().count < count / 2 && child.isRunning && Date() < deadline { usleep(20_000) }
         #expect(child.isRunning, "the batch ended before it could be killed")
-        kill(child.processIdentifier, SIGKILL)
+        child.signal(SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)
 

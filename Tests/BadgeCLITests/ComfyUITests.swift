@@ -166,7 +166,7 @@ struct ComfyUITests {
         try await waitUntil("the run's history is polled", timeout: .seconds(60)) {
             try Self.received(server, mode: "hang").dropFirst(before).contains { $0.path.hasPrefix("/history/") }
         }
-        kill(generate.process.processIdentifier, SIGINT)
+        generate.process.interrupt()
         #expect(generate.finish() == 1, "\(generate.stderr)")
         let after = try Self.received(server, mode: "hang").dropFirst(before)
         #expect(after.contains { $0.path == "/interrupt" } && after.contains { $0.method == "POST" && $0.path == "/queue" }, "\(after.map(\.path))")

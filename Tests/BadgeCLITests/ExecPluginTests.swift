@@ -111,7 +111,7 @@ struct ExecPluginTests {
         try child.run()
         try await waitUntil("the plugin to write its child's pid") { FileManager.default.fileExists(atPath: pidFile.path) || !child.isRunning }
         #expect(child.isRunning, "badge ended before the plugin started")
-        kill(child.processIdentifier, SIGINT)
+        child.interrupt()
         #expect(try await s.waitForExit(child), "badge did not stop within 60 s of SIGINT")
         let stderr = String(decoding: PipeReading.readAll(err.fileHandleForReading), as: UTF8.self)
         #expect(child.terminationReason == .exit && child.terminationStatus == 1, "\(stderr)")

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -10,12 +11,12 @@ import Glibc
 extension FirstTenMinutesTests {
     /// A running child whose output is read as it comes, to wait for a state before acting.
     final class Watched: @unchecked Sendable {
-        let process: Process
+        let process: ChildProcess
         private let lock = NSLock()
         private var out = Data(), err = Data()
         private let readers = DispatchGroup()
 
-        init(_ process: Process) throws {
+        init(_ process: ChildProcess) throws {
             self.process = process
             let stdout = Pipe(), stderr = Pipe()
             process.standardOutput = stdout
@@ -53,7 +54,7 @@ extension FirstTenMinutesTests {
         /// Waits for the exit (killing the child after `limit`) and for its output to be read.
         func finish(limit: TimeInterval = 60) -> Int32? {
             let ended = wait(for: limit) { !$0.process.isRunning }
-            if !ended { kill(process.processIdentifier, SIGKILL) }
+            if !ended { process.signal(SIGKILL) }
             process.waitUntilExit()
             readers.wait()
             return ended ? process.terminationStatus : nil
@@ -67,7 +68,7 @@ extension FirstTenMinutesTests {
         let batch = try Watched(try s.start(["batch", s.root.appendingPathComponent("jobs.json").path, "--output",
                                             s.root.appendingPathComponent("out").path]))
         #expect(batch.wait { $0.stdout.contains("ok ") }, "no badge was made: \(batch.stderr)")
-        kill(batch.process.processIdentifier, SIGINT)
+        batch.process.interrupt()
         #expect(batch.wait { $0.stderr.contains("stopping…") }, "no word of stopping: \(batch.stderr)")
         let status = batch.finish()
         #expect(status == 1, "\(batch.stderr)")
@@ -84,7 +85,7 @@ extension FirstTenMinutesTests {
         let generate = try Watched(try s.start(["generate", "--verbose", "--style", "sketch", "--size", "4096", "Meditate daily"]))
         // The drawing has started once the workspace is ready.
         #expect(generate.wait { $0.stderr.contains("workspace ready") }, "\(generate.stderr)")
-        kill(generate.process.processIdentifier, SIGINT)
+        generate.process.interrupt()
         let status = generate.finish()
         #expect(status == 1, "\(generate.stderr)")
         #expect(generate.stderr.contains("cancelled"), "\(generate.stderr)")
@@ -98,7 +99,7 @@ extension FirstTenMinutesTests {
         try Data(("[" + jobs.joined(separator: ",") + "]").utf8).write(to: s.root.appendingPathComponent("jobs.json"))
         let command = [Sandbox.binary.path, "batch", s.root.appendingPathComponent("jobs.json").path, "--output", s.root.appendingPathComponent("out").path]
             .map { "'" + $0 + "'" }.joined(separator: " ")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qefc", command, "/dev/null"]
         process.environment = s.environment

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ struct FirstTenMinutesTests {
                 value = value[int(key)] if key.isdigit() else value[key]
             print(value if isinstance(value, str) else repr(value))
             """
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, path]
         let input = Pipe(), output = Pipe()

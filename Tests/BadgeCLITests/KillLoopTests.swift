@@ -70,11 +70,10 @@ struct KillLoopTests {
             #expect(try await sandbox.run(Self.arguments(k)).status == 0)
             lifetimes.append(clock.now - started)
         }
-        // The shortest: these runs start while every other suite is starting
-        // too, and a window stretched by that moment's load puts most kills
-        // after the commit (and the loop takes minutes longer).
+        // The shortest, as a first guess: these runs start while every other suite is
+        // starting too, and that moment's load may stretch them many times over.
         let lifetime = lifetimes.min()!
-        let window = Double(lifetime.components.attoseconds) / 1e12 + Double(lifetime.components.seconds) * 1e6  // µs
+        var window = Double(lifetime.components.attoseconds) / 1e12 + Double(lifetime.components.seconds) * 1e6  // µs
 
         var generator = SystemRandomNumberGenerator()
         var committed = 0, withTemporary = 0, before = 0
@@ -86,7 +85,7 @@ struct KillLoopTests {
             // test seam: just before its commit (the old badge must stay) or just after it (the new
             // one must be there). The others are killed at random moments across a run's life.
             let stage: String? = switch (i - 4) % 50 { case 0: "before-commit"; case 1: "after-commit"; default: nil }
-            let child: Process
+            let child: ChildProcess
             if let stage {
                 let held = try await sandbox.startHeld(Self.arguments(i), at: stage)
                 child = held.process
@@ -97,11 +96,14 @@ struct KillLoopTests {
                 try child.run()
                 try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
             }
-            // Only a child that has not been reaped: a pid Foundation has reaped may already
-            // belong to another suite's process (or a thread of this one), which a SIGKILL
-            // would take down instead. A zombie (ended, not reaped) is still ours.
-            if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+            // A child already ended is not signalled (its pid may be another process's by now).
+            let ended = !child.isRunning
+            child.signal(SIGKILL)
             try await sandbox.waitForExit(child)
+            // The window follows a run's life as the load changes: a run that ended before
+            // its kill shortens it, a run killed in the middle lengthens it a little, so the
+            // kills keep landing across a run's life rather than after most of them.
+            if stage == nil { window *= ended ? 0.85 : 1.05 }
 
             // A killed child may leave its temporary file, and so may earlier
             // children killed before they got far enough to sweep; a run that
@@ -129,7 +131,7 @@ struct KillLoopTests {
             last = k
         }
         let loopTime = clock.now - loopStarted
-        print("kill loop: \(Self.iterations) kills in \(loopTime); run lifetime \(lifetime); \(committed) after the commit, \(before) before it, \(withTemporary) with a temporary file present")
+        print("kill loop: \(Self.iterations) kills in \(loopTime); run lifetime \(lifetime) at first, a window of \(Int(window / 1000)) ms at the end; \(committed) after the commit, \(before) before it, \(withTemporary) with a temporary file present")
 
         // One clean run sweeps whatever the last kill left.
         let final = try await sandbox.run(Self.arguments(100_000))

@@ -24,7 +24,7 @@ struct PackagingTests {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result {
-                    let process = Process()
+                    let process = ChildProcess()
                     process.executableURL = URL(fileURLWithPath: executable)
                     process.arguments = arguments
                     process.currentDirectoryURL = directory

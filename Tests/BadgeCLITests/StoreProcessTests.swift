@@ -46,7 +46,7 @@ struct StoreProcessTests {
         let thread = Thread { reader.loop() }
         thread.start()
         for round in 0..<4 {
-            let children = try (1...4).map { w -> Process in
+            let children = try (1...4).map { w -> ChildProcess in
                 let k = round * 4 + w
                 let child = try s.start(["generate", "--size", "96", "--seed", "\(k)", "writer \(k)"])
                 child.standardOutput = FileHandle.nullDevice
@@ -79,7 +79,7 @@ struct StoreProcessTests {
         // Ctrl-C lands at that moment every time, however loaded the machine.
         let held = try await s.startHeld(["generate", "--size", "1024", "--seed", "2", "a big badge"], at: "before-commit")
         let child = held.process
-        kill(child.processIdentifier, SIGINT)
+        child.interrupt()
         if !(try await s.waitForExit(child)) {
             // Released, it commits: the checks below then say what went wrong.
             held.release()

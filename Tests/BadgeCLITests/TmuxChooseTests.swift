@@ -54,59 +54,30 @@ final class TmuxPane: @unchecked Sendable {
 
     static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    /// Runs tmux and returns what it printed. Spawned directly, with every descriptor above
-    /// standard error closed in the child: the server tmux starts lives on, and it must hold
-    /// nothing of this process's (Foundation's Process waits for its own descriptor to close).
+    /// Runs tmux and returns what it printed. The server tmux starts lives on: as every
+    /// `ChildProcess`, it holds no descriptor of this process's and starts with no signal
+    /// blocked or ignored (a tmux server that inherited a blocked SIGCHLD would never hear
+    /// of its pane's end).
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else { throw TmuxFailed(arguments: arguments, output: "pipe: errno \(errno)") }
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-u", "-L", socket] + arguments
         // The command that starts the server would hand it the pipe: its output goes nowhere.
-        let startsServer = arguments.contains("new-session")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if startsServer {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        let output = Pipe()
+        if !arguments.contains("new-session") {
+            process.standardOutput = output
+            process.standardError = output
         }
-        // The shell closes every descriptor above 2, then becomes tmux.
-        let closing = #"for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec "$@""#
-        let argv = ["/bin/bash", "-c", closing, "bash", "/usr/bin/tmux", "-u", "-L", socket] + arguments
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        // Signals as a fresh process has them: the test process blocks and ignores some, and
-        // a tmux server that inherited that would never hear of its pane's end (SIGCHLD).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, &cArguments, environ)
-        Glibc.close(pipe[1])
-        var output = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while spawned == 0 {
-            let count = read(pipe[0], &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            output.append(contentsOf: buffer[0..<count])
+        do {
+            try process.run()
+        } catch {
+            throw TmuxFailed(arguments: arguments, output: "\(error)")
         }
-        Glibc.close(pipe[0])
-        guard spawned == 0 else { throw TmuxFailed(arguments: arguments, output: "posix_spawn: \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = String(decoding: output, as: UTF8.self)
-        if status != 0 { throw TmuxFailed(arguments: arguments, output: text) }
+        try? output.fileHandleForWriting.close()
+        let text = String(decoding: PipeReading.readAll(output.fileHandleForReading), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus != 0 || process.terminationReason != .exit { throw TmuxFailed(arguments: arguments, output: text) }
         return text
     }
 

@@ -1,5 +1,6 @@
 import BadgeCard
 import BadgeKit
+import BadgeKitTesting
 import Canvas
 import Foundation
 import Testing
@@ -63,7 +64,7 @@ struct ChromiumCardTests {
 
     /// Reads both pipes and waits for the process on threads of their own, so
     /// the browser's seconds never hold one of Swift's cooperative threads.
-    static func finish(_ process: Process, out: Pipe, err: Pipe) async -> (Data, String) {
+    static func finish(_ process: ChildProcess, out: Pipe, err: Pipe) async -> (Data, String) {
         await withCheckedContinuation { continuation in
             Thread {
                 let errors = ErrorText()
@@ -108,7 +109,7 @@ struct ChromiumCardTests {
         try Data(page.html.utf8).write(to: html)
 
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, Self.driver.path, html.path, dir.appendingPathComponent("shots").path]
         var environment = ProcessInfo.processInfo.environment

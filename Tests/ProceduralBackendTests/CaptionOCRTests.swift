@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Canvas
 import Foundation
 import Testing
@@ -215,7 +216,7 @@ enum OCR {
 
     /// Runs a program to its end (at most 120 s), and returns what it wrote.
     static func run(_ program: String, _ arguments: [String], trimming: Bool = true) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
