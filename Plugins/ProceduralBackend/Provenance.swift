@@ -46,16 +46,19 @@ public enum Provenance {
         let limits = ImageLimits.default.admittingDrawing(side: request.size)
         let data = try readBadge(url, limit: limits.maxFileBytes)
         let art = BadgeArt(request: request, caption: generator.caption, compression: 1, engine: engine)
-        let differing = try await BlockingExecutor.run { () throws -> Int in
+        let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, String) in
             let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
-            let fresh = try GDImage.decodePNG(try art.render().png, limits: limits)
-            guard original.width == fresh.width, original.height == fresh.height else { return original.width * original.height }
+            let rendered = try art.render()
+            // The style drawn: the one asked for, else the one the prompt's words chose ("tile (from the prompt)").
+            let style = metadata.style ?? rendered.notes["style"] ?? BadgeArt.Style.medal.rawValue
+            let fresh = try GDImage.decodePNG(rendered.png, limits: limits)
+            guard original.width == fresh.width, original.height == fresh.height else { return (original.width * original.height, style) }
             var count = 0
             for y in 0..<fresh.height { for x in 0..<fresh.width where original.pixel(x, y) != fresh.pixel(x, y) { count += 1 } }
-            return count
+            return (count, style)
         }
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
-                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: metadata.style ?? "medal", size: metadata.size,
+                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: style, size: metadata.size,
                       artEngine: model)
     }
 

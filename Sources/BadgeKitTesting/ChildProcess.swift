@@ -12,9 +12,8 @@ import Foundation
 /// - Foundation's `Process` on Linux learns that a child ended when a socket the
 ///   child holds closes. Its children inherit every descriptor not closed at the
 ///   moment of the spawn, and a descriptor another thread opens during its
-///   spawn is not closed: a child started then holds another child's socket and
-///   that child's end goes unseen for as long as the first one lives (a test
-///   run that waited for ever, a 60 s limit reached by a child long gone).
+///   spawn is not closed: a child started then holds another child's socket, and
+///   that child's end goes unseen for as long as the first one lives.
 /// - Here the child closes every descriptor above standard error in the spawn
 ///   itself (`posix_spawn_file_actions_addclosefrom_np`), and its end is read
 ///   from the kernel (`waitid`, `waitpid`), by pid, never from a descriptor.

@@ -9,7 +9,8 @@ import Foundation
 /// and a later run sweeps whatever temporaries were left.
 enum Interrupts {
     static func runCancellable(_ body: sending @escaping () async throws -> Void) async throws {
-        let task = Task { try await body() }
+        // The signals are caught before the command starts: a Ctrl-C the moment it has
+        // begun (its workspace made, say) cancels it rather than killing the process.
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let interrupts = InterruptCounter()
@@ -20,16 +21,17 @@ enum Interrupts {
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
-                if interrupts.increment() > 1 {
+                if interrupts.interrupt() > 1 {
                     signal(number, SIG_DFL)
                     raise(number)
                 }
-                task.cancel()
             }
             source.resume()
             return source
         }
         defer { sources.forEach { $0.cancel() } }
+        let task = Task { try await body() }
+        interrupts.run(task)
         do {
             try await task.value
         } catch is CancellationError {
@@ -38,13 +40,26 @@ enum Interrupts {
     }
 }
 
+/// How many interrupts came, and the task they cancel (one that came before the
+/// task started cancels it as it starts).
 private final class InterruptCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return count
+    private var task: Task<Void, any Error>?
+
+    /// Counts one interrupt and cancels the task; returns how many there have been.
+    func interrupt() -> Int {
+        lock.withLock {
+            count += 1
+            task?.cancel()
+            return count
+        }
+    }
+
+    func run(_ task: Task<Void, any Error>) {
+        lock.withLock {
+            self.task = task
+            if count > 0 { task.cancel() }
+        }
     }
 }

@@ -288,6 +288,15 @@ struct CommandTests {
         #expect(s.badge == nil)
     }
 
+    /// A style the prompt's words chose is not recorded as asked for; verify names the one drawn.
+    @Test func verifyNamesTheStyleThePromptChose() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "Read more books, edge-to-edge"]).status == 0)
+        let verified = try await s.run(["verify"])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(verified.stdout.contains("seed 4, tile (from the prompt), 128 px"), "\(verified.stdout)")
+    }
+
     @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "--style", "tile", "Read more books"]).status == 0)

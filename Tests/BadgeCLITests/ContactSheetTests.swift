@@ -12,13 +12,19 @@ struct ContactSheetTests {
          {"name": "carol", "prompt": "Drink water", "size": 64, "seed": 3}]
         """#
 
-    @Test func pngSheetHasEveryBadgeCaptioned() async throws {
+    /// Runs the three jobs with `--contact-sheet sheet.EXT`; returns the sandbox, the sheet and the run.
+    func batch(sheet name: String) async throws -> (Sandbox, URL, Sandbox.Result) {
         let s = try Sandbox()
         let manifest = s.root.appendingPathComponent("jobs.json")
         try Data(Self.jobs.utf8).write(to: manifest)
-        let sheet = s.root.appendingPathComponent("sheet.png")
+        let sheet = s.root.appendingPathComponent(name)
         let result = try await s.run(["batch", manifest.path, "--output", s.root.appendingPathComponent("out").path,
                                       "--contact-sheet", sheet.path])
+        return (s, sheet, result)
+    }
+
+    @Test func pngSheetHasEveryBadgeCaptioned() async throws {
+        let (s, sheet, result) = try await batch(sheet: "sheet.png")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Contact sheet  \(sheet.path)"), "\(result.stdout)")
         let image = try GDImage.decodePNG(try Data(contentsOf: sheet))
@@ -40,17 +46,14 @@ struct ContactSheetTests {
 
     /// Job names are letters, digits, '.', '_' and '-' (the manifest refuses others), and the page escapes them all the same.
     @Test func htmlSheetShowsEveryBadgeWithItsName() async throws {
-        let s = try Sandbox()
-        let manifest = s.root.appendingPathComponent("jobs.json")
-        try Data(Self.jobs.utf8).write(to: manifest)
-        let sheet = s.root.appendingPathComponent("sheet.html")
-        let result = try await s.run(["batch", manifest.path, "--output", s.root.appendingPathComponent("out").path,
-                                      "--contact-sheet", sheet.path])
+        let (s, sheet, result) = try await batch(sheet: "sheet.html")
         #expect(result.status == 0, "\(result.stderr)")
         let page = try String(contentsOf: sheet, encoding: .utf8)
         #expect(page.contains("<title>Badges of jobs.json</title>"))
         #expect(page.components(separatedBy: "<img src=\"data:image/png;base64,").count - 1 == 3)
         for name in ["alice", "bob.smith_2", "carol"] { #expect(page.contains("<figcaption>\(name)</figcaption>")) }
+        let made = try FileManager.default.contentsOfDirectory(atPath: s.root.appendingPathComponent("out").path).filter { $0.hasSuffix(".png") }
+        #expect(made.sorted() == ["alice.png", "bob.smith_2.png", "carol.png"], "the sheet shows the badges the batch made: \(made)")
     }
 
     @Test func anotherExtensionIsAUsageError() async throws {
