@@ -35,12 +35,7 @@ test:
 	@python3 -c "import openapi_schema_validator" 2>/dev/null || python3 -m pip install -q openapi-schema-validator \
 	  || python3 -m pip install -q --break-system-packages openapi-schema-validator
 	$(SWIFT) build --build-tests
-	# The exec backend's own tests hold plugins to limits of a few seconds (a hang stopped
-	# at its limit, an availability check cut at 10 s). Beside the other suites' hundreds
-	# of children and the OCR on two cores, one ran past its own 60 s bound in CI
-	# (2026-11-25), so they run as a test process of their own, after the rest.
-	$(SWIFT) test --skip-build --skip ExecBackendTests
-	$(SWIFT) test --skip-build --filter ExecBackendTests
+	$(SWIFT) test --skip-build
 	scripts/check-consumer.sh
 
 bench: build

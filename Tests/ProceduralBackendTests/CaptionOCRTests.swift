@@ -132,16 +132,19 @@ enum OCR {
         }
         let read = Slots<[String]>(count: lists.count)
         let batches = lists
+        // Two threads of this test's own, never Dispatch's global queues: on Linux, Swift's
+        // tasks run on those queues' threads (one a core), and minutes of drawing and
+        // waiting for tesseract there held up every async test running beside this one.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
+            Thread {
                 let next = Counter()
-                DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                onTwoThreads {
                     while let k = next.take(below: jobs.count) {
                         drawn.set(k, Swift.Result { try draw(jobs[k], to: files[k]) })
                     }
                 }
                 let nextList = Counter()
-                DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                onTwoThreads {
                     while let k = nextList.take(below: batches.count) {
                         read.set(k, Swift.Result {
                             try recognise(batches[k].map { files[$0] }, language: jobs[batches[k][0]].language,
@@ -150,13 +153,24 @@ enum OCR {
                     }
                 }
                 done.resume()
-            }
+            }.start()
         }
         var texts = [String](repeating: "", count: jobs.count)
         for (k, list) in lists.enumerated() {
             for (i, text) in zip(list, try read.get(k)) { texts[i] = text }
         }
         return try jobs.indices.map { Result(job: jobs[$0], drawn: try drawn.get($0), read: texts[$0]) }
+    }
+
+    /// Runs `work` on this thread and on one more, and returns when both are done.
+    static func onTwoThreads(_ work: @escaping @Sendable () -> Void) {
+        let other = DispatchSemaphore(value: 0)
+        Thread {
+            work()
+            other.signal()
+        }.start()
+        work()
+        other.wait()
     }
 
     /// Draws the badge and writes its caption's area; returns the caption drawn.
