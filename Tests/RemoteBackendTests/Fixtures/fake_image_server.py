@@ -8,7 +8,8 @@ its own: POST /<mode>/v1/images/generations and /<mode>/v1/images/edits
 what was received, with any schema violations of the request bodies: OpenAI's
 checked against CreateImageRequest and CreateImageEditRequest from
 Tests/Data/schemas/openai-images.json, A1111's img2img against the fields of
-its request model."""
+its request model. A request for several images (OpenAI's n, A1111's
+batch_size) is answered with that many, image i in the colour COLOURS[i]."""
 import base64
 import json
 import os
