@@ -7,7 +7,7 @@ its own: POST /<mode>/v1/images/generations and /<mode>/v1/images/edits
 /<mode>/sdapi/v1/txt2img and /img2img (AUTOMATIC1111). GET /_requests returns
 what was received, with any schema violations of the request bodies: OpenAI's
 checked against CreateImageRequest and CreateImageEditRequest from
-Tests/Data/schemas/openai-images.json, A1111's img2img against the fields of
+Tests/Data/schemas/openai-images.json, A1111's txt2img and img2img against the fields of
 its request model. A request for several images (OpenAI's n, A1111's
 batch_size) is answered with that many, image i in the colour COLOURS[i]."""
 import base64
