@@ -407,6 +407,18 @@ struct BadgeArt {
         return nil
     }
 
+    /// Notches around a round badge's rim, as on a struck medal; their number varies with the seed.
+    static func drawNotches(_ canvas: Canvas, size s: Double, palette: Palette, random: inout SplitMix64) {
+        let c = Point(s / 2, s / 2)
+        let notches = 24 + Int(random.next() % 4) * 6
+        for k in 0..<notches {
+            let a = Double(k) / Double(notches) * 2 * .pi
+            let r0 = s * 0.424, r1 = s * 0.44
+            canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
+                                 radius: s * 0.0035), with: .solid(palette.rimDark.withAlpha(110)))
+        }
+    }
+
     private func drawMedal(_ canvas: Canvas, size s: Double, palette: Palette, random: inout SplitMix64) {
         let c = Point(s / 2, s / 2)
         let outer = s * 0.455, inner = s * 0.385
@@ -419,22 +431,11 @@ struct BadgeArt {
         let soft = s * 0.022
         canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
                     with: .solid(RGBA(0, 0, 0, 120)), softness: soft, hidden: Disc(center: c, radius: outer - 0.51))
-        canvas.fill(.ring(center: c, inner: inner - 2, outer: outer), with: .linear(
-            start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
-            stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]),
+        canvas.fill(.ring(center: c, inner: inner - 2, outer: outer), with: palette.rimMetal(side: s),
                     hidden: Disc(center: c, radius: inner - 0.51))
         // A bevel: the inner edge of the rim catches light from the other side.
-        canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.02), with: .linear(
-            start: Point(s * 0.8, s * 0.9), end: Point(s * 0.2, s * 0.1),
-            stops: [(0, palette.rimLight), (1, palette.rimDark.darker(0.2))]))
-        // Notches around the rim, as on a struck medal; their number varies with the seed.
-        let notches = 24 + Int(random.next() % 4) * 6
-        for k in 0..<notches {
-            let a = Double(k) / Double(notches) * 2 * .pi
-            let r0 = s * 0.424, r1 = s * 0.44
-            canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
-                                 radius: s * 0.0035), with: .solid(palette.rimDark.withAlpha(110)))
-        }
+        canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.02), with: palette.rimBevel(side: s))
+        Self.drawNotches(canvas, size: s, palette: palette, random: &random)
         canvas.fill(.circle(center: c, radius: inner), with: .radial(
             center: Point(s * 0.42, s * 0.36), radius: inner * 1.35,
             stops: [(0, palette.faceLight), (1, palette.faceDark)]))

@@ -160,23 +160,13 @@ struct Composition: Sendable {
         if style == .flat {
             canvas.fill(.ring(center: c, inner: inner, outer: outer), with: .solid(palette.rimLight.mixed(with: palette.rimDark, 0.35)))
         } else {
-            canvas.fill(.ring(center: c, inner: inner, outer: outer), with: .linear(
-                start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
-                stops: [(0, palette.rimLight), (0.5, palette.rimLight.mixed(with: palette.rimDark, 0.45)), (1, palette.rimDark)]))
-            canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.012), with: .linear(
-                start: Point(s * 0.8, s * 0.9), end: Point(s * 0.2, s * 0.1),
-                stops: [(0, palette.rimLight), (1, palette.rimDark.darker(0.2))]))
+            canvas.fill(.ring(center: c, inner: inner, outer: outer), with: palette.rimMetal(side: s))
+            canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.012), with: palette.rimBevel(side: s))
         }
         let middle = (inner + outer) / 2 + s * 0.004
         switch layout.rim {
         case .notches:
-            let notches = 24 + Int(random.next() % 4) * 6
-            for k in 0..<notches {
-                let a = Double(k) / Double(notches) * 2 * .pi
-                let r0 = s * 0.424, r1 = s * 0.44
-                canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
-                                     radius: s * 0.0035), with: .solid(palette.rimDark.withAlpha(110)))
-            }
+            BadgeArt.drawNotches(canvas, size: s, palette: palette, random: &random)
         case .beads:
             let beads = 40
             for k in 0..<beads {

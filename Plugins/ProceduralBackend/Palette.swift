@@ -203,3 +203,16 @@ extension Palette {
         }
     }
 }
+
+extension Palette {
+    /// A round badge's metal rim, lit from the top left across a badge of `side` pixels.
+    func rimMetal(side s: Double) -> Paint {
+        .linear(start: Point(s * 0.2, s * 0.1), end: Point(s * 0.8, s * 0.9),
+                stops: [(0, rimLight), (0.5, rimLight.mixed(with: rimDark, 0.45)), (1, rimDark)])
+    }
+
+    /// The rim's inner edge, catching the light from the other side (a bevel).
+    func rimBevel(side s: Double) -> Paint {
+        .linear(start: Point(s * 0.8, s * 0.9), end: Point(s * 0.2, s * 0.1), stops: [(0, rimLight), (1, rimDark.darker(0.2))])
+    }
+}
