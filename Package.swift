@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Arrows point one way: BadgeCLI -> BadgeMain -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
+// Arrows point one way: BadgeCLI -> BadgeMain -> BadgeServer -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
 // BadgeKit imports nothing of ours; C libraries stay behind Canvas and CurlTransport.
 // Linux only: the code calls Glibc and opens Linux sonames (see the README).
 // Nothing here passes flags of its own: C libraries come through pkg-config, and the
@@ -26,6 +26,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // FilePath and FileDescriptor, which swift-subprocess's API speaks (already in its graph).
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        // `badge serve`: HTTP/1.1 on SwiftNIO, graceful shutdown through swift-service-lifecycle.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // libgd and libcurl are opened on first use, not linked: they bring dozens of libraries
@@ -149,11 +155,28 @@ let package = Package(
             path: "Plugins/ExecBackend"
         ),
 
+        // `badge serve`: the studio page and badges by URL, over the same registry, pipeline
+        // and store as the commands. The only target that speaks HTTP as a server.
+        .target(
+            name: "BadgeServer",
+            dependencies: [
+                "BadgeKit", "Canvas", "BadgeCard", "ProceduralBackend",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/BadgeServer"
+        ),
+
         // The commands: `BadgeMain.run(registering:)` is the whole command line.
         .target(
             name: "BadgeMain",
             dependencies: [
-                "BadgeKit", "Canvas", "BadgeCard", "TerminalGraphics", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
+                "BadgeKit", "Canvas", "BadgeCard", "BadgeServer", "TerminalGraphics", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -197,8 +220,13 @@ let package = Package(
         // Follows docs/EXTENDING.md to the letter: a compiled backend and the shared conformance suite.
         .testTarget(name: "SampleBackendTests", dependencies: ["BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
+            name: "BadgeServerTests",
+            dependencies: ["BadgeServer", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        .testTarget(
             name: "BadgeCLITests",
-            dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"]
+            dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
+            exclude: ["Browser"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import BadgeKit
 import Canvas
 import Foundation
 
@@ -83,5 +84,20 @@ public struct BackFace: Sendable {
         }
         try CardShape.clip(canvas)
         return canvas
+    }
+}
+
+extension BackFace {
+    /// The back of the card for a Promise Badge's PNG bytes, as PNG bytes: the
+    /// front decoded within `limits`, the date written long in `locale`, and
+    /// the result checked by `PNGDataCheck` like every PNG badge writes.
+    package static func png(
+        forBadge png: Data, metadata: BadgeMetadata, locale: Locale, limits: ImageLimits, source: String
+    ) throws -> Data {
+        let front = try GDImage.decodePNG(png, limits: limits, source: source)
+        let face = BackFace(date: metadata.longCommitmentDate(locale: locale), font: try Font.caption())
+        let back = try PNGEncoder.encode(face.render(front: front), level: 6)
+        try PNGDataCheck.verify(back)
+        return back
     }
 }

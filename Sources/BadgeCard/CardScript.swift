@@ -2,11 +2,11 @@
 /// app's (and `FlipTimeline`'s): a drag of one card width turns it 180°, a
 /// drag starts after 6 px, a release past 35% of the width commits the flip.
 /// `window.card` exposes the state (`state`, `face`, `angle`, `animating`)
-/// for scripts and tests, and `motion`, the springs' plan of the last turn:
+/// for scripts and tests, `reset()`, and `motion`, the springs' plan of the last turn:
 /// its `duration` (s) and `angleAt(t)`, the angle `t` seconds in, computed as
 /// the animation's frames compute it.
-enum CardScript {
-    static let style = #"""
+package enum CardScript {
+    package static let style = #"""
         :root { color-scheme: light dark; --side: min(80vw, 62vh, 440px); }
         * { box-sizing: border-box; }
         html, body { margin: 0; min-height: 100%; }
@@ -40,7 +40,7 @@ enum CardScript {
         .hint { margin: 0; font-size: .9rem; opacity: .65; max-width: 28rem; }
         """#
 
-    static let script = #"""
+    package static let script = #"""
         (() => {
           'use strict';
           const el = document.getElementById('card');
@@ -63,6 +63,8 @@ enum CardScript {
             state: 'front', face: 'front',
             get angle() { return this.committed + this.drag + this.offset; },
             flip: (direction) => turn(direction || 1),
+            // Back to the front at once, for a page that shows another badge in the card.
+            reset: () => { stop(); card.committed = 0; card.drag = 0; card.offset = 0; card.velocity = 0; settle(); },
           };
 
           // A unit-mass spring with SwiftUI's parameters: stiffness (2π/response)²,
@@ -231,6 +233,9 @@ enum CardScript {
             if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
             const direction = { ' ': 1, Enter: 1, ArrowRight: 1, ArrowLeft: -1 }[e.key];
             if (!direction) return;
+            // Keys typed into a form, a button, a link or a dialog are theirs, not the card's.
+            const target = e.target instanceof Element ? e.target : null;
+            if (target && target !== el && target.closest('input, textarea, select, button, a, dialog, [contenteditable]')) return;
             if (e.key === 'Enter' && e.target !== el) return;
             e.preventDefault();
             turn(direction);

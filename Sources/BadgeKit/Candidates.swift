@@ -53,9 +53,11 @@ package enum Candidates {
     /// any other is called once per candidate. A candidate that fails is returned
     /// as failed; the others are still made. Throws only `CancellationError`
     /// (Ctrl-C), when nothing is kept.
+    /// `progress`, when given, hears of each candidate as its call starts (the
+    /// numbers being made) and as it ends, in the order they end.
     package static func make(
         _ requests: [BadgeRequest], pipeline: Pipeline, backend: BackendInstance, fallbacks: [BackendInstance],
-        commitment: Pipeline.Commitment, extra: [String: String] = [:], limit: Int
+        commitment: Pipeline.Commitment, extra: [String: String] = [:], limit: Int, progress: (any CandidateProgress)? = nil
     ) async throws -> [Candidate] {
         let calls = Self.calls(for: requests, backend: backend)
         var results = [Result<Made, BadgeError>?](repeating: nil, count: requests.count)
@@ -64,6 +66,7 @@ package enum Candidates {
             func startNext() {
                 let indices = calls[next]
                 next += 1
+                progress?.started(indices.map { $0 + 1 })
                 group.addTask {
                     do {
                         let made = try await pipeline.renderTogether(
@@ -80,7 +83,10 @@ package enum Candidates {
             }
             while next < min(max(1, limit), calls.count) { startNext() }
             for try await made in group {
-                for (index, result) in made { results[index] = result }
+                for (index, result) in made {
+                    results[index] = result
+                    progress?.finished(Candidate(number: index + 1, request: requests[index], result: result))
+                }
                 if next < calls.count { startNext() }
             }
         }
@@ -104,6 +110,13 @@ package enum Candidates {
         guard perCall > 1, seedsInOrder else { return singly }
         return stride(from: 0, to: requests.count, by: perCall).map { Array($0..<min($0 + perCall, requests.count)) }
     }
+}
+
+/// What a front end shows while candidates are made: each as its call to the
+/// backend starts, and each as it is ready or has failed.
+package protocol CandidateProgress: Sendable {
+    func started(_ numbers: [Int])
+    func finished(_ candidate: Candidates.Candidate)
 }
 
 /// Makes the sets of candidates one choice shows: the first, and each new set asked for.

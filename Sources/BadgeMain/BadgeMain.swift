@@ -163,7 +163,7 @@ struct Badge: AsyncParsableCommand {
         subcommands: [
             GenerateCommand.self, ImportCommand.self, ShowCommand.self, HistoryCommand.self,
             RestoreCommand.self, BatchCommand.self, CardCommand.self, BackendsCommand.self, ConfigCommand.self, VerifyCommand.self,
-            PromptCommand.self,
+            PromptCommand.self, ServeCommand.self,
         ]
     )
 }

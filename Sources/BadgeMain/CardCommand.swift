@@ -131,8 +131,7 @@ struct CardHTMLCommand: AsyncParsableCommand {
         let folder = OutputFile.url(directory, context)
         let target = folder.appendingPathComponent(CardPage.fileName)
         let html = try await BlockingExecutor.run {
-            let back = try PNGEncoder.encode(try badge.backFace().render(front: try badge.decode()), level: 6)
-            try PNGDataCheck.verify(back)
+            let back = try BackFace.png(forBadge: badge.png, metadata: badge.metadata, locale: UserLocale.current, limits: badge.limits, source: badge.path)
             return CardPage(front: badge.png, back: back, promise: badge.metadata.extra["promise"] ?? badge.metadata.prompt, date: badge.longDate).html
         }
         try await BlockingExecutor.run {

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may do what, checked before any route runs.
+///
+/// - `Host` must name this server: loopback's names, the address listened on,
+///   or one given with `--allow-host`; so a page elsewhere cannot reach the
+///   studio by pointing its own domain at 127.0.0.1 (DNS rebinding). Listening
+///   on every address, the stateless API answers any `Host`; the studio never does.
+/// - The studio's API needs the token: the cookie the start-up URL sets, or the
+///   `X-Badge-Token` header. A request that changes something needs the header
+///   (a page elsewhere cannot set it on a request to here) and an `Origin` equal
+///   to this server's own.
+/// - Every answer says what the browser may do with it (CSP, no sniffing, no
+///   framing, no referrer).
+struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
+    let settings: ServeSettings
+    let tokenCookie: String
+
+    static var tokenHeader: HTTPField.Name { HTTPField.Name("X-Badge-Token")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        let area = Area(path: path, renderOnly: settings.renderOnly)
+        guard let host = Self.hostName(request.head.authority) else {
+            return Reply.problem(.badRequest, code: "bad-host", "the request has no Host header, or one that is not a host name")
+        }
+        let openToAnyHost = !settings.listensOnLoopback && area == .public
+        guard openToAnyHost || settings.studioHostNames.contains(host) else {
+            return Reply.problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
+                                 hint: "use the address badge serve printed, or start it with --allow-host \(host)")
+        }
+        var response: Response
+        switch area {
+        case .public, .asset:
+            response = try await next(request, context)
+        case .page:
+            response = try await page(request, context: context, next: next)
+        case .api:
+            guard let presented = token(in: request), Self.same(presented, settings.token) else {
+                return Reply.problem(.unauthorized, code: "token", "the studio needs its token",
+                                     hint: "open the URL badge serve printed (it ends in ?token=...)")
+            }
+            if request.method != .get && request.method != .head {
+                guard let header = request.headers[Self.tokenHeader], Self.same(header, settings.token) else {
+                    return Reply.problem(.forbidden, code: "token", "a request that changes the store needs the X-Badge-Token header")
+                }
+                let expected = "http://\(request.head.authority ?? "")"
+                guard let origin = request.headers[.origin], origin == expected else {
+                    return Reply.problem(.forbidden, code: "origin",
+                                         "the request comes from \(request.headers[.origin].map(ServeSettings.quoted) ?? "no origin"), not from \(expected)")
+                }
+            }
+            response = try await next(request, context)
+        case .notFound:
+            response = Reply.problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))",
+                                     hint: settings.renderOnly ? "this server draws badges at /v1/badge.png and /v1/badge.json" : nil)
+        }
+        Self.secure(&response.headers, area: area)
+        return response
+    }
+
+    /// `/`: the studio page with a valid cookie; with a valid `?token=`, the
+    /// cookie is set and the address bar loses the token (a redirect to `/`).
+    private func page(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let given = request.uri.queryParameters["token"] {
+            guard Self.same(String(given), settings.token) else {
+                return Reply.html(StudioAssets.wrongToken, status: .unauthorized)
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
+            response.headers[values: .setCookie].append("\(tokenCookie)=\(settings.token); Path=/; HttpOnly; SameSite=Strict")
+            return response
+        }
+        guard let presented = token(in: request), Self.same(presented, settings.token) else {
+            return Reply.html(StudioAssets.wrongToken, status: .unauthorized)
+        }
+        return try await next(request, context)
+    }
+
+    private func token(in request: Request) -> String? {
+        if let header = request.headers[Self.tokenHeader], !header.isEmpty { return header }
+        return request.cookies[tokenCookie]?.value
+    }
+
+    enum Area: Equatable {
+        /// The stateless API and the health check.
+        case `public`
+        /// The studio's script and style: no secrets, no state.
+        case asset
+        /// The studio page.
+        case page
+        /// The studio's API: the store and the candidates.
+        case api
+        case notFound
+
+        init(path: String, renderOnly: Bool) {
+            if path.hasPrefix("/v1/") || path == "/healthz" {
+                self = .public
+            } else if renderOnly {
+                self = .notFound
+            } else if path == "/" {
+                self = .page
+            } else if path.hasPrefix("/studio/") {
+                self = .asset
+            } else if path.hasPrefix("/api/") {
+                self = .api
+            } else {
+                self = .notFound
+            }
+        }
+    }
+
+    /// The host name of an authority (`name:port`, `[::1]:port`), lower case, or nil.
+    static func hostName(_ authority: String?) -> String? {
+        guard var authority = authority?.lowercased(), !authority.isEmpty, authority.utf8.count <= 255 else { return nil }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        if let colon = authority.lastIndex(of: ":") {
+            guard authority[authority.index(after: colon)...].allSatisfy(\.isNumber) else { return nil }
+            authority = String(authority[..<colon])
+        }
+        guard authority.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 46 }) else { return nil }
+        return authority
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+
+    static func secure(_ headers: inout HTTPFields, area: Area) {
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        switch area {
+        case .public:
+            // Badges are for other sites' pages: any origin may embed or fetch them.
+            headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "cross-origin"
+            headers[.accessControlAllowOrigin] = "*"
+            if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'" }
+        case .page, .asset, .api, .notFound:
+            headers[.contentSecurityPolicy] = StudioAssets.contentSecurityPolicy
+            headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+            headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
+            headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import BadgeKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The answers the server gives: JSON, PNG, HTML, and errors as JSON that say
+/// what was wrong and what to do, in the words the CLI uses.
+enum Reply {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        if fields[.cacheControl] == nil { fields[.cacheControl] = "no-store" }
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A PNG, or for HEAD its headers alone (with the length GET would send).
+    static func png(_ data: Data, etag: String?, cacheControl: String, head: Bool, fileName: String? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: "image/png", .cacheControl: cacheControl, .contentLength: String(data.count)]
+        if let etag { headers[.eTag] = etag }
+        if let fileName { headers[.contentDisposition] = "attachment; filename=\"\(fileName)\"" }
+        return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Whether `If-None-Match` already names `etag` (a list, or `*`).
+    static func notModified(_ request: Request, etag: String) -> Bool {
+        guard let header = request.headers[.ifNoneMatch] else { return false }
+        return header.split(separator: ",").contains { tag in
+            let tag = tag.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    struct Problem: Encodable {
+        struct Body: Encodable {
+            var code: String
+            var message: String
+            var hint: String?
+            var parameter: String?
+            var allowed: String?
+        }
+        var error: Body
+    }
+
+    static func problem(
+        _ status: HTTPResponse.Status, code: String, _ message: String, hint: String? = nil, parameter: String? = nil,
+        allowed: String? = nil, headers: HTTPFields = [:]
+    ) -> Response {
+        json(Problem(error: .init(code: code, message: message, hint: hint, parameter: parameter, allowed: allowed)), status: status, headers: headers)
+    }
+
+    /// 503 with Retry-After: the render queue is full.
+    static func busy(retryAfter seconds: Int) -> Response {
+        problem(.serviceUnavailable, code: "busy", "every render slot is taken and the queue is full",
+                hint: "try again in \(seconds) s", headers: [.retryAfter: String(seconds)])
+    }
+
+    /// A `BadgeError` as JSON, with the status its kind calls for.
+    static func failure(_ error: BadgeError) -> Response {
+        let status: HTTPResponse.Status
+        switch error.code {
+        case .usage, .unknownBackend, .config: status = .badRequest
+        case .notFound: status = .notFound
+        case .cancelled: status = .conflict
+        case .backendUnavailable: status = .serviceUnavailable
+        case .timeout: status = .gatewayTimeout
+        default: status = .internalServerError
+        }
+        let hint = error.hint.map { OutsideText.printable($0, keepingNewlines: false) }
+        return problem(status, code: error.code.rawValue, OutsideText.printable(error.message, keepingNewlines: false), hint: hint)
+    }
+}

@@ -1,0 +1,137 @@
+import BadgeKit
+import Foundation
+
+/// How `badge serve` listens and what it admits: the address, the token that
+/// guards the studio, the names a browser may call it by, and the bounds on
+/// rendering and on what a client may send.
+package struct ServeSettings: Sendable {
+    /// The address to bind, as given: "127.0.0.1", "::1", "0.0.0.0", a host name.
+    package var host: String
+    /// 0 asks the system for a free port; the URL printed names the real one.
+    package var port: Int
+    /// Guards the studio: every studio request carries it (a cookie, or the
+    /// `X-Badge-Token` header, which a state change needs).
+    package var token: String
+    /// Only the stateless API (`/v1/...`, `/healthz`): no studio, no store.
+    package var renderOnly: Bool
+    /// Renders at once; more wait in the queue.
+    package var renderConcurrency: Int
+    /// Renders that may wait for a free slot; past them a request gets 503.
+    package var renderQueue: Int
+    /// The largest side the render API draws.
+    package var maxRenderSize: Int
+    /// Host names (without the port) the studio answers to, besides loopback's.
+    package var allowedHosts: [String]
+    /// A request's head and body must arrive within this; a connection idle
+    /// this long between requests is closed.
+    package var requestTimeout: Duration
+    /// The largest request body the studio reads (its requests are small JSON).
+    package var maxBodyBytes: Int
+    /// The most candidate sets the studio keeps in memory at once.
+    package var maxJobs: Int
+
+    package static let portRange = 0...65535
+    package static let renderSizeRange = BadgeRequest.sizeRange.lowerBound...BadgeRequest.sizeRange.upperBound
+    package static let defaultMaxRenderSize = 1024
+    package static let tokenVariable = "BADGE_SERVE_TOKEN"
+
+    package init(
+        host: String = "127.0.0.1", port: Int = 8080, token: String = ServeSettings.newToken(), renderOnly: Bool = false,
+        renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, renderQueue: Int? = nil,
+        maxRenderSize: Int = ServeSettings.defaultMaxRenderSize, allowedHosts: [String] = [], requestTimeout: Duration = .seconds(15),
+        maxBodyBytes: Int = 64 << 10, maxJobs: Int = 8
+    ) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.renderOnly = renderOnly
+        self.renderConcurrency = max(1, renderConcurrency)
+        self.renderQueue = renderQueue ?? 4 * max(1, renderConcurrency)
+        self.maxRenderSize = maxRenderSize
+        self.allowedHosts = allowedHosts
+        self.requestTimeout = requestTimeout
+        self.maxBodyBytes = maxBodyBytes
+        self.maxJobs = maxJobs
+    }
+
+    /// 32 bytes from the system's generator, as 64 hex digits.
+    package static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in
+            let value: UInt64 = generator.next()
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (loopback). Throws a usage error
+    /// that names `--listen` and shows the forms it takes.
+    package static func parseListen(_ text: String) throws -> (host: String, port: Int) {
+        let hint = "give HOST:PORT, e.g. --listen 127.0.0.1:8080, --listen 0.0.0.0:8080 or --listen [::1]:8080 (port 0: any free port)"
+        var host: Substring
+        var portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw BadgeError(.usage, "--listen \(quoted(text)): an IPv6 address is written [ADDRESS]:PORT", hint: hint)
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else {
+                throw BadgeError(.usage, "--listen \(quoted(text)): the port is missing", hint: hint)
+            }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            if host.contains(":") {
+                throw BadgeError(.usage, "--listen \(quoted(text)): an IPv6 address is written in brackets, [ADDRESS]:PORT", hint: hint)
+            }
+        }
+        if host.isEmpty { host = "127.0.0.1" }
+        guard portText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), !portText.isEmpty, portText.count <= 5, let port = Int(portText),
+              portRange.contains(port) else {
+            throw BadgeError(.usage, "--listen \(quoted(text)): the port must be from 0 to 65535, not \(quoted(String(portText)))", hint: hint)
+        }
+        guard host.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") }) else {
+            throw BadgeError(.usage, "--listen \(quoted(text)): \(quoted(String(host))) is not a host name or an address", hint: hint)
+        }
+        return (String(host), port)
+    }
+
+    /// Whether `host` only ever reaches this machine.
+    package static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host.hasSuffix(".localhost") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    package var listensOnLoopback: Bool { Self.isLoopback(host) }
+
+    /// The names a browser may use in `Host` for the studio: loopback's, the
+    /// address listened on (unless it is every address), and `allowedHosts`.
+    package var studioHostNames: Set<String> {
+        var names: Set<String> = ["localhost", "127.0.0.1", "::1"]
+        if host != "0.0.0.0" && host != "::" { names.insert(host.lowercased()) }
+        for name in allowedHosts { names.insert(name.lowercased()) }
+        return names
+    }
+
+    /// The address as a URL's authority: IPv6 in brackets; every address becomes loopback's.
+    package func authority(port: Int) -> String {
+        let shown = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
+        return (shown.contains(":") ? "[\(shown)]" : shown) + ":\(port)"
+    }
+
+    /// Whether a user-supplied token is strong enough to guard a store on a network.
+    package static func checkToken(_ token: String, source: String) throws {
+        guard token.utf8.count >= 16, token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            throw BadgeError(.usage, "\(source): a token is 16 to 256 printable ASCII characters without spaces",
+                             hint: "make one with: openssl rand -hex 32")
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        let shown = OutsideText.printable(String(text.prefix(80)), keepingNewlines: false)
+        return "\"\(shown)\(text.count > 80 ? "…" : "")\""
+    }
+}

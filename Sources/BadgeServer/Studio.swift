@@ -1,0 +1,343 @@
+import BadgeCard
+import BadgeKit
+import Foundation
+import ProceduralBackend
+import Synchronization
+
+/// What `badge serve` works with: the same configuration, registry, store and
+/// environment as every command.
+package struct ServeContext: Sendable {
+    package var config: BadgeConfig
+    package var environment: BadgeEnvironment
+    package var registry: BackendRegistry
+    package var store: BadgeStore
+
+    package init(config: BadgeConfig, environment: BadgeEnvironment, registry: BackendRegistry, store: BadgeStore) {
+        self.config = config
+        self.environment = environment
+        self.registry = registry
+        self.store = store
+    }
+
+    func backend(named name: String) throws -> BackendInstance {
+        try registry.makeBackend(named: name, in: config, environment: environment)
+    }
+}
+
+/// The studio: the app's screen over one person's store. It reads the current
+/// badge and its history, makes candidates for a request (a `StudioJob`), and
+/// commits the one picked through `Pipeline.commit`, the road every badge
+/// takes into the store. It knows nothing of HTTP.
+package final class Studio: Sendable {
+    let context: ServeContext
+    let maxJobs: Int
+    private let jobs = Mutex<[StudioJob]>([])
+    /// The back of the current badge, by badge id and locale.
+    private let backCache = Mutex<(key: String, png: Data)?>(nil)
+    /// Commits under way; shutting down waits for them.
+    private let commits = Mutex(0)
+
+    package init(context: ServeContext, maxJobs: Int) {
+        self.context = context
+        self.maxJobs = maxJobs
+    }
+
+    // MARK: - Reading
+
+    package struct BadgeView: Encodable, Sendable {
+        var id: String
+        var promise: String
+        var prompt: String
+        var commitmentDate: String
+        var timeZone: String
+        var style: String?
+        var backend: String
+        var seed: String?
+        var size: Int
+        var caption: String?
+        var replacedAt: String?
+        var image: String
+
+        init(_ badge: StoredBadge, image: String) {
+            let metadata = badge.metadata
+            id = metadata.id
+            promise = metadata.extra["promise"] ?? metadata.prompt
+            prompt = metadata.prompt
+            commitmentDate = metadata.commitmentDateString
+            timeZone = metadata.timeZone
+            style = metadata.style ?? metadata.extra["style"]
+            backend = metadata.backend
+            seed = metadata.seed.map(String.init)
+            size = metadata.size
+            caption = metadata.extra["caption"]
+            replacedAt = badge.replacedAt.map { ISO8601DateFormatter().string(from: $0) }
+            self.image = image
+        }
+    }
+
+    package struct StateView: Encodable, Sendable {
+        var badge: BadgeView?
+        var history: [BadgeView]
+        var styles: [String]
+        var vibes: [String]
+        var metaphors: [String]
+        var colors: [String]
+        var count: Int
+        var counts: [Int]
+        var defaultBackend: String
+    }
+
+    package func state() async throws -> StateView {
+        let store = context.store
+        let (current, history) = try await BlockingExecutor.run { (try store.current(), try store.history()) }
+        return StateView(
+            badge: current.map { BadgeView($0, image: "/api/badge.png?v=\($0.metadata.id)") },
+            history: history.map { BadgeView($0, image: "/api/history/\($0.metadata.id).png") },
+            styles: ProceduralGenerator.styles, vibes: PromptComposer.vibes, metaphors: PromptComposer.metaphors,
+            colors: PromptComposer.suggestedColors, count: 4, counts: Array(Candidates.countRange),
+            defaultBackend: context.config.defaults.backend)
+    }
+
+    package struct BackendView: Encodable, Sendable {
+        var name: String
+        var type: String
+        var available: Bool
+        var reason: String?
+        var hint: String?
+        var styles: [String]
+    }
+
+    /// Every configured backend, whether it can run now, and why not: the
+    /// checks run at once, each as cheap as `badge backends` makes it.
+    package func backends() async -> [BackendView] {
+        await withTaskGroup(of: (Int, BackendView).self) { group in
+            for (index, config) in context.config.backends.enumerated() {
+                group.addTask { [context] in
+                    do {
+                        let instance = try context.backend(named: config.name)
+                        let availability = await instance.generator.availability()
+                        var view = BackendView(name: config.name, type: config.type, available: true, styles: instance.generator.styles ?? [])
+                        if case let .unavailable(reason, hint) = availability {
+                            view.available = false
+                            view.reason = OutsideText.printable(reason, keepingNewlines: false)
+                            view.hint = hint.map { OutsideText.printable($0, keepingNewlines: false) }
+                        }
+                        return (index, view)
+                    } catch {
+                        let error = BadgeError.wrap(error, backend: config.name, message: "the backend cannot be set up")
+                        return (index, BackendView(name: config.name, type: config.type, available: false, reason: error.message, hint: error.hint, styles: []))
+                    }
+                }
+            }
+            var views: [(Int, BackendView)] = []
+            for await view in group { views.append(view) }
+            return views.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// The current badge's bytes, or nil when there is none.
+    package func currentImage() async throws -> (png: Data, id: String)? {
+        let store = context.store
+        return try await BlockingExecutor.run {
+            guard let badge = try store.current() else { return nil }
+            return (try Self.read(badge.url), badge.metadata.id)
+        }
+    }
+
+    /// A history entry's bytes, by its full id.
+    package func historyImage(id: String) async throws -> Data {
+        guard BadgeMetadata.isValidID(id) else {
+            throw BadgeError(.notFound, "there is no badge \(ServeSettings.quoted(id)) in the history", hint: "ids are 16 hex digits, as the history lists them")
+        }
+        let store = context.store
+        return try await BlockingExecutor.run {
+            let entry = try store.historyEntry(matching: id)
+            guard entry.metadata.id == id else {
+                throw BadgeError(.notFound, "there is no badge \(id) in the history")
+            }
+            return try Self.read(entry.url)
+        }
+    }
+
+    /// The back of the current badge's card, its date written long in `locale`.
+    package func currentBack(locale: Locale) async throws -> (png: Data, id: String)? {
+        guard let (front, id) = try await currentImage() else { return nil }
+        let key = id + "\u{0}" + locale.identifier
+        if let cached = backCache.withLock({ $0 }), cached.key == key { return (cached.png, id) }
+        let store = context.store
+        let limits = context.config.intake
+        let png = try await BlockingExecutor.run {
+            guard let badge = try store.current(), badge.metadata.id == id else {
+                throw BadgeError(.notFound, "the current badge changed while its back was drawn", hint: "load the page again")
+            }
+            return try BackFace.png(forBadge: front, metadata: badge.metadata, locale: locale,
+                                    limits: limits.admittingDrawing(side: badge.metadata.size), source: badge.url.path)
+        }
+        backCache.withLock { $0 = (key, png) }
+        return (png, id)
+    }
+
+    private static func read(_ url: URL) throws -> Data {
+        do {
+            return try RegularFile.contents(of: url.path, limit: BadgeStore.maxBadgeBytes)
+        } catch {
+            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description)
+        }
+    }
+
+    // MARK: - Making candidates
+
+    /// What the sheet sends when Generate is pressed.
+    package struct GenerateRequest: Decodable, Sendable {
+        var promise: String?
+        var purpose: String?
+        var vibe: String?
+        var metaphor: String?
+        var style: String?
+        var colors: [String]?
+        var backend: String?
+        var date: String?
+        var timeZone: String?
+        var count: Int?
+        var seed: String?
+    }
+
+    /// Starts making candidates for `request`; returns the job at once.
+    package func generate(_ body: GenerateRequest) throws -> StudioJob {
+        let config = context.config
+        func trimmed(_ text: String?) -> String? {
+            guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+            return text
+        }
+        let promise = trimmed(body.promise)
+        let composing = [body.purpose, body.vibe, body.metaphor].contains { trimmed($0) != nil } || !(body.colors ?? []).isEmpty
+        let style = trimmed(body.style)?.lowercased()
+        var prompt: String
+        if composing {
+            guard let purpose = trimmed(body.purpose) ?? promise else {
+                throw BadgeError(.usage, "the purpose is empty", hint: "say what the promise is, e.g. \"Run a marathon\"")
+            }
+            let composer = PromptComposer(purpose: purpose, vibe: trimmed(body.vibe), metaphor: trimmed(body.metaphor), style: style,
+                                          colors: (body.colors ?? []).compactMap(trimmed))
+            try composer.validate()
+            prompt = composer.line
+        } else {
+            guard let promise else {
+                throw BadgeError(.usage, "the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
+            }
+            prompt = promise
+        }
+        let count = body.count ?? 4
+        guard Candidates.countRange.contains(count) else {
+            throw BadgeError(.usage, "count must be from \(Candidates.countRange.lowerBound) to \(Candidates.countRange.upperBound) candidates, not \(count)")
+        }
+        var zone = TimeZone.current
+        if let name = trimmed(body.timeZone) {
+            guard name.utf8.count <= 64, let given = TimeZone(identifier: name) else {
+                throw BadgeError(.usage, "\(ServeSettings.quoted(name)) is not a time zone", hint: "an IANA name such as Europe/Berlin")
+            }
+            zone = given
+        }
+        let date = try trimmed(body.date).map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
+        var seed: UInt64
+        if let text = trimmed(body.seed) {
+            guard text.utf8.count <= 20, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = UInt64(text) else {
+                throw BadgeError(.usage, "seed must be a whole number from 0 to \(UInt64.max), not \(ServeSettings.quoted(text))")
+            }
+            seed = number
+        } else {
+            var random = SystemRandomNumberGenerator()
+            seed = random.next()
+        }
+        let chain = config.fallbackChain(for: trimmed(body.backend) ?? config.defaults.backend)
+        let backend = try context.backend(named: chain[0])
+        let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
+        let backendStyles = backend.generator.styles ?? []
+        if let style, !backendStyles.contains(style) {
+            throw BadgeError(.usage, backendStyles.isEmpty
+                                 ? "the \(backend.type) backend \"\(backend.name)\" has no styles; the style would be ignored"
+                                 : "the \(backend.type) backend \"\(backend.name)\" has no style \"\(style)\"",
+                             hint: backendStyles.isEmpty ? "choose no style, or a backend that draws styles" : "choose one of: \(backendStyles.joined(separator: ", "))")
+        }
+        let request = BadgeRequest(prompt: prompt, style: style ?? (backendStyles.isEmpty ? nil : config.defaults.style), size: config.defaults.size, seed: seed)
+        try request.validate()
+        let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? count
+        let commitment = Pipeline.Commitment(date: date, timeZone: zone)
+        let pipeline = Pipeline(environment: context.environment, limits: config.intake)
+        let extra = composing ? ["promise": PromptComposer.purpose(ofLine: prompt) ?? prompt] : PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
+        let requests = Candidates.requests(for: request, count: count, styles: style == nil && !backendStyles.isEmpty ? backendStyles : nil)
+
+        let job = StudioJob(count: count, backend: backend, commitment: commitment)
+        try admit(job)
+        job.start { job in
+            _ = try await Candidates.make(requests, pipeline: pipeline, backend: backend, fallbacks: fallbacks, commitment: commitment,
+                                          extra: extra, limit: limit, progress: job)
+        }
+        return job
+    }
+
+    /// Keeps `job`, pushing out the oldest ended ones past `maxJobs`; refuses
+    /// it when that many are still running.
+    private func admit(_ job: StudioJob) throws {
+        try jobs.withLock { jobs in
+            while jobs.count >= maxJobs, let index = jobs.firstIndex(where: \.ended) { jobs.remove(at: index) }
+            guard jobs.count < maxJobs else {
+                throw BadgeError(.usage, "\(maxJobs) sets of candidates are being made already", hint: "cancel one, or wait for one to finish")
+            }
+            jobs.append(job)
+        }
+    }
+
+    package func job(_ id: String) -> StudioJob? {
+        jobs.withLock { $0.first { $0.id == id } }
+    }
+
+    /// Cancels a job's work; nothing of it is committed.
+    package func cancel(_ id: String) async throws {
+        guard let job = job(id) else { throw Self.noJob(id) }
+        await job.cancel()
+    }
+
+    /// Commits candidate `number` of job `id` through the store, with the
+    /// commitment date chosen when the job started.
+    package func pick(job id: String, number: Int) async throws -> PipelineOutcome {
+        guard let job = job(id) else { throw Self.noJob(id) }
+        guard (1...job.count).contains(number) else {
+            throw BadgeError(.usage, "candidate must be from 1 to \(job.count), not \(number)")
+        }
+        guard let made = job.candidate(number) else {
+            throw BadgeError(.notFound, "candidate \(number) was not made", hint: job.ended ? "pick one that is ready, or generate again" : "wait until it is ready")
+        }
+        let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
+        commits.withLock { $0 += 1 }
+        defer { commits.withLock { $0 -= 1 } }
+        return try await pipeline.commit(made.png, madeWith: made.metadata, commitment: job.commitment, to: .store(context.store))
+    }
+
+    /// Makes a history entry the current badge again (a commit).
+    package func restore(id: String) async throws -> StoredBadge {
+        guard BadgeMetadata.isValidID(id) else {
+            throw BadgeError(.notFound, "there is no badge \(ServeSettings.quoted(id)) in the history", hint: "ids are 16 hex digits, as the history lists them")
+        }
+        let store = context.store
+        commits.withLock { $0 += 1 }
+        defer { commits.withLock { $0 -= 1 } }
+        return try await BlockingExecutor.runToCompletion { try store.restore(id: id) }
+    }
+
+    /// Cancels every job and waits for them to stop; commits under way finish
+    /// (a commit runs to its end on a thread of its own).
+    package func shutdown() async {
+        let running = jobs.withLock { $0 }
+        await withTaskGroup(of: Void.self) { group in
+            for job in running { group.addTask { await job.cancel() } }
+        }
+    }
+
+    /// Commits under way now.
+    package var commitsInFlight: Int { commits.withLock { $0 } }
+
+    private static func noJob(_ id: String) -> BadgeError {
+        BadgeError(.notFound, "there is no set of candidates \(ServeSettings.quoted(id))", hint: "it may have been replaced by newer ones; generate again")
+    }
+}

@@ -1,0 +1,500 @@
+/// The studio page: plain HTML, CSS and JavaScript, served from the binary,
+/// loading nothing from another origin. The card (its springs, snap and
+/// wiggle) is `badge card html`'s own script and style, served beside it.
+enum StudioAssets {
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; "
+        + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    static let wrongToken = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Promise Badge studio</title></head>
+        <body><main><h1>This studio needs its token</h1>
+        <p>Open the address <code>badge serve</code> printed when it started: it ends in <code>?token=</code> and a long key.
+        The key keeps other pages and other people away from your badge.</p></main></body></html>
+
+        """
+
+    static let page = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+        <title>Promise Badge</title>
+        <link rel="icon" href="/studio/icon.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="/studio/card.css">
+        <link rel="stylesheet" href="/studio/studio.css">
+        </head>
+        <body>
+        <header class="bar">
+          <h1>Promise Badge</h1>
+          <button id="new" type="button" class="primary" aria-haspopup="dialog">New Badge</button>
+        </header>
+        <main id="main">
+          <section id="empty" class="empty" hidden>
+            <div class="placeholder" aria-hidden="true"></div>
+            <h2>No badge yet</h2>
+            <p>Describe your promise, see a few pictures of it, and keep the one you like.
+            Press <strong>New Badge</strong>, or run <code>badge generate "A pair of dumbbells"</code>.</p>
+          </section>
+          <section id="current" class="current" hidden>
+            <div class="card" id="card" role="button" tabindex="0" aria-pressed="false"
+                 aria-label="Your Promise Badge. Tap it, or press Space, to turn it over.">
+              <img class="face front" id="front" alt="" draggable="false">
+              <img class="face back" id="back" alt="" draggable="false" hidden>
+            </div>
+            <p class="date" id="date"></p>
+            <p class="promise" id="promise"></p>
+            <p class="hint">Tap the badge, drag it, or press Space to turn it over.</p>
+            <p class="actions"><a id="download" class="button" href="/api/badge.png?download=1" download="promise-badge.png">Download PNG</a></p>
+          </section>
+          <section id="earlier" class="earlier" hidden>
+            <h2>Earlier badges</h2>
+            <ul id="history" class="history"></ul>
+          </section>
+          <p id="status" class="status" role="status" aria-live="polite"></p>
+        </main>
+
+        <dialog id="sheet" class="sheet" aria-labelledby="sheet-title">
+          <form id="form" novalidate>
+            <div class="sheet-head">
+              <h2 id="sheet-title">New Promise Badge</h2>
+              <button type="button" id="close" class="plain" aria-label="Close">Close</button>
+            </div>
+            <label for="promise-input">Your promise</label>
+            <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells"></textarea>
+            <details id="steps">
+              <summary>Compose it step by step</summary>
+              <div class="grid">
+                <label>Purpose <input name="purpose" autocomplete="off" placeholder="Run a marathon"></label>
+                <label>Vibe <input name="vibe" list="vibes" autocomplete="off" placeholder="joyful"></label>
+                <label>Metaphor <input name="metaphor" list="metaphors" autocomplete="off" placeholder="path"></label>
+                <label>Colours <input name="colors" list="colors" autocomplete="off" placeholder="coral, teal"></label>
+              </div>
+              <datalist id="vibes"></datalist><datalist id="metaphors"></datalist><datalist id="colors"></datalist>
+            </details>
+            <div class="grid">
+              <label>Style <select name="style" id="style"><option value="">Varied</option></select></label>
+              <label>Backend <select name="backend" id="backend"></select></label>
+              <label>Day to begin <input type="date" name="date" id="day"></label>
+              <label>Candidates <select name="count" id="count"></select></label>
+            </div>
+            <p id="backend-note" class="note" aria-live="polite"></p>
+            <div class="buttons">
+              <button type="submit" id="generate" class="primary">Generate</button>
+              <button type="button" id="cancel" disabled>Cancel</button>
+            </div>
+            <p id="sheet-status" class="status" role="status" aria-live="polite"></p>
+            <ol id="candidates" class="candidates" aria-label="Candidates"></ol>
+          </form>
+        </dialog>
+        <script src="/studio/card.js"></script>
+        <script src="/studio/studio.js"></script>
+        </body>
+        </html>
+
+        """
+
+    /// A medal: a gold disc in a darker rim, with a star.
+    static let icon = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#b8860b"/>\
+        <circle cx="32" cy="32" r="24" fill="#f4c542"/><path d="M32 16l4.7 9.6 10.6 1.5-7.7 7.5 1.8 10.5L32 40.1l-9.4 5 1.8-10.5-7.7-7.5 \
+        10.6-1.5z" fill="#fff8e1"/></svg>
+
+        """
+
+    static let style = #"""
+        [hidden] { display: none !important; }
+        body { display: block; place-items: initial; }
+        .bar {
+          display: flex; align-items: center; justify-content: space-between; gap: 12px;
+          padding: 12px max(16px, env(safe-area-inset-left)); position: sticky; top: 0;
+          background: color-mix(in srgb, Canvas 80%, transparent); backdrop-filter: blur(12px); z-index: 1;
+        }
+        .bar h1 { margin: 0; font-size: 1.15rem; }
+        main { max-width: 720px; margin: 0 auto; }
+        button, .button, select, input, textarea { font: inherit; }
+        button, .button {
+          border: 1px solid color-mix(in srgb, currentColor 25%, transparent); border-radius: 10px; padding: 8px 14px;
+          background: color-mix(in srgb, Canvas 92%, currentColor); color: inherit; cursor: pointer; text-decoration: none;
+          display: inline-block; min-height: 44px;
+        }
+        button:disabled { opacity: .45; cursor: default; }
+        button.primary { background: #0a84ff; border-color: #0a84ff; color: #fff; font-weight: 600; }
+        button.plain { background: transparent; border-color: transparent; }
+        :focus-visible { outline: 3px solid #0a84ff; outline-offset: 2px; }
+        .empty { text-align: center; max-width: 30rem; padding: 32px 8px; }
+        .placeholder {
+          width: min(60vw, 240px); aspect-ratio: 1; margin: 0 auto 16px; border-radius: 50%;
+          border: 3px dashed color-mix(in srgb, currentColor 30%, transparent);
+        }
+        .current { display: grid; justify-items: center; gap: 8px; }
+        .date { margin: 0; font-size: 1.05rem; font-weight: 600; }
+        .actions { margin: 4px 0 0; }
+        .earlier { width: 100%; }
+        .earlier h2 { font-size: 1rem; margin: 24px 0 8px; }
+        .history { list-style: none; padding: 0; margin: 0; display: grid; gap: 8px; }
+        .history li { display: grid; grid-template-columns: 56px 1fr auto; align-items: center; gap: 12px; text-align: left; }
+        .history img { width: 56px; height: 56px; border-radius: 8px; }
+        .history .what { display: grid; }
+        .history .when { font-size: .85rem; opacity: .7; }
+        .status { min-height: 1.4em; margin: 8px 0; }
+        .status.error { color: #d70015; }
+        @media (prefers-color-scheme: dark) { .status.error { color: #ff6961; } }
+        .sheet {
+          width: min(760px, 100vw - 16px); max-height: calc(100dvh - 16px); border: none; border-radius: 16px; padding: 16px 20px;
+          background: Canvas; color: CanvasText; box-shadow: 0 24px 60px rgba(0, 0, 0, .35);
+        }
+        .sheet::backdrop { background: rgba(0, 0, 0, .35); }
+        .sheet-head { display: flex; justify-content: space-between; align-items: center; }
+        .sheet-head h2 { margin: 0; font-size: 1.2rem; }
+        .sheet label { display: grid; gap: 4px; font-size: .9rem; }
+        .sheet textarea, .sheet input, .sheet select {
+          width: 100%; padding: 8px 10px; border-radius: 8px; min-height: 40px;
+          border: 1px solid color-mix(in srgb, currentColor 30%, transparent); background: Field; color: FieldText;
+        }
+        .sheet textarea { font-size: 1.05rem; resize: vertical; }
+        .sheet details { margin: 10px 0; }
+        .sheet summary { cursor: pointer; padding: 6px 0; }
+        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; margin-top: 10px; }
+        .note { font-size: .85rem; opacity: .8; margin: 6px 0 0; min-height: 1.2em; }
+        .buttons { display: flex; gap: 10px; margin-top: 12px; }
+        .candidates { list-style: none; padding: 0; margin: 8px 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
+        .candidate {
+          width: 100%; padding: 8px; display: grid; gap: 6px; justify-items: center; border-radius: 14px; position: relative;
+        }
+        .candidate .picture {
+          width: 100%; aspect-ratio: 1; border-radius: 10px; display: grid; place-items: center;
+          background: color-mix(in srgb, currentColor 6%, transparent);
+        }
+        .candidate img { width: 100%; height: 100%; object-fit: contain; }
+        .candidate .number {
+          position: absolute; top: 12px; left: 12px; min-width: 26px; height: 26px; border-radius: 13px; display: grid; place-items: center;
+          background: rgba(0, 0, 0, .6); color: #fff; font-size: .85rem; font-weight: 700;
+        }
+        .candidate .label { font-size: .85rem; text-align: center; overflow-wrap: anywhere; }
+        .candidate[data-status="failed"] .label { color: #d70015; }
+        .candidate[data-status="ready"]:hover { border-color: #0a84ff; }
+        .spinner {
+          width: 36px; height: 36px; border-radius: 50%; border: 4px solid color-mix(in srgb, currentColor 20%, transparent);
+          border-top-color: #0a84ff; animation: spin 1s linear infinite;
+        }
+        @keyframes spin { to { transform: rotate(360deg); } }
+        @media (prefers-reduced-motion: reduce) { .spinner { animation: none; border-top-color: color-mix(in srgb, currentColor 20%, transparent); } }
+        @media (max-width: 480px) {
+          .sheet { padding: 12px; border-radius: 12px; }
+          .candidates { grid-template-columns: repeat(2, 1fr); }
+          .history li { grid-template-columns: 44px 1fr auto; }
+          .history img { width: 44px; height: 44px; }
+        }
+        """#
+
+    static let script = #"""
+        (() => {
+          'use strict';
+          const $ = (id) => document.getElementById(id);
+          const card = window.card;
+          const sheet = $('sheet'), form = $('form');
+          // For scripts and tests: what the page shows and is doing.
+          const studio = window.studio = { ready: false, badge: null, job: null, candidates: {}, error: null };
+          let token = null, backends = null, source = null, ticking = null;
+
+          async function api(path, body) {
+            const init = { method: body === undefined ? 'GET' : 'POST', headers: {}, credentials: 'same-origin' };
+            if (token) init.headers['X-Badge-Token'] = token;
+            if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
+            const response = await fetch(path, init);
+            const data = await response.json().catch(() => null);
+            if (!response.ok) {
+              const e = data && data.error;
+              throw new Error(e ? e.message + (e.hint ? ' (' + e.hint + ')' : '') : 'the server answered ' + response.status);
+            }
+            return data;
+          }
+
+          function say(id, text, isError) {
+            const el = $(id);
+            el.textContent = text || '';
+            el.classList.toggle('error', !!isError);
+            if (isError) studio.error = text;
+          }
+
+          // The commitment date as a long date in the browser's language, on the
+          // calendar day of the time zone the promise was made in.
+          function longDate(badge) {
+            const date = new Date(badge.commitmentDate);
+            try { return new Intl.DateTimeFormat(navigator.language, { dateStyle: 'long', timeZone: badge.timeZone }).format(date); }
+            catch (_) { return new Intl.DateTimeFormat(navigator.language, { dateStyle: 'long' }).format(date); }
+          }
+
+          function show(state) {
+            const badge = state.badge;
+            $('empty').hidden = !!badge;
+            $('current').hidden = !badge;
+            if (badge) {
+              const changed = studio.badge !== badge.id;
+              const date = longDate(badge);
+              $('front').src = badge.image;
+              $('front').alt = 'Promise Badge: ' + badge.promise;
+              $('back').src = '/api/badge/back.png?locale=' + encodeURIComponent(navigator.language) + '&v=' + badge.id;
+              $('back').alt = 'Commitment Date: ' + date;
+              $('date').textContent = date;
+              $('promise').textContent = badge.promise;
+              if (changed && card) card.reset();
+            }
+            studio.badge = badge ? badge.id : null;
+            studio.date = badge ? $('date').textContent : null;
+            const list = $('history');
+            list.replaceChildren(...state.history.map((entry) => {
+              const item = document.createElement('li');
+              const picture = document.createElement('img');
+              picture.src = entry.image;
+              picture.alt = '';
+              const what = document.createElement('span');
+              what.className = 'what';
+              const promise = document.createElement('span');
+              promise.textContent = entry.promise;
+              const when = document.createElement('span');
+              when.className = 'when';
+              when.textContent = longDate(entry);
+              what.append(promise, when);
+              const restore = document.createElement('button');
+              restore.type = 'button';
+              restore.textContent = 'Restore';
+              restore.dataset.id = entry.id;
+              restore.setAttribute('aria-label', 'Restore ' + entry.promise + ', ' + when.textContent);
+              restore.addEventListener('click', () => act(() => api('/api/restore', { id: entry.id }), 'Restored an earlier badge.'));
+              item.append(picture, what, restore);
+              return item;
+            }));
+            $('earlier').hidden = state.history.length === 0;
+          }
+
+          async function act(work, done) {
+            try {
+              show(await work());
+              say('status', done);
+            } catch (e) {
+              say('status', e.message, true);
+            }
+          }
+
+          function fillOptions(state) {
+            const options = (id, values) => $(id).replaceChildren(...values.map((v) => { const o = document.createElement('option'); o.value = v; return o; }));
+            options('vibes', state.vibes);
+            options('metaphors', state.metaphors);
+            options('colors', state.colors);
+            const style = $('style');
+            for (const name of state.styles) { const o = document.createElement('option'); o.value = name; o.textContent = name; style.append(o); }
+            const count = $('count');
+            for (const n of state.counts) { const o = document.createElement('option'); o.value = n; o.textContent = n; o.selected = n === state.count; count.append(o); }
+            $('backend').dataset.default = state.defaultBackend;
+          }
+
+          async function loadBackends() {
+            const select = $('backend');
+            select.replaceChildren(new Option('Checking the backends…', ''));
+            select.disabled = true;
+            try {
+              backends = await api('/api/backends');
+            } catch (e) {
+              say('backend-note', e.message, true);
+              return;
+            }
+            select.replaceChildren(...backends.map((b) => {
+              const o = new Option(b.name + (b.available ? '' : ' (unavailable)'), b.name);
+              o.disabled = !b.available;
+              o.selected = b.name === select.dataset.default && b.available;
+              return o;
+            }));
+            select.disabled = false;
+            describeBackend();
+          }
+
+          function describeBackend() {
+            const chosen = backends && backends.find((b) => b.name === $('backend').value);
+            const missing = (backends || []).filter((b) => !b.available).map((b) => b.name + ': ' + b.reason + (b.hint ? ' (' + b.hint + ')' : ''));
+            const lines = [];
+            if (chosen) lines.push(chosen.name + ' (' + chosen.type + ') is ready.');
+            if (missing.length) lines.push('Unavailable: ' + missing.join('; '));
+            say('backend-note', lines.join(' '));
+            const style = $('style');
+            style.disabled = !!chosen && chosen.styles.length === 0;
+            if (style.disabled) style.value = '';
+          }
+
+          function openSheet() {
+            say('sheet-status', '');
+            if (!sheet.open) sheet.showModal();
+            if (!backends) loadBackends();
+            $('promise-input').focus();
+          }
+
+          function closeSheet() {
+            stopJob();
+            if (sheet.open) sheet.close();
+            $('new').focus();
+          }
+
+          function tile(number) {
+            const item = document.createElement('li');
+            const button = document.createElement('button');
+            button.type = 'button';
+            button.className = 'candidate';
+            button.disabled = true;
+            button.dataset.number = number;
+            button.dataset.status = 'working';
+            const picture = document.createElement('span');
+            picture.className = 'picture';
+            const spinner = document.createElement('span');
+            spinner.className = 'spinner';
+            picture.append(spinner);
+            const badge = document.createElement('span');
+            badge.className = 'number';
+            badge.textContent = number;
+            const label = document.createElement('span');
+            label.className = 'label';
+            label.textContent = 'Waiting…';
+            button.append(picture, badge, label);
+            button.addEventListener('click', () => pick(number));
+            item.append(button);
+            return item;
+          }
+
+          function candidate(number) { return $('candidates').querySelector('[data-number="' + number + '"]'); }
+
+          function update(event) {
+            const button = candidate(event.number);
+            if (!button) return;
+            const label = button.querySelector('.label');
+            studio.candidates[event.number] = event.status;
+            button.dataset.status = event.status;
+            if (event.status === 'working') {
+              button.dataset.since = String(performance.now() - event.seconds * 1000);
+              label.textContent = 'Working… ' + event.seconds.toFixed(1) + ' s';
+            } else if (event.status === 'ready') {
+              const picture = button.querySelector('.picture');
+              const image = document.createElement('img');
+              image.src = event.image;
+              image.alt = '';
+              picture.replaceChildren(image);
+              const described = [event.style, event.fallbackFrom ? 'by ' + event.backend + ' instead' : null].filter(Boolean).join(', ');
+              label.textContent = (described || 'Ready') + ' · ' + event.seconds.toFixed(1) + ' s';
+              button.disabled = false;
+              button.setAttribute('aria-label', 'Pick candidate ' + event.number + (described ? ', ' + described : ''));
+            } else if (event.status === 'failed') {
+              button.querySelector('.picture').replaceChildren();
+              label.textContent = 'Failed after ' + event.seconds.toFixed(1) + ' s: ' + event.message + (event.hint ? ' (' + event.hint + ')' : '');
+            }
+          }
+
+          function tick() {
+            const now = performance.now();
+            for (const button of $('candidates').querySelectorAll('[data-status="working"][data-since]')) {
+              button.querySelector('.label').textContent = 'Working… ' + ((now - Number(button.dataset.since)) / 1000).toFixed(1) + ' s';
+            }
+          }
+
+          function finished(done) {
+            if (source) { source.close(); source = null; }
+            clearInterval(ticking);
+            ticking = null;
+            $('generate').disabled = false;
+            $('cancel').disabled = true;
+            studio.jobStatus = done.status;
+            for (const button of $('candidates').querySelectorAll('[data-status="working"]')) {
+              button.dataset.status = done.status === 'cancelled' ? 'cancelled' : 'failed';
+              studio.candidates[button.dataset.number] = button.dataset.status;
+              button.querySelector('.picture').replaceChildren();
+              button.querySelector('.label').textContent = done.status === 'cancelled' ? 'Cancelled' : 'Not made';
+            }
+            if (done.status === 'cancelled') say('sheet-status', 'Cancelled. Nothing was committed.');
+            else if (done.status === 'failed') say('sheet-status', done.message + (done.hint ? ' (' + done.hint + ')' : ''), true);
+            else say('sheet-status', 'Pick the one that keeps your promise: click it, or press its number.');
+          }
+
+          function stopJob() {
+            const job = studio.job;
+            if (!job || studio.jobStatus) return;
+            api('/api/jobs/' + job + '/cancel', {}).catch(() => {});
+          }
+
+          async function generate(event) {
+            event.preventDefault();
+            stopJob();
+            const data = new FormData(form);
+            const text = (name) => String(data.get(name) || '').trim();
+            const colors = text('colors').split(/\s*(?:,|&|\band\b)\s*/i).filter(Boolean);
+            const body = {
+              promise: text('promise'), purpose: text('purpose'), vibe: text('vibe'), metaphor: text('metaphor'), colors,
+              style: text('style'), backend: text('backend'), date: text('date'),
+              timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, count: Number(text('count')) || 4,
+            };
+            if (!body.promise && !body.purpose) { say('sheet-status', 'Describe your promise first.', true); $('promise-input').focus(); return; }
+            say('sheet-status', 'Making candidates…');
+            studio.candidates = {};
+            studio.jobStatus = null;
+            let started;
+            try {
+              started = await api('/api/generate', body);
+            } catch (e) {
+              say('sheet-status', e.message, true);
+              return;
+            }
+            studio.job = started.job;
+            $('candidates').replaceChildren(...Array.from({ length: body.count }, (_, i) => tile(i + 1)));
+            $('generate').disabled = true;
+            $('cancel').disabled = false;
+            ticking = setInterval(tick, 100);
+            source = new EventSource(started.events);
+            source.addEventListener('candidate', (e) => update(JSON.parse(e.data)));
+            source.addEventListener('done', (e) => finished(JSON.parse(e.data)));
+            source.onerror = () => { if (source && !studio.jobStatus) { finished({ status: 'failed', message: 'the connection to badge serve was lost' }); } };
+          }
+
+          async function pick(number) {
+            const job = studio.job;
+            if (!job || studio.candidates[number] !== 'ready') return;
+            say('sheet-status', 'Committing candidate ' + number + '…');
+            try {
+              const state = await api('/api/jobs/' + job + '/pick', { number });
+              studio.job = null;
+              if (sheet.open) sheet.close();
+              show(state);
+              say('status', 'Committed your Promise Badge.');
+              $('card').focus();
+            } catch (e) {
+              say('sheet-status', e.message, true);
+            }
+          }
+
+          $('new').addEventListener('click', openSheet);
+          $('close').addEventListener('click', closeSheet);
+          $('cancel').addEventListener('click', stopJob);
+          $('backend').addEventListener('change', describeBackend);
+          form.addEventListener('submit', generate);
+          // Esc closes the sheet (the dialog's own cancel), which cancels the work.
+          sheet.addEventListener('cancel', (e) => { e.preventDefault(); closeSheet(); });
+          sheet.addEventListener('keydown', (e) => {
+            if (e.altKey || e.ctrlKey || e.metaKey) return;
+            const target = e.target;
+            if (target.matches('input, textarea, select')) return;
+            const number = Number(e.key);
+            if (number >= 1 && number <= 9 && candidate(number)) { e.preventDefault(); pick(number); }
+          });
+
+          (async () => {
+            try {
+              token = (await api('/api/session')).token;
+              const state = await api('/api/state');
+              fillOptions(state);
+              show(state);
+            } catch (e) {
+              say('status', e.message, true);
+            }
+            studio.ready = true;
+          })();
+        })();
+        """#
+}

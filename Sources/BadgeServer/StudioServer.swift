@@ -1,0 +1,70 @@
+import BadgeKit
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `badge serve`: the studio and the render API on Hummingbird (SwiftNIO).
+package enum StudioServer {
+    /// Where the server listens once it does, and the URL to open.
+    package struct Listening: Sendable {
+        package var port: Int
+        /// The studio's URL with its token, or the render API's base URL.
+        package var url: String
+    }
+
+    /// Serves until the calling task is cancelled (Ctrl-C and SIGTERM cancel
+    /// badge's commands). Then it stops: renders and candidates in flight are
+    /// cancelled (nothing of them is committed), a commit under way runs to
+    /// its end, open requests are answered, and the listening socket closes.
+    package static func run(
+        settings: ServeSettings, context: ServeContext, logger: Logger, requestLogger: Logger,
+        onListening: @escaping @Sendable (Listening) -> Void
+    ) async throws {
+        let gate = RenderGate(limit: settings.renderConcurrency, queueLimit: settings.renderQueue)
+        let render = RenderService(
+            backend: try proceduralBackend(context), environment: context.environment, limits: context.config.intake, gate: gate)
+        let studio = settings.renderOnly ? nil : Studio(context: context, maxJobs: settings.maxJobs)
+        // Named for this run: cookies are kept by host, not port, so two studios never share one.
+        let tokenCookie = "badge-token-" + ServeSettings.newToken().prefix(8)
+        let router = Routes.router(settings: settings, render: render, studio: studio, logger: requestLogger, tokenCookie: tokenCookie)
+        let timeout = TimeAmount.nanoseconds(Int64(settings.requestTimeout.components.seconds) * 1_000_000_000
+            + settings.requestTimeout.components.attoseconds / 1_000_000_000)
+        var channel = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadDeadline(timeout: timeout)], idleTimeout: timeout)
+        channel.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100)
+        let app = Application(
+            router: router, server: .http1(configuration: channel),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1024),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? settings.port
+                let base = "http://\(settings.authority(port: port))/"
+                onListening(Listening(port: port, url: settings.renderOnly ? base + "v1/badge.png?promise=Run+a+marathon" : base + "?token=\(settings.token)"))
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
+        // The group runs in a task of its own, which the caller's cancellation
+        // does not reach: it is stopped gracefully instead, after the studio.
+        let serving = Task { try await group.run() }
+        await withTaskCancellationHandler {
+            _ = await serving.result
+        } onCancel: {
+            Task {
+                await studio?.shutdown()
+                await group.triggerGracefulShutdown()
+            }
+        }
+        try await serving.value
+    }
+
+    /// The render API's backend: the configured procedural instance named
+    /// `procedural`, else the first of that type, else a built-in one.
+    static func proceduralBackend(_ context: ServeContext) throws -> BackendInstance {
+        let type = "procedural"
+        let config = context.config.backend(named: type).flatMap { $0.type == type ? $0 : nil }
+            ?? context.config.backends.first { $0.type == type }
+            ?? BackendConfig(name: type, type: type, options: .empty(keyPath: "backends.\(type)"), isBuiltIn: true)
+        return try context.registry.makeBackend(config, environment: context.environment)
+    }
+}

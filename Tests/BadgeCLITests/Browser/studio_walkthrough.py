@@ -1,0 +1,154 @@
+"""The studio, walked through in Chromium as a person would, with Playwright.
+
+Usage: studio_walkthrough.py URL SCREENSHOTS_DIR [--slow-backend NAME]
+
+URL is what `badge serve` printed (it carries the token). Each step waits for
+the state it expects (never a fixed sleep), saves a screenshot, and the script
+ends with one JSON line on stdout: what the page showed at each step. Any step
+that does not reach its state fails the script with a message naming it.
+Debian's Chromium is used as it is (executable_path): nothing is downloaded."""
+import json
+import os
+import sys
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+STEP_MS = 60_000
+
+
+def wait_until(page, expression, what=None, timeout_ms=STEP_MS):
+    """Polls `expression` (evaluated by the DevTools protocol, which the page's
+    CSP does not block, unlike wait_for_function's eval) until it is truthy."""
+    waited = 0
+    while not page.evaluate(expression):
+        if waited >= timeout_ms:
+            raise AssertionError(f"gave up after {timeout_ms / 1000:.0f} s waiting for {what or expression}")
+        page.wait_for_timeout(50)
+        waited += 50
+
+
+def main():
+    url, shots = sys.argv[1], sys.argv[2]
+    slow = sys.argv[sys.argv.index("--slow-backend") + 1] if "--slow-backend" in sys.argv else None
+    os.makedirs(shots, exist_ok=True)
+    report = {"steps": [], "console_errors": [], "requests_elsewhere": []}
+    origin = url.split("/?")[0]
+
+    def shot(page, name):
+        path = os.path.join(shots, f"{len(report['steps']) + 1:02d}-{name}.png")
+        page.screenshot(path=path, full_page=True)
+        report["steps"].append({"step": name, "screenshot": path})
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="en-US")
+        page = context.new_page()
+        page.on("console", lambda m: report["console_errors"].append(m.text) if m.type == "error" else None)
+        page.on("request", lambda r: report["requests_elsewhere"].append(r.url) if not r.url.startswith(origin) else None)
+        page.set_default_timeout(STEP_MS)
+
+        # An empty store shows the empty state.
+        page.goto(url)
+        wait_until(page, "window.studio && window.studio.ready")
+        assert page.url == origin + "/", f"the token stays in the address bar: {page.url}"
+        assert page.locator("#empty").is_visible(), "an empty store does not show the empty state"
+        assert not page.locator("#current").is_visible(), "the empty store shows a badge"
+        report["empty_text"] = page.locator("#empty").inner_text()
+        shot(page, "empty-state")
+
+        # The sheet opens, and a promise is typed.
+        page.click("#new")
+        page.wait_for_selector("#sheet[open]")
+        assert page.evaluate("document.activeElement.id") == "promise-input", "the promise field does not have the focus"
+        wait_until(page, "document.querySelector('#backend').options.length > 0 && !document.querySelector('#backend').disabled")
+        report["backends"] = page.eval_on_selector_all("#backend option", "os => os.map(o => [o.value, o.disabled, o.textContent])")
+        report["backend_note"] = page.locator("#backend-note").inner_text()
+        page.fill("#promise-input", "Run a marathon before I turn forty")
+        page.select_option("#backend", "procedural")
+        shot(page, "sheet-with-promise")
+
+        # Four candidates appear; the third is picked.
+        page.click("#generate")
+        wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
+        wait_until(page, "Array.from(document.querySelectorAll('#candidates img')).every(i => i.complete && i.naturalWidth > 0)")
+        report["candidates"] = page.eval_on_selector_all("#candidates .candidate", "bs => bs.map(b => b.querySelector('.label').textContent)")
+        shot(page, "four-candidates")
+        page.click(".candidate[data-number='3']")
+        page.wait_for_selector("#sheet", state="hidden")
+        wait_until(page, "window.studio.badge !== null")
+        wait_until(page, "document.querySelector('#front').complete && document.querySelector('#front').naturalWidth > 0")
+
+        # The main view shows it with the date.
+        report["picked_id"] = page.evaluate("window.studio.badge")
+        report["date"] = page.locator("#date").inner_text()
+        report["promise"] = page.locator("#promise").inner_text()
+        shot(page, "committed")
+
+        # The card flips (Space on the focused card), with the spring's snap.
+        page.focus("#card")
+        page.keyboard.press("Space")
+        wait_until(page, "window.card.state === 'back' && !window.card.animating")
+        wait_until(page, "document.querySelector('#back').complete && document.querySelector('#back').naturalWidth > 0")
+        report["flipped_face"] = page.evaluate("window.card.face")
+        report["flip_duration"] = page.evaluate("window.card.motion && window.card.motion.duration")
+        shot(page, "card-back")
+        page.keyboard.press("Space")
+        wait_until(page, "window.card.state === 'front' && !window.card.animating")
+
+        # A second badge, so there is an earlier one to restore.
+        page.click("#new")
+        page.wait_for_selector("#sheet[open]")
+        page.fill("#promise-input", "Read twenty books")
+        page.select_option("#count", "2")
+        page.click("#generate")
+        wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 2")
+        page.keyboard.press("Tab")  # away from the text field: a digit picks
+        page.keyboard.press("1")
+        wait_until(page, f"window.studio.badge !== null && window.studio.badge !== '{report['picked_id']}'")
+        report["second_id"] = page.evaluate("window.studio.badge")
+        page.wait_for_selector(f"#history button[data-id='{report['picked_id']}']")
+        shot(page, "history")
+
+        # History restores the earlier badge.
+        page.click(f"#history button[data-id='{report['picked_id']}']")
+        wait_until(page, f"window.studio.badge === '{report['picked_id']}'")
+        report["restored_id"] = page.evaluate("window.studio.badge")
+        report["restored_promise"] = page.locator("#promise").inner_text()
+        shot(page, "restored")
+
+        # Cancel during a slow remote render commits nothing.
+        if slow:
+            page.click("#new")
+            page.wait_for_selector("#sheet[open]")
+            wait_until(page, "!document.querySelector('#backend').disabled")
+            page.fill("#promise-input", "Learn the cello")
+            page.select_option("#backend", slow)
+            page.select_option("#count", "2")
+            page.click("#generate")
+            wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'working').length === 2")
+            wait_until(page, "Array.from(document.querySelectorAll('#candidates .label')).every(l => /Working… [1-9]/.test(l.textContent))")
+            report["working_labels"] = page.eval_on_selector_all("#candidates .label", "ls => ls.map(l => l.textContent)")
+            shot(page, "slow-remote-working")
+            page.click("#cancel")
+            wait_until(page, "window.studio.jobStatus === 'cancelled'")
+            report["cancel_status"] = page.locator("#sheet-status").inner_text()
+            shot(page, "cancelled")
+            page.keyboard.press("Escape")
+            page.wait_for_selector("#sheet", state="hidden")
+            report["after_cancel_id"] = page.evaluate("window.studio.badge")
+
+        # A phone-sized window: nothing wider than the screen.
+        page.set_viewport_size({"width": 375, "height": 740})
+        wait_until(page, "document.documentElement.scrollWidth <= 375")
+        shot(page, "phone")
+        browser.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as error:  # the step that failed, for the Swift test to print
+        print(f"studio walkthrough failed: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,212 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `badge serve` started by a test on 127.0.0.1 and a free port: the URL it
+/// printed, its token, and a stop that sends SIGTERM and waits for the end.
+final class Served: @unchecked Sendable {
+    let process: ChildProcess
+    let port: Int
+    let url: String
+    let token: String
+    private let input: Pipe
+    private let output = Stream()
+    private let errors = Stream()
+
+    struct DidNotStart: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What a child writes to one pipe, read to its end by a thread of its own
+    /// (so the child never blocks on a full pipe).
+    final class Stream: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        let pipe = Pipe()
+
+        func start() {
+            let handle = pipe.fileHandleForReading
+            Thread { [self] in
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    lock.withLock { data.append(chunk) }
+                }
+            }.start()
+        }
+
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    }
+
+    /// Starts it and waits (at most 60 s) for the URL on standard output.
+    init(_ sandbox: Sandbox, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
+        process = try sandbox.start(["serve", "--listen", "127.0.0.1:0"] + arguments, extraEnvironment: environment)
+        input = Pipe()
+        process.standardInput = input
+        process.standardOutput = output.pipe
+        process.standardError = errors.pipe
+        try process.run()
+        output.start()
+        errors.start()
+        let deadline = ContinuousClock.now + .seconds(60)
+        var line: Substring?
+        while ContinuousClock.now < deadline {
+            if let found = output.text.split(separator: "\n").first(where: { $0.contains("http://") }) {
+                line = found
+                break
+            }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        guard let line, let start = line.range(of: "http://"),
+              let components = URLComponents(string: String(line[start.lowerBound...].split(separator: " ")[0])), let port = components.port else {
+            process.terminate()
+            process.waitUntilExit()
+            throw DidNotStart(description: "badge serve printed no URL: \(output.text); stderr: \(errors.text)")
+        }
+        self.port = port
+        url = String(line[start.lowerBound...].split(separator: " ")[0])
+        token = components.queryItems?.first { $0.name == "token" }?.value ?? ""
+    }
+
+    var stdout: String { output.text }
+    var stderr: String { errors.text }
+
+    /// Ends `badge serve`'s standard input: a run held at a stage (BADGE_TEST_HOLD) goes on.
+    func release() { try? input.fileHandleForWriting.close() }
+
+    /// SIGTERM, then waits for the exit (at most `timeout`); returns the exit
+    /// status, or nil if it had to be killed.
+    func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                _ = process.signal(SIGKILL)
+                process.waitUntilExit()
+                return nil
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// The process's peak resident memory (VmHWM), in bytes.
+    var peakMemory: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// An HTTP/1.1 request over a new connection (Connection: close).
+    func request(_ method: String = "GET", _ path: String, headers: [String: String] = [:], body: Data? = nil,
+                 host: String? = nil) throws -> RawHTTP.Response {
+        var all = ["Host": host ?? "127.0.0.1:\(port)", "Connection": "close"]
+        if let body { all["Content-Length"] = String(body.count) }
+        all.merge(headers) { $1 }
+        return try RawHTTP.send(port: port, method: method, path: path, headers: all, body: body)
+    }
+
+    /// A studio request with the token and the studio's own Origin, as the page sends it.
+    func studio(_ method: String = "GET", _ path: String, json: String? = nil, headers: [String: String] = [:]) throws -> RawHTTP.Response {
+        var all = ["X-Badge-Token": token, "Origin": "http://127.0.0.1:\(port)"]
+        if json != nil { all["Content-Type"] = "application/json" }
+        all.merge(headers) { $1 }
+        return try request(method, path, headers: all, body: json.map { Data($0.utf8) })
+    }
+}
+
+/// A minimal HTTP/1.1 client over a socket, for tests that must set what a
+/// browser would not let them (Host, Origin) or send slowly.
+enum RawHTTP {
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+        var error: [String: Any]? { json?["error"] as? [String: Any] }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A connected socket to 127.0.0.1:`port` with a receive timeout.
+    static func connect(port: Int, timeout: Int = 60) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        var wait = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to port \(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    static func write(_ fd: Int32, _ data: Data) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+                offset += n
+            }
+        }
+    }
+
+    /// Everything the server sends until it closes (or the receive timeout).
+    static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            data.append(buffer, count: n)
+        }
+        return data
+    }
+
+    static func send(port: Int, method: String, path: String, headers: [String: String], body: Data?) throws -> Response {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        var head = "\(method) \(path) HTTP/1.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        try write(fd, Data((head + "\r\n").utf8) + (body ?? Data()))
+        return try parse(readAll(fd), method: method)
+    }
+
+    static func parse(_ data: Data, method: String) throws -> Response {
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure(description: "no complete answer: \(String(decoding: data.prefix(200), as: UTF8.self))")
+        }
+        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure(description: "bad status line \(lines[0])") }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        }
+        var body = Data(data[end.upperBound...])
+        if let length = headers["content-length"].flatMap(Int.init), method != "HEAD" { body = body.prefix(length) }
+        if method == "HEAD" { body = Data() }
+        return Response(status: status, headers: headers, body: body)
+    }
+}

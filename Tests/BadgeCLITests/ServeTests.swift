@@ -1,0 +1,348 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `badge serve` through the built binary: badges by URL, the studio's API,
+/// its guards, its bounds, and how it stops.
+@Suite struct ServeTests {
+    // MARK: - Badges by URL
+
+    @Test func theSameQueryGivesTheSameBytesInEveryProcessAndTheETagIsA304() async throws {
+        let s = try Sandbox()
+        let query = "/v1/badge.png?promise=Run+a+marathon&style=medal&seed=7&size=128"
+        var bodies: [Data] = []
+        for _ in 0..<2 {
+            let served = try Served(s)
+            let first = try served.request("GET", query)
+            #expect(first.status == 200, "\(first.text)")
+            #expect(first.header("content-type") == "image/png")
+            #expect(first.header("cache-control") == "public, max-age=31536000, immutable")
+            let etag = try #require(first.header("etag"))
+            let again = try served.request("GET", query)
+            #expect(again.body == first.body)
+            let revalidated = try served.request("GET", query, headers: ["If-None-Match": etag])
+            #expect(revalidated.status == 304 && revalidated.body.isEmpty && revalidated.header("etag") == etag)
+            let head = try served.request("HEAD", query)
+            #expect(head.status == 200 && head.body.isEmpty && head.header("content-length") == String(first.body.count))
+            #expect(head.header("etag") == etag)
+            // The ETag is the badge's own content id, the id it carries.
+            let metadata = try #require(BadgeMetadata(entries: try PNG.chunks(in: first.body, verifyCRC: true, stopAtIDAT: true).compactMap(PNG.textEntry)))
+            #expect(etag == "\"\(metadata.id)\"")
+            #expect(metadata.size == 128 && metadata.seed == 7 && metadata.style == "medal" && metadata.prompt == "Run a marathon")
+            try PNGDataCheck.verify(first.body)
+            bodies.append(first.body)
+            #expect(try await served.stop() == 0)
+        }
+        #expect(bodies[0] == bodies[1], "two servers drew different bytes for one query")
+        #expect(!FileManager.default.fileExists(atPath: s.store.path), "the render API touched the store")
+    }
+
+    @Test func withoutASeedTheBadgeIsStillTheSameButNotImmutable() async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let a = try served.request("GET", "/v1/badge.png?promise=Drink%20more%20water&size=64")
+        let b = try served.request("GET", "/v1/badge.png?size=64&promise=Drink+more+water")
+        #expect(a.status == 200 && a.body == b.body)
+        #expect(a.header("cache-control") == "public, max-age=86400")
+    }
+
+    @Test func theJSONIsTheMetadataThePNGCarries() async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let query = "promise=Learn+Spanish&style=tile&seed=3&size=96&date=2027-01-01"
+        let png = try served.request("GET", "/v1/badge.png?" + query)
+        let json = try served.request("GET", "/v1/badge.json?" + query)
+        #expect(json.status == 200 && json.header("etag") == png.header("etag"))
+        let metadata = try #require(json.json?["metadata"] as? [String: String])
+        let chunks = try PNG.chunks(in: png.body, verifyCRC: true, stopAtIDAT: true).compactMap(PNG.textEntry)
+        #expect(metadata == Dictionary(chunks.filter { $0.keyword.hasPrefix("badge:") }.map { ($0.keyword, $0.text) }, uniquingKeysWith: { a, _ in a }))
+        #expect(metadata["badge:commitment-date"] == "2027-01-01T00:00:00Z")
+        #expect(json.header("access-control-allow-origin") == "*")
+    }
+
+    @Test(arguments: [
+        ("promise=x&size=5000", "size", "size must be from 64 to 1024 pixels, not \"5000\""),
+        ("promise=x&style=glitter", "style", "the procedural backend has no style \"glitter\""),
+        ("promise=x&seed=abc", "seed", "seed must be a whole number, not \"abc\""),
+        ("size=100", "promise", "the promise is missing"),
+    ])
+    func eachBadParameterIsA400ThatNamesIt(query: String, parameter: String, message: String) async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        for path in ["/v1/badge.png?", "/v1/badge.json?"] {
+            let answer = try served.request("GET", path + query)
+            #expect(answer.status == 400)
+            #expect(answer.header("content-type")?.hasPrefix("application/json") == true)
+            let error = try #require(answer.error)
+            #expect(error["parameter"] as? String == parameter)
+            #expect((error["message"] as? String)?.hasPrefix(message) == true, "\(error)")
+            #expect((error["allowed"] as? String)?.isEmpty == false)
+        }
+    }
+
+    @Test func aPromiseOverItsLimitIsA400() async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let answer = try served.request("GET", "/v1/badge.png?promise=" + String(repeating: "a", count: 4001))
+        #expect(answer.status == 400)
+        #expect(answer.error?["message"] as? String == "the promise is 4001 bytes long")
+        #expect(answer.error?["allowed"] as? String == "1 to 4000 bytes of text")
+    }
+
+    @Test func healthzAnswersAndRenderOnlyHasNoStudio() async throws {
+        let s = try Sandbox()
+        let served = try Served(s, ["--render-only"])
+        defer { Task { _ = try? await served.stop() } }
+        #expect(served.token.isEmpty && served.url.contains("/v1/badge.png"))
+        let health = try served.request("GET", "/healthz")
+        #expect(health.status == 200 && health.json?["status"] as? String == "ok")
+        #expect(try served.request("GET", "/").status == 404)
+        #expect(try served.request("GET", "/api/state").status == 404)
+    }
+
+    /// 200 requests at once against 2 slots and a queue of 4: each gets a
+    /// badge or a 503 with Retry-After, and memory stays bounded.
+    @Test func aFullQueueAnswers503WithRetryAfterAndMemoryStaysBounded() async throws {
+        let s = try Sandbox()
+        let served = try Served(s, ["--concurrency", "2", "--queue", "4"])
+        defer { Task { _ = try? await served.stop() } }
+        let port = served.port
+        let statuses = try await withThrowingTaskGroup(of: (Int, String?, Bool).self) { group in
+            for i in 0..<200 {
+                group.addTask {
+                    try await BlockingExecutor.run {
+                        let answer = try RawHTTP.send(port: port, method: "GET", path: "/v1/badge.png?promise=Promise+\(i)&size=256",
+                                                      headers: ["Host": "127.0.0.1:\(port)", "Connection": "close"], body: nil)
+                        let isPNG = answer.status == 200 && answer.body.starts(with: [0x89, 0x50, 0x4E, 0x47])
+                        return (answer.status, answer.header("retry-after"), isPNG)
+                    }
+                }
+            }
+            var all: [(Int, String?, Bool)] = []
+            for try await one in group { all.append(one) }
+            return all
+        }
+        #expect(statuses.count == 200)
+        for (status, retryAfter, isPNG) in statuses {
+            #expect((status == 200 && isPNG) || (status == 503 && retryAfter == "1"), "status \(status)")
+        }
+        #expect(statuses.contains { $0.0 == 200 } && statuses.contains { $0.0 == 503 })
+        let peak = try #require(served.peakMemory)
+        #expect(peak < 400 << 20, "peak RSS \(peak >> 20) MB")
+    }
+
+    // MARK: - The studio's API and its guards
+
+    @Test func aStateChangeWithoutTheTokenOrFromAnotherOriginOrHostIsRefused() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "Keep this one"]).status == 0)
+        let before = try #require(s.badge)
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let body = Data(#"{"promise": "Replace it", "count": 2}"#.utf8)
+        let json = ["Content-Type": "application/json"]
+        let origin = "http://127.0.0.1:\(served.port)"
+        let noToken = try served.request("POST", "/api/generate", headers: json.merging(["Origin": origin]) { $1 }, body: body)
+        #expect(noToken.status == 401 && noToken.error?["code"] as? String == "token")
+        let wrongToken = try served.request("POST", "/api/generate", headers: json.merging(["Origin": origin, "X-Badge-Token": "0" + served.token.dropFirst()]) { $1 }, body: body)
+        #expect(wrongToken.status == 401)
+        let cookieOnly = try served.request("POST", "/api/generate", headers: json.merging(["Origin": origin, "Cookie": "badge-token-0=\(served.token)"]) { $1 }, body: body)
+        #expect(cookieOnly.status == 401 || cookieOnly.status == 403)
+        let foreignOrigin = try served.request("POST", "/api/generate", headers: json.merging(["Origin": "http://evil.example", "X-Badge-Token": served.token]) { $1 }, body: body)
+        #expect(foreignOrigin.status == 403 && foreignOrigin.error?["code"] as? String == "origin")
+        let noOrigin = try served.request("POST", "/api/generate", headers: json.merging(["X-Badge-Token": served.token]) { $1 }, body: body)
+        #expect(noOrigin.status == 403 && noOrigin.error?["code"] as? String == "origin")
+        let foreignHost = try served.request("POST", "/api/generate", headers: json.merging(["Origin": "http://rebound.example:\(served.port)", "X-Badge-Token": served.token]) { $1 },
+                                             body: body, host: "rebound.example:\(served.port)")
+        #expect(foreignHost.status == 403 && foreignHost.error?["code"] as? String == "forbidden-host")
+        #expect(try served.request("GET", "/v1/badge.png?promise=x&size=64", host: "rebound.example").status == 403,
+                "on loopback even the render API refuses a foreign Host")
+        let restore = try served.request("POST", "/api/restore", headers: json.merging(["Origin": "http://evil.example", "X-Badge-Token": served.token]) { $1 },
+                                         body: Data(#"{"id": "0000000000000000"}"#.utf8))
+        #expect(restore.status == 403)
+        #expect(s.badge == before, "a refused request changed the store")
+        // The page itself, without its token, says how to get in and shows nothing of the store.
+        let page = try served.request("GET", "/")
+        #expect(page.status == 401 && page.text.contains("?token=") && !page.text.contains("Keep this one"))
+        // With it: the cookie is set and the token leaves the address bar.
+        let login = try served.request("GET", "/?token=\(served.token)")
+        #expect(login.status == 303 && login.header("location") == "/")
+        #expect(login.header("set-cookie")?.contains("HttpOnly") == true && login.header("set-cookie")?.contains("SameSite=Strict") == true)
+        let cookie = try #require(login.header("set-cookie")?.split(separator: ";").first.map(String.init))
+        #expect(cookie.hasSuffix("=" + served.token))
+        let studioPage = try served.request("GET", "/", headers: ["Cookie": cookie])
+        #expect(studioPage.status == 200 && studioPage.text.contains("New Badge"))
+        let csp = try #require(studioPage.header("content-security-policy"))
+        #expect(csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe"))
+        #expect(!served.stderr.contains(served.token), "the token was logged")
+    }
+
+    @Test func offLoopbackWithoutATokenItRefusesToStart() async throws {
+        let s = try Sandbox()
+        let refused = try await s.run(["serve", "--listen", "0.0.0.0:0"], timeout: 30)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("off loopback it needs a token") && refused.stderr.contains("BADGE_SERVE_TOKEN"), "\(refused.stderr)")
+        let weak = try await s.run(["serve", "--listen", "0.0.0.0:0", "--token", "short"], timeout: 30)
+        #expect(weak.status == 64 && weak.stderr.contains("16 to 256"), "\(weak.stderr)")
+    }
+
+    @Test func aSlowClientIsCutOffAndOthersAreStillServed() async throws {
+        let s = try Sandbox()
+        let served = try Served(s, ["--request-timeout", "2"])
+        defer { Task { _ = try? await served.stop() } }
+        let clock = ContinuousClock()
+        // A head that never ends.
+        let trickle = try RawHTTP.connect(port: served.port, timeout: 30)
+        try RawHTTP.write(trickle, Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+        // A body that never arrives.
+        let drip = try RawHTTP.connect(port: served.port, timeout: 30)
+        try RawHTTP.write(drip, Data(("POST /api/generate HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nX-Badge-Token: \(served.token)\r\n"
+            + "Origin: http://127.0.0.1:\(served.port)\r\nContent-Length: 1000\r\nContent-Type: application/json\r\n\r\n{").utf8))
+        let started = clock.now
+        // Meanwhile another client is answered.
+        #expect(try served.request("GET", "/healthz").status == 200)
+        let (a, b) = (RawHTTP.readAll(trickle), RawHTTP.readAll(drip))
+        let waited = clock.now - started
+        close(trickle)
+        close(drip)
+        #expect(waited < .seconds(20), "the slow connections were held \(waited)")
+        #expect(!String(decoding: a, as: UTF8.self).contains("200 OK"))
+        #expect(!String(decoding: b, as: UTF8.self).contains("202"))
+    }
+
+    // MARK: - The studio end to end over HTTP
+
+    /// Generate, the events as they come, a pick committed with the date, and `badge show` agreeing.
+    @Test func candidatesArriveAsEventsAndThePickIsCommittedWithTheDate() async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let started = try served.studio("POST", "/api/generate",
+                                        json: #"{"promise": "Swim every week", "count": 3, "date": "2027-03-01", "timeZone": "Europe/Berlin", "seed": "5"}"#)
+        #expect(started.status == 202, "\(started.text)")
+        let job = try #require(started.json?["job"] as? String)
+        let events = try Self.events(served, job)
+        let ready = events.filter { $0.name == "candidate" && $0.data["status"] as? String == "ready" }.compactMap { $0.data["number"] as? Int }
+        #expect(Set(ready) == [1, 2, 3])
+        #expect(events.first?.name == "started" && events.last?.name == "done" && events.last?.data["status"] as? String == "finished")
+        #expect(s.badge == nil, "making candidates committed something")
+        let candidate = try served.studio("GET", "/api/jobs/\(job)/candidates/2.png")
+        #expect(candidate.status == 200 && candidate.body.starts(with: [0x89, 0x50]))
+        let picked = try served.studio("POST", "/api/jobs/\(job)/pick", json: #"{"number": 2}"#)
+        #expect(picked.status == 200, "\(picked.text)")
+        let badge = try #require(picked.json?["badge"] as? [String: Any])
+        #expect(badge["commitmentDate"] as? String == "2027-03-01T00:00:00+01:00" && badge["timeZone"] as? String == "Europe/Berlin")
+        #expect(badge["seed"] as? String == "6" && badge["promise"] as? String == "Swim every week")
+        let show = try await s.run(["show", "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+        #expect(shown["id"] as? String == badge["id"] as? String)
+        // The picked candidate's picture is what was committed (its pixels; the stamp differs).
+        let stored = try #require(s.badge)
+        #expect(try Self.pixels(stored) == Self.pixels(candidate.body))
+        // Bad picks say why.
+        let missing = try served.studio("POST", "/api/jobs/\(job)/pick", json: #"{"number": 9}"#)
+        #expect(missing.status == 400 && (missing.error?["message"] as? String)?.contains("from 1 to 3") == true)
+        let unknown = try served.studio("POST", "/api/jobs/nope/pick", json: #"{"number": 1}"#)
+        #expect(unknown.status == 404)
+        let badJSON = try served.studio("POST", "/api/generate", json: #"{"promise": 5}"#)
+        #expect(badJSON.status == 400 && (badJSON.error?["message"] as? String)?.contains("promise") == true)
+        let unknownKey = try served.studio("POST", "/api/generate", json: #"{"promise": "x", "size": 64}"#)
+        #expect(unknownKey.status == 400 && unknownKey.error?["message"] as? String == "the request body has an unknown key \"size\"")
+        let badStyle = try served.studio("POST", "/api/generate", json: #"{"promise": "x", "style": "glitter"}"#)
+        #expect(badStyle.status == 400 && (badStyle.error?["message"] as? String)?.contains("no style \"glitter\"") == true)
+    }
+
+    // MARK: - Stopping
+
+    /// SIGTERM while a commit is under way: the commit finishes, the new badge
+    /// is whole, and nothing temporary is left.
+    @Test func sigtermDuringACommitLeavesTheNewBadgeWhole() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The old one"]).status == 0)
+        let served = try Served(s, environment: ["BADGE_TEST_HOLD": "after-commit"])
+        let started = try served.studio("POST", "/api/generate", json: #"{"promise": "The new one", "count": 2, "seed": "9"}"#)
+        let job = try #require(started.json?["job"] as? String)
+        _ = try Self.events(served, job)
+        let port = served.port, token = served.token
+        let pick = Task {
+            try await BlockingExecutor.run {
+                try RawHTTP.send(port: port, method: "POST", path: "/api/jobs/\(job)/pick",
+                                 headers: ["Host": "127.0.0.1:\(port)", "Origin": "http://127.0.0.1:\(port)", "X-Badge-Token": token,
+                                           "Content-Type": "application/json", "Content-Length": "13", "Connection": "close"],
+                                 body: Data(#"{"number": 1}"#.utf8))
+            }
+        }
+        try await Self.waitFor("the commit to be held", timeout: .seconds(60)) { served.stderr.contains("held at after-commit") }
+        served.process.terminate()
+        served.release()
+        let answer = try await pick.value
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(try await served.stop() == 0)
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        #expect(metadata.extra["promise"] ?? metadata.prompt == "The new one")
+        try PNGDataCheck.verify(try #require(s.badge))
+        #expect(s.storeObject.temporaryFiles().isEmpty && s.leftoverWorkspaces.isEmpty)
+    }
+
+    /// SIGTERM while candidates are drawn: it stops, the old badge stays, and no workspace is left.
+    @Test func sigtermDuringARenderLeavesTheOldBadge() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The old one"]).status == 0)
+        let before = try #require(s.badge)
+        let served = try Served(s)
+        let started = try served.studio("POST", "/api/generate", json: #"{"promise": "Big ones", "count": 4}"#)
+        #expect(started.status == 202)
+        let status = try await served.stop()
+        #expect(status == 0, "\(served.stderr)")
+        #expect(served.stdout.contains("Stopped."))
+        #expect(s.badge == before)
+        #expect(s.storeObject.temporaryFiles().isEmpty && s.leftoverWorkspaces.isEmpty)
+    }
+
+    // MARK: - Helpers
+
+    struct Event {
+        var name: String
+        var data: [String: Any]
+    }
+
+    /// The job's server-sent events until `done` (the stream then ends).
+    static func events(_ served: Served, _ job: String) throws -> [Event] {
+        let fd = try RawHTTP.connect(port: served.port, timeout: 120)
+        defer { close(fd) }
+        try RawHTTP.write(fd, Data("GET /api/jobs/\(job)/events HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nX-Badge-Token: \(served.token)\r\nConnection: close\r\n\r\n".utf8))
+        let text = String(decoding: RawHTTP.readAll(fd), as: UTF8.self)
+        var events: [Event] = []
+        var name = ""
+        // Lines end in "\n"; the chunked encoding's own lines in "\r\n", a single Character.
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+            if line.hasPrefix("data: "), let data = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any] {
+                events.append(Event(name: name, data: data))
+            }
+        }
+        return events
+    }
+
+    static func pixels(_ png: Data) throws -> Data {
+        var pixels = Data()
+        for chunk in try PNG.chunks(in: png, verifyCRC: true) where chunk.type == "IDAT" { pixels.append(chunk.data) }
+        return pixels
+    }
+
+    static func waitFor(_ what: String, timeout: Duration, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw RawHTTP.Failure(description: "gave up waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+@testable import BadgeServer
+import Hummingbird
+import Testing
+
+/// The render API's query, read strictly: each bad parameter is named, with
+/// what it may be, in the words the CLI uses.
+@Suite struct RenderQueryTests {
+    @Test func aFullQueryIsRead() throws {
+        let query = try RenderQuery.parse("promise=Run+a+marathon&style=Tile&seed=7&size=512&caption=RUN&date=2027-01-01", maxSize: 1024)
+        #expect(query.promise == "Run a marathon")
+        #expect(query.style == "tile")
+        #expect(query.seed == 7)
+        #expect(query.size == 512)
+        #expect(query.caption == "RUN")
+        #expect(query.date == "2027-01-01")
+    }
+
+    @Test func percentEncodingAndPlusAreSpaces() throws {
+        let query = try RenderQuery.parse("promise=%E5%AD%A6%E4%B9%A0%20%E4%B8%AD%E6%96%87+daily", maxSize: 1024)
+        #expect(query.promise == "学习 中文 daily")
+    }
+
+    @Test func withoutASeedTheSeedComesFromThePromise() throws {
+        let a = try RenderQuery.parse("promise=Read+more", maxSize: 1024)
+        let b = try RenderQuery.parse("promise=Read+more", maxSize: 1024)
+        let c = try RenderQuery.parse("promise=Read+less", maxSize: 1024)
+        #expect(a.seed == nil)
+        #expect(a.effectiveSeed == b.effectiveSeed)
+        #expect(a.effectiveSeed != c.effectiveSeed)
+        #expect(a.canonical == b.canonical)
+        #expect(a.size == RenderQuery.defaultSize)
+    }
+
+    @Test(arguments: [
+        ("style=medal", "promise", "the promise is missing"),
+        ("promise=x&style=glitter", "style", "the procedural backend has no style \"glitter\""),
+        ("promise=x&size=5000", "size", "size must be from 64 to 1024 pixels, not \"5000\""),
+        ("promise=x&size=63", "size", "size must be from 64 to 1024 pixels, not \"63\""),
+        ("promise=x&size=big", "size", "size must be from 64 to 1024 pixels, not \"big\""),
+        ("promise=x&seed=abc", "seed", "seed must be a whole number, not \"abc\""),
+        ("promise=x&seed=-1", "seed", "seed must be a whole number, not \"-1\""),
+        ("promise=x&seed=18446744073709551616", "seed", "seed must be a whole number, not \"18446744073709551616\""),
+        ("promise=x&date=2027-13-01", "date", "date must be a day written YYYY-MM-DD"),
+        ("promise=x&colour=red", "colour", "unknown parameter \"colour\""),
+        ("promise=x&promise=y", "promise", "promise is given twice"),
+        ("promise=%FF", "promise", "promise is not valid percent-encoded UTF-8"),
+    ])
+    func eachBadParameterIsNamed(query: String, parameter: String, message: String) {
+        #expect {
+            try RenderQuery.parse(query, maxSize: 1024)
+        } throws: { error in
+            guard let problem = error as? RenderQuery.Problem else { return false }
+            return problem.parameter == parameter && problem.message.hasPrefix(message) && !problem.allowed.isEmpty
+        }
+    }
+
+    @Test func aPromiseOverItsLimitIsRefusedWithTheLimit() {
+        let long = String(repeating: "a", count: RenderQuery.maxPromiseBytes + 1)
+        #expect {
+            try RenderQuery.parse("promise=\(long)", maxSize: 1024)
+        } throws: { error in
+            guard let problem = error as? RenderQuery.Problem else { return false }
+            return problem.parameter == "promise" && problem.message == "the promise is 4001 bytes long" && problem.allowed == "1 to 4000 bytes of text"
+        }
+    }
+
+    @Test func aMistypedParameterGetsASuggestion() {
+        #expect {
+            try RenderQuery.parse("promise=x&sized=10", maxSize: 1024)
+        } throws: { error in
+            (error as? RenderQuery.Problem)?.allowed.hasPrefix("did you mean \"size\"?") == true
+        }
+    }
+}
+
+@Suite struct ServeSettingsTests {
+    @Test func listenAddressesAreRead() throws {
+        #expect(try ServeSettings.parseListen("127.0.0.1:8080") == ("127.0.0.1", 8080))
+        #expect(try ServeSettings.parseListen("[::1]:0") == ("::1", 0))
+        #expect(try ServeSettings.parseListen(":9000") == ("127.0.0.1", 9000))
+        #expect(try ServeSettings.parseListen("0.0.0.0:80") == ("0.0.0.0", 80))
+    }
+
+    @Test(arguments: ["127.0.0.1", "127.0.0.1:99999", "::1:80", "host:port", "a/b:80", "[::1]80"])
+    func badListenAddressesNameTheOption(_ text: String) {
+        #expect {
+            try ServeSettings.parseListen(text)
+        } throws: { error in
+            "\(error)".contains("--listen") && "\(error)".contains("HOST:PORT")
+        }
+    }
+
+    @Test func loopbackIsRecognised() {
+        for host in ["127.0.0.1", "127.3.2.1", "localhost", "::1", "app.localhost"] { #expect(ServeSettings.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "::", "192.168.1.2", "example.org", "127.0.0.1.evil.org"] { #expect(!ServeSettings.isLoopback(host), "\(host)") }
+    }
+
+    @Test func hostNamesAreReadFromTheAuthority() {
+        #expect(AccessPolicy<BasicRequestContext>.hostName("LocalHost:8080") == "localhost")
+        #expect(AccessPolicy<BasicRequestContext>.hostName("[::1]:8080") == "::1")
+        #expect(AccessPolicy<BasicRequestContext>.hostName("evil.org") == "evil.org")
+        #expect(AccessPolicy<BasicRequestContext>.hostName("a b:80") == nil)
+        #expect(AccessPolicy<BasicRequestContext>.hostName(nil) == nil)
+        #expect(AccessPolicy<BasicRequestContext>.hostName("host:8o") == nil)
+    }
+
+    @Test func tokensAreComparedWhole() {
+        #expect(AccessPolicy<BasicRequestContext>.same("abc", "abc"))
+        #expect(!AccessPolicy<BasicRequestContext>.same("abc", "abd"))
+        #expect(!AccessPolicy<BasicRequestContext>.same("abc", "abcd"))
+        #expect(ServeSettings.newToken().count == 64)
+        #expect(ServeSettings.newToken() != ServeSettings.newToken())
+    }
+}
