@@ -7,7 +7,8 @@ start-up, drawing, encoding and writing all count, as a user sees them.
 
 BENCH_ONLY=SECTION (`make bench BENCH_ONLY=batch-scale`) runs one section:
 batch-scale is `badge batch` at 1,000, 10,000 and 100,000 jobs; comfyui is the
-ComfyUI path's overhead over a fake server's own time.
+ComfyUI path's overhead over a fake server's own time; serve is `badge serve`
+under wrk against nginx (scripts/bench_serve.py).
 """
 import http.server
 import json
@@ -21,6 +22,9 @@ import time
 import base64
 import struct
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_serve import bench_serve  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BADGE = os.environ.get("BADGE_BIN", os.path.join(ROOT, ".build/release/badge"))
@@ -424,7 +428,13 @@ def run(work):
             overhead = bench_comfyui(rows)
             extra.append(comfyui_line(overhead, rows[0]))
 
-        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui}
+        def serve(extra):
+            met = bench_serve(rows, extra, work, env, BADGE)
+            for name, a, _, peer_name, b, _ in rows:
+                print(f"{name:48} {a:8.2f} ms {peer_name:>14} {b:8.2f} ms {b / a:6.2f}x")
+            print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in met))
+
+        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "serve": serve}
         if only not in sections:
             sys.exit(f"bench: BENCH_ONLY={only} is not a section; the sections are: {', '.join(sections)}")
         extra = []
@@ -471,6 +481,7 @@ def run(work):
     bench_draw(extra)
     bench_import(rows, extra, work, env)
     bench_scale(extra, work, env)
+    serve_budgets = bench_serve(rows, extra, work, env, BADGE)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")
@@ -490,6 +501,7 @@ def run(work):
                ("4096 px sketch <= 500 ms", sketch_ms <= 500.0), ("ComfyUI overhead <= 5 ms", comfyui_overhead <= 5.0)]
     if vips:
         budgets.append(("import <= 0.8x vipsthumbnail", vips[1] <= 0.8 * vips[4]))
+    budgets += serve_budgets
     print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in budgets))
 
 

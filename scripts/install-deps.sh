@@ -9,7 +9,7 @@ packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev lib
 # Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in
-    --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick) ;;
+    --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick wrk nginx) ;;
     # The card page is tested in a real browser, and the example exec
     # plugins draw with Pillow and ImageMagick, tesseract reads captions back in each script, and tmux
     # gives --choose a real terminal: only the tests need them.

@@ -185,6 +185,23 @@ import Glibc
         #expect(!served.stderr.contains(served.token), "the token was logged")
     }
 
+    /// --open hands the studio's URL, token and all, to the desktop's opener (xdg-open).
+    @Test func openHandsTheURLToXdgOpen() async throws {
+        let s = try Sandbox()
+        let bin = s.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let opened = s.root.appendingPathComponent("opened.txt")
+        let opener = bin.appendingPathComponent("xdg-open")
+        try Data("#!/bin/sh\nprintf '%s' \"$1\" > '\(opened.path)'\n".utf8).write(to: opener)
+        chmod(opener.path, 0o755)
+        let served = try Served(s, ["--open"], environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        defer { Task { _ = try? await served.stop() } }
+        try await Self.waitFor("xdg-open to be called", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: opened.path) }
+        try await Self.waitFor("xdg-open to write the URL", timeout: .seconds(30)) { (try? String(contentsOf: opened, encoding: .utf8)) == served.url }
+        let refused = try await s.run(["serve", "--open", "--render-only"], timeout: 30)
+        #expect(refused.status == 64 && refused.stderr.contains("--open opens the studio, which --render-only leaves out"), "\(refused.stderr)")
+    }
+
     @Test func offLoopbackWithoutATokenItRefusesToStart() async throws {
         let s = try Sandbox()
         let refused = try await s.run(["serve", "--listen", "0.0.0.0:0"], timeout: 30)

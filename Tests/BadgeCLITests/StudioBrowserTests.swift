@@ -16,7 +16,14 @@ import Testing
         let comfy = try FixtureServer(script: ComfyUITests.server)
         defer { comfy.stop() }
         // procedural, and a ComfyUI whose runs never finish (mode "hang").
-        let config = try ComfyUITests.config(s, comfy, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
+        let comfyConfig = try ComfyUITests.config(s, comfy, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
+        // And an OpenAI backend whose key is not set: listed as unavailable, with the reason.
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: comfyConfig)) as? [String: Any])
+        var backends = try #require(root["backends"] as? [String: Any])
+        backends["openai"] = ["type": "http", "api": "openai", "url": "https://api.openai.com/v1", "model": "gpt-image-1", "apiKeyEnv": "BADGE_E2E_NO_SUCH_KEY"]
+        root["backends"] = backends
+        let config = s.root.appendingPathComponent("studio.json")
+        try JSONSerialization.data(withJSONObject: root).write(to: config)
         let served = try Served(s, ["--config", config.path, "--concurrency", "2"], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
         defer { Task { _ = try? await served.stop() } }
         try? FileManager.default.removeItem(at: Self.screenshots)
@@ -39,7 +46,12 @@ import Testing
 
         #expect((report["empty_text"] as? String)?.contains("No badge yet") == true)
         let backends = try #require(report["backends"] as? [[Any]])
-        #expect(backends.map { $0[0] as? String } == ["procedural", "import", "hang"])
+        #expect(Set(backends.map { $0[0] as? String ?? "" }) == ["procedural", "import", "hang", "openai"])
+        let openai = try #require(backends.first { $0[0] as? String == "openai" })
+        #expect(openai[1] as? Bool == true && (openai[2] as? String)?.contains("unavailable") == true, "\(openai)")
+        #expect((report["backend_note"] as? String)?.contains("openai: the environment variable BADGE_E2E_NO_SUCH_KEY is not set") == true,
+                "\(report["backend_note"] ?? "")")
+        #expect(report["reduced_motion_animating"] as? Bool == false && report["reduced_motion_face"] as? String == "back")
         #expect((report["candidates"] as? [String])?.count == 4)
         // The badge the page committed is the one `badge show` reports, down to the id.
         let picked = try #require(report["picked_id"] as? String)

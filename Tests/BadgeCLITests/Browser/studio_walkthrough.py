@@ -138,6 +138,15 @@ def main():
             page.wait_for_selector("#sheet", state="hidden")
             report["after_cancel_id"] = page.evaluate("window.studio.badge")
 
+        # With reduced motion, the card turns without the spring: at once.
+        page.emulate_media(reduced_motion="reduce")
+        page.focus("#card")
+        page.keyboard.press("Space")
+        report["reduced_motion_animating"] = page.evaluate("window.card.animating")
+        report["reduced_motion_face"] = page.evaluate("window.card.state")
+        page.keyboard.press("Space")
+        page.emulate_media(reduced_motion="no-preference")
+
         # A phone-sized window: nothing wider than the screen.
         page.set_viewport_size({"width": 375, "height": 740})
         wait_until(page, "document.documentElement.scrollWidth <= 375")
