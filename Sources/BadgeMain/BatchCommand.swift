@@ -108,7 +108,7 @@ struct BatchCommand: AsyncParsableCommand {
         let limit = concurrency ?? config.batch.concurrency ?? BatchSettings.defaultConcurrency
         var chains: [String: BatchRunner.Chain] = [:]
         for name in Set(plan.items.map(\.backend)) {
-            let names = config.fallbackChain(for: name)
+            let names = config.fallbackChain(for: context.backendName(name))
             let instance = try context.backend(named: names[0])
             let fallbacks = try names.dropFirst().map { try context.backend(named: $0) }
             let ownLimit = config.backend(named: name)?.concurrency ?? instance.generator.preferredConcurrency ?? limit

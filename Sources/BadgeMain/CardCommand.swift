@@ -106,7 +106,12 @@ struct CardFlipCommand: AsyncParsableCommand {
     }
 }
 
-extension FlipTimeline.Direction: ExpressibleByArgument {}
+extension FlipTimeline.Direction: ExpressibleByArgument {
+    /// `left`, `Left` or `LEFT`: matched without regard to case.
+    public init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+}
 
 struct CardHTMLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
