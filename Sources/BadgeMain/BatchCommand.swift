@@ -32,7 +32,8 @@ struct BatchCommand: AsyncParsableCommand {
               completion: .file(extensions: ["json", "jsonl", "csv"]))
     var file: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"),
+            completion: .directory)
     var output: String?
 
     @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many badges to make at once (default: the config's batch.concurrency, then 8).", valueName: "n"))

@@ -6,7 +6,8 @@ import Foundation
 
 /// Which badge a `badge card` command shows: the current one, or a file.
 struct CardSource: ParsableArguments {
-    @Option(name: .customLong("badge"), help: ArgumentHelp("A badge file to use instead of the current badge.", valueName: "file"))
+    @Option(name: .customLong("badge"), help: ArgumentHelp("A badge file to use instead of the current badge.", valueName: "file"),
+            completion: .file(extensions: ["png"]))
     var file: String?
 
     /// The badge's bytes, where they came from, and its metadata. A PNG

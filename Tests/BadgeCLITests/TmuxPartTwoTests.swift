@@ -75,10 +75,13 @@ struct TmuxPartTwoTests {
         try Data(try await s.run(["--generate-completion-script", "bash"]).stdout.utf8).write(to: script)
         let path = Sandbox.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let pane = try TmuxPane(s, command: ["/bin/bash", "--norc", "--noprofile", "-i"], term: "xterm-256color",
-                                extraEnvironment: ["PATH": path, "PS1": "$ ", "INPUTRC": "/dev/null"])
+                                extraEnvironment: ["PATH": path, "INPUTRC": "/dev/null"])
         defer { pane.close() }
-        try pane.send("source \(TmuxPane.quoted(script.path)); echo sourced", "Enter")
-        try await pane.waitFor("\nsourced")
+        try pane.send("-l", "PS1='$ '; source \(TmuxPane.quoted(script.path)); clear; echo sourced")
+        try pane.send("Enter")
+        try await waitUntil("the script to be sourced\n\(pane.screenText)", timeout: .seconds(60), every: .milliseconds(20)) {
+            try pane.screen().components(separatedBy: "\n").contains("sourced")
+        }
         // Typed, Tab, then a mark: the line shows what the Tab made of the word.
         let cases: [(typed: String, completed: String)] = [
             ("badge ca", "badge card @"),
@@ -92,10 +95,14 @@ struct TmuxPartTwoTests {
             try pane.send("-l", typed)
             try pane.send("Tab")
             try pane.send("-l", "@")
-            try await waitUntil("\(typed)<Tab> to show \(completed)\n\(pane.screenText)", timeout: .seconds(60), every: .milliseconds(20)) {
-                try pane.screen().components(separatedBy: "\n").contains { $0.hasPrefix("$ \(typed)") && $0.hasSuffix("@") }
+            func marked() throws -> String? {
+                try pane.screen().components(separatedBy: "\n").map { String($0.reversed().drop { $0 == " " }.reversed()) }
+                    .last { $0.hasPrefix("$ \(typed)") && $0.hasSuffix("@") }
             }
-            let line = try #require(try pane.screen().components(separatedBy: "\n").last { $0.hasPrefix("$ \(typed)") && $0.hasSuffix("@") })
+            try await waitUntil("\(typed)<Tab> to show \(completed)\n\(pane.screenText)", timeout: .seconds(60), every: .milliseconds(20)) {
+                try marked() != nil
+            }
+            let line = try #require(try marked())
             #expect(line == "$ " + completed, "\(typed)<Tab>")
             try pane.send("C-u")
         }
