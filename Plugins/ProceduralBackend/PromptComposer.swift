@@ -77,7 +77,7 @@ public struct PromptComposer: Sendable, Equatable {
         "excited": "energetic", "dynamic": "energetic", "sporty": "energetic", "intense": "fierce", "powerful": "fierce",
         "wild": "fierce", "comfy": "cozy", "cosy": "cozy", "homey": "cozy", "snug": "cozy", "optimistic": "hopeful",
         "new": "hopeful", "fresh": "dawn", "determined": "focused", "serious": "focused", "driven": "focused",
-        "moody": "dark", "mysterious": "night", "dreamy": "pastel", "romantic": "warm", "icy": "cool", "crisp": "cool",
+        "moody": "dark", "mysterious": "night", "sleepy": "night", "starry": "night", "dreamy": "pastel", "romantic": "warm", "icy": "cool", "crisp": "cool",
     ]
 
     public static func isColor(_ word: String) -> Bool {

@@ -20,7 +20,7 @@ struct PromptCommand: ParsableCommand {
 
             Examples:
               badge prompt
-              badge prompt --purpose "Run a marathon" --vibe joyful --color "coral and gold"
+              badge prompt --purpose "Run a marathon" --vibe joyful --color "coral, gold"
               badge prompt --purpose "Run a marathon" --metaphor runner --style flat
               badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm)"
             """
