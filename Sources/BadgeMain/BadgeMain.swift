@@ -16,7 +16,9 @@ public enum BadgeMain {
     /// Runs the command in `arguments` (by default the process's own) with
     /// badge's backends and `backends`, printing what it prints, and returns
     /// its exit status: 0 success, 1 failure (the current badge is unchanged,
-    /// Ctrl-C included), 64 usage error.
+    /// Ctrl-C included), 64 usage error, 130 a `--choose` cancelled with Esc or
+    /// Ctrl-C (1 with `q`). Global options may come before the command
+    /// (`GlobalArguments`).
     public static func run(
         registering backends: [any RegisteringGenerator.Type] = [],
         arguments given: [String] = Array(CommandLine.arguments.dropFirst())

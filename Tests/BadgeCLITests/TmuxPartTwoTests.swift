@@ -25,6 +25,19 @@ struct TmuxPartTwoTests {
         #expect(lines[details...].contains { $0.contains("RUN A MARATHON") })
     }
 
+    /// A kitty terminal gets the badge as one kitty image, above the details.
+    @Test func showInKittyDrawsAKittyImage() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "256", "--seed", "3", "Run a marathon"]).status == 0)
+        let pane = try TmuxPane(s, ["show"], term: "xterm-kitty", columns: 100, rows: 50)
+        defer { pane.close() }
+        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        let output = pane.output
+        #expect(output.components(separatedBy: "\u{1B}_Ga=T").count - 1 == 1, "one kitty image: \(output.prefix(300).debugDescription)")
+        let image = try #require(output.range(of: "\u{1B}_Ga=T")), details = try #require(output.range(of: "Commitment Date"))
+        #expect(image.lowerBound < details.lowerBound)
+    }
+
     @Test(arguments: [["show", "--json"], ["show", "--no-image"]])
     func showDrawsNothingWithJSONOrNoImage(arguments: [String]) async throws {
         let s = try Sandbox()
