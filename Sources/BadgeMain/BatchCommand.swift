@@ -101,7 +101,10 @@ struct BatchCommand: AsyncParsableCommand {
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         let plan = try BatchPlan.make(
             manifest, config: config,
-            defaults: .init(backend: backend ?? config.defaults.backend, style: style ?? config.defaults.style,
+            // --style Tile is the procedural backend's tile, as with generate.
+            defaults: .init(backend: backend.map(context.backendName) ?? config.defaults.backend,
+                            style: style.map { given in ProceduralGenerator.styles.first { $0.lowercased() == given.lowercased() } ?? given }
+                                ?? config.defaults.style,
                             size: size ?? config.defaults.size),
             shard: shard)
         // A mistyped --commit is a usage error before anything runs, not after.
