@@ -39,13 +39,14 @@ struct FirstTenMinutesPartTwoTests {
         #expect(try await s.run(["generate", "--size", "64", "--seed", "6", "Walk daily"]).status == 0)
         let config = s.root.appendingPathComponent("config.json")
         try Data(#"{"backends": {"photos": {"type": "import"}}}"#.utf8).write(to: config)
+        let back = s.root.appendingPathComponent("back.png").path
         let pairs: [([String], [String])] = [
             (["--store", store, "show"], ["show", "--store", store]),
             (["--store=\(store)", "show", "--json"], ["show", "--json", "--store=\(store)"]),
             (["--config", config.path, "show"], ["show", "--config", config.path]),
             (["--config", config.path, "backends"], ["backends", "--config", config.path]),
             (["--verbose", "--store", store, "history"], ["history", "--store", store, "--verbose"]),
-            (["-v", "--config", config.path, "card", "back", "-o", "back.png"], ["card", "back", "-o", "back.png", "-v", "--config", config.path]),
+            (["-v", "--config", config.path, "card", "back", "-o", back], ["card", "back", "-o", back, "-v", "--config", config.path]),
         ]
         for (before, after) in pairs {
             let first = try await s.run(before), second = try await s.run(after)
@@ -106,7 +107,7 @@ struct FirstTenMinutesPartTwoTests {
         let batch = try await s.run(["batch", jobs.path, "--style", "Tile", "--backend", "Procedural", "--output", out.path])
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(try BadgeMetadata.read(from: out.appendingPathComponent("walk.png"))?.style == "tile")
-        let flip = try await s.run(["card", "flip", "--direction", "Right", "--size", "32", "-o", "flip.gif"])
+        let flip = try await s.run(["card", "flip", "--direction", "Right", "--size", "32", "-o", s.root.appendingPathComponent("flip.gif").path])
         #expect(flip.status == 0, "\(flip.stderr)")
         let vibe = try await s.run(["prompt", "--purpose", "Walk daily", "--vibe", "CALM", "--style", "Flat"])
         #expect(vibe.status == 0 && vibe.stdout.hasPrefix("Walk daily, calm mood, flat style"), "\(vibe.stdout) \(vibe.stderr)")
