@@ -60,6 +60,26 @@ public struct PromptComposer: Sendable, Equatable {
         .headphones: "headphones",
     ]
 
+    /// The colours in an answer, written the way people write a list: "coral and
+    /// teal", "coral, teal", "coral & teal", "coral teal".
+    public static func colors(in answer: String) -> [String] {
+        answer.split(whereSeparator: { $0 == "," || $0 == "&" || $0 == "+" || $0 == "/" || $0.isWhitespace })
+            .map(String.init).filter { $0.lowercased() != "and" }
+    }
+
+    /// Words people use for a mood, and the vibe that draws it ("chill": calm).
+    static let vibeSynonyms: [String: String] = [
+        "chill": "calm", "relaxed": "calm", "relaxing": "calm", "quiet": "calm", "still": "calm", "peaceful": "serene",
+        "tranquil": "serene", "zen": "serene", "soft": "gentle", "tender": "gentle", "kind": "gentle", "sweet": "gentle",
+        "happy": "joyful", "cheerful": "joyful", "glad": "joyful", "festive": "joyful", "fun": "playful", "silly": "playful",
+        "whimsical": "playful", "sparkly": "bright", "sparkling": "bright", "shiny": "bright", "sunny": "bright",
+        "colorful": "vivid", "colourful": "vivid", "loud": "vivid", "strong": "bold", "brave": "bold", "confident": "bold",
+        "excited": "energetic", "dynamic": "energetic", "sporty": "energetic", "intense": "fierce", "powerful": "fierce",
+        "wild": "fierce", "comfy": "cozy", "cosy": "cozy", "homey": "cozy", "snug": "cozy", "optimistic": "hopeful",
+        "new": "hopeful", "fresh": "dawn", "determined": "focused", "serious": "focused", "driven": "focused",
+        "moody": "dark", "mysterious": "night", "sleepy": "night", "starry": "night", "dreamy": "pastel", "romantic": "warm", "icy": "cool", "crisp": "cool",
+    ]
+
     public static func isColor(_ word: String) -> Bool {
         let word = word.lowercased()
         return Palette.named[word] != nil || CSSColors.named[word] != nil
@@ -84,8 +104,11 @@ public struct PromptComposer: Sendable, Equatable {
                              hint: "give the style and colours as their own stages")
         }
         if let vibe, !Self.vibes.contains(vibe.lowercased()) {
+            // A word for a mood suggests the vibe that draws it; a typo, the nearest vibe.
+            let suggestion = Self.vibeSynonyms[vibe.lowercased()].map { "\(Self.didYouMean) \"\($0)\"? " }
+                ?? Self.suggestion(for: vibe, in: Self.vibes)
             throw BadgeError(.usage, "\"\(vibe)\" is not a vibe the badge can draw",
-                             hint: Self.suggestion(for: vibe, in: Self.vibes) + "choose one of: \(Self.vibes.joined(separator: ", "))")
+                             hint: suggestion + "choose one of: \(Self.vibes.joined(separator: ", "))")
         }
         if let metaphor, Self.motif(named: metaphor) == nil {
             throw BadgeError(.usage, "\"\(metaphor)\" is not a symbol the badge can draw",
@@ -104,7 +127,7 @@ public struct PromptComposer: Sendable, Equatable {
     }
 
     /// Every colour word the composer takes: the CSS names and the palette's words.
-    static let colorWords: [String] = Array(Set(Palette.named.keys).union(CSSColors.named.keys)).sorted()
+    public static let colorWords: [String] = Array(Set(Palette.named.keys).union(CSSColors.named.keys)).sorted()
 
     /// "did you mean "calm"? " for a near miss ("calmm"), or nothing.
     public static let didYouMean = "did you mean"

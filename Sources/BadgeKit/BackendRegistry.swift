@@ -38,11 +38,14 @@ public struct BackendRegistry: Sendable {
 
     public var types: [String] { entries.keys.sorted() }
 
-    public func entry(for type: String) -> Entry? { entries[type] }
+    /// The entry for `type`, matched without regard to case ("Procedural" is "procedural").
+    public func entry(for type: String) -> Entry? {
+        entries[type] ?? entries.first { $0.key.lowercased() == type.lowercased() }?.value
+    }
 
     /// Builds one instance, or says precisely why its configuration is wrong.
     public func makeBackend(_ config: BackendConfig, environment: BadgeEnvironment) throws -> BackendInstance {
-        guard let entry = entries[config.type] else {
+        guard let entry = entry(for: config.type) else {
             var hint = "known types: \(types.joined(separator: ", "))"
             if let near = ConfigObject.closest(to: config.type, in: types) { hint = "did you mean \"\(near)\"? " + hint }
             throw BadgeError(
@@ -50,8 +53,10 @@ public struct BackendRegistry: Sendable {
                 location: config.typeLocation, keyPath: config.options.childPath("type"), hint: hint)
         }
         do {
+            var config = config
+            config.type = entry.type
             let generator = try entry.factory(config, environment)
-            return BackendInstance(name: config.name, type: config.type, generator: generator)
+            return BackendInstance(name: config.name, type: entry.type, generator: generator)
         } catch let error as BadgeError {
             throw error.code == .config ? error : error.attributed(to: config.name)
         }

@@ -13,7 +13,11 @@ struct BadgeInfo: Encodable {
     var backend: String
     var backendType: String
     var model: String?
+    /// The style drawn, whoever chose it.
     var style: String?
+    /// Who chose it: "request" (--style, a batch job or the config's default),
+    /// "prompt" (the prompt's words, "flat style"), "default" (the backend's own).
+    var styleSource: String?
     var size: Int
     /// A string of digits (LosslessUInt64): JSON readers that use doubles keep it exact.
     var seed: LosslessUInt64?
@@ -38,9 +42,10 @@ struct BadgeInfo: Encodable {
         backend = m.backend
         backendType = m.backendType
         model = m.model
-        style = m.style
+        (style, styleSource) = Self.styleDrawn(m)
         size = m.size
-        seed = m.seed.map(LosslessUInt64.init)
+        // An imported picture was not drawn from a seed: it has none to show.
+        seed = m.backendType == "import" ? nil : m.seed.map(LosslessUInt64.init)
         revisedPrompt = m.revisedPrompt
         commitmentDate = m.commitmentDateString
         commitmentDateLong = m.longCommitmentDate(locale: UserLocale.current)
@@ -53,6 +58,27 @@ struct BadgeInfo: Encodable {
     init(_ stored: StoredBadge) {
         self.init(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
         replacedAt = stored.replacedAt.map { BadgeMetadata.rfc3339($0, in: .current) }
+    }
+
+    /// "procedural (art-engine 4)"; for a model that names the backend's type
+    /// ("import (cover)"), the instance and what follows the type: "import (cover)",
+    /// "photos (contain)".
+    static func backendText(backend: String, type: String, model: String?) -> String {
+        guard let model else { return backend }
+        if model.hasPrefix(type + " ("), model.hasSuffix(")") {
+            return "\(backend) (\(model.dropFirst(type.count + 2).dropLast()))"
+        }
+        return model == type ? backend : "\(backend) (\(model))"
+    }
+
+    /// The style a badge was drawn in and who chose it: the one asked for, else
+    /// the one the procedural backend reports ("flat (from the prompt)", "medal").
+    static func styleDrawn(_ m: BadgeMetadata) -> (String?, String?) {
+        if let style = m.style { return (style, "request") }
+        guard m.backendType == "procedural", let drawn = m.extra["style"], !drawn.isEmpty else { return (nil, nil) }
+        let fromPrompt = " (from the prompt)"
+        if drawn.hasSuffix(fromPrompt) { return (String(drawn.dropLast(fromPrompt.count)), "prompt") }
+        return (drawn, "default")
     }
 
     /// "Nov 22, 2026, 14:03" in the user's locale and `zone`: the day and the time, for listings.
@@ -69,10 +95,10 @@ struct BadgeInfo: Encodable {
             ("Promise", promise),
             ("Prompt", prompt == promise ? nil : prompt),
             ("Caption", caption),
-            ("Backend", model.map { "\(backend) (\($0))" } ?? backend),
+            ("Backend", Self.backendText(backend: backend, type: backendType, model: model)),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),
-            ("Style", style),
+            ("Style", style.map { $0 + (styleSource == "prompt" ? " (from the prompt)" : styleSource == "default" ? " (the default)" : "") }),
             ("Size", "\(size)×\(size)"),
             ("Seed", seed?.description),
             ("Id", id),

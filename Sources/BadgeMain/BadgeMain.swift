@@ -16,16 +16,27 @@ public enum BadgeMain {
     /// Runs the command in `arguments` (by default the process's own) with
     /// badge's backends and `backends`, printing what it prints, and returns
     /// its exit status: 0 success, 1 failure (the current badge is unchanged,
-    /// Ctrl-C included), 64 usage error.
+    /// Ctrl-C included), 64 usage error, 130 a `--choose` cancelled with Esc or
+    /// Ctrl-C (1 with `q`). Global options may come before the command
+    /// (`GlobalArguments`).
     public static func run(
         registering backends: [any RegisteringGenerator.Type] = [],
-        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+        arguments given: [String] = Array(CommandLine.arguments.dropFirst())
     ) async -> Int32 {
         Backends.extra.withLock { $0 = backends }
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
-        Prewarm.start(for: arguments)
+        Prewarm.start(for: given)
+        let arguments: [String]
+        do {
+            arguments = try GlobalArguments.hoisted(given)
+        } catch let error as BadgeError {
+            Terminal.printError(error)
+            return error.exitCode
+        } catch {
+            return report(error)
+        }
         let command: ParsableCommand
         do {
             command = try Badge.parseAsRoot(arguments)
@@ -48,6 +59,9 @@ public enum BadgeMain {
         } catch let error as BadgeError {
             Terminal.printError(error)
             return error.exitCode
+        } catch let cancelled as ChoiceCancelled {
+            Terminal.note(ChoiceCancelled.message)
+            return cancelled.exitStatus
         } catch {
             return report(error)
         }
@@ -68,15 +82,32 @@ public enum BadgeMain {
                 return code.rawValue
             }
         }
-        let text = Badge.fullMessage(for: error)
+        var text = Badge.fullMessage(for: error)
         if !text.isEmpty {
             if code == .success {
-                print(text)
+                print(CompletionScripts.adjusted(withGlobalOptions(text)))
             } else {
+                // Every error starts "error:", as badge's own do; argument-parser writes "Error:".
+                if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+                if Terminal.stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, text.hasPrefix("error: ") {
+                    text = "\u{1B}[1;31merror:\u{1B}[0m " + text.dropFirst("error: ".count)
+                }
                 FileHandle.standardError.write(Data((text + "\n").utf8))
             }
         }
         return code.rawValue
+    }
+
+    /// The top-level help with the global options listed, before the subcommands;
+    /// any other text as it is. (Declared on the top-level command they would be
+    /// read there, wherever they stand, and never reach the subcommand.)
+    static func withGlobalOptions(_ help: String) -> String {
+        guard help.hasPrefix("OVERVIEW: "), help.contains("\nUSAGE: badge <subcommand>\n"),
+              let subcommands = help.range(of: "\nSUBCOMMANDS:\n") else {
+            return help
+        }
+        let columns = Terminal.stdoutIsTerminal ? nil : 80
+        return String(help[..<subcommands.lowerBound]) + "\n" + GlobalArguments.helpSection(columns: columns) + String(help[subcommands.lowerBound...])
     }
 }
 
@@ -111,18 +142,64 @@ extension Badge {
             index += 1
         }
         var known: Set<String>?
-        for token in arguments[index...] {
+        let rest = Array(arguments[index...])
+        for (position, token) in rest.enumerated() {
             if token == "--" { break }
+            if let mistake = promiseLikeOption(token, at: position, in: rest, path: Array(arguments[..<index]), command: command) {
+                return mistake
+            }
             let name = String(token.split(separator: "=", maxSplits: 1).first ?? "")
             guard name.hasPrefix("--"), name.count > 2,
                   name.dropFirst(2).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { continue }
-            if known == nil { known = longOptions(of: command) }
+            if known == nil { known = longOptions(of: command).union(isRoot(command) ? GlobalArguments.spec.longNames : []) }
             guard let known, !known.contains(name) else { continue }
             var hint = "'badge \(isRoot(command) ? "" : command._commandName + " ")--help' lists the options"
             if let near = ConfigObject.closest(to: name, in: known.sorted()) { hint = "did you mean '\(near)'? " + hint }
             return BadgeError(.usage, "Unknown option '\(name)'", hint: hint)
         }
         return nil
+    }
+
+    /// A promise that argument-parser took for an option: `"-5 kg by summer"` (a
+    /// dash and a digit) or any "option" with a space in it. The fix is `--`
+    /// before the promise, shown with the user's own command line.
+    static func promiseLikeOption(_ token: String, at position: Int, in rest: [String], path: [String],
+                                  command: ParsableCommand.Type) -> BadgeError? {
+        guard token.hasPrefix("-"), token.count > 1, token != "--" else { return nil }
+        let second = token.dropFirst().first!
+        guard token.contains(" ") || second.isNumber else { return nil }
+        let message = "Unknown option '\(OutsideText.printable(token, keepingNewlines: false))'"
+        // The value of an option before it (`--caption "-5 kg"`): written with "=", it is read as one.
+        if position > 0, rest[position - 1].hasPrefix("-"), !rest[position - 1].contains("="),
+           valuedOptions(of: command).contains(rest[position - 1]) {
+            let option = rest[position - 1]
+            return BadgeError(.usage, message, hint: "a value that starts with \"-\" is written with =: \(option)=\(shellQuoted(token))")
+        }
+        var others = rest
+        others.remove(at: position)
+        let line = (["badge"] + path + others.map(shellQuoted) + ["--", shellQuoted(token)]).joined(separator: " ")
+        return BadgeError(.usage, message, hint: "a promise that starts with \"-\" goes after --, which ends the options: \(line)")
+    }
+
+    /// The options of `command` that take a value (`--caption <text>`, `-o <file>`), as its help lists them.
+    static func valuedOptions(of command: ParsableCommand.Type) -> Set<String> {
+        let help = isRoot(command) ? Badge.helpMessage(includeHidden: true, columns: 10_000)
+            : Badge.helpMessage(for: command, includeHidden: true, columns: 10_000)
+        var names: Set<String> = []
+        for line in help.split(separator: "\n") {
+            let words = line.drop { $0 == " " }.split(separator: " ").prefix(4).map(String.init)
+            let optionNames = words.prefix { $0.hasPrefix("-") }.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+            guard !optionNames.isEmpty, words.dropFirst(optionNames.count).first?.hasPrefix("<") == true else { continue }
+            names.formUnion(optionNames)
+        }
+        return names
+    }
+
+    /// `word` as a shell reads it back: bare when it is plain, else in quotes.
+    static func shellQuoted(_ word: String) -> String {
+        if !word.isEmpty, word.allSatisfy({ $0.isLetter || $0.isNumber || "-_./=:@%+,".contains($0) }) { return word }
+        if !word.contains(where: { "\"$`\\!".contains($0) }) { return "\"" + word + "\"" }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     static func isRoot(_ command: ParsableCommand.Type) -> Bool {
@@ -153,11 +230,12 @@ struct Badge: AsyncParsableCommand {
         commandName: "badge",
         abstract: "Turn a promise into a Promise Badge and remember the day you committed.",
         discussion: """
-            Generate a badge from a promise with a backend (procedural drawing, an \\
-            imported picture, ...). The store keeps the one current badge, with its \\
+            Generate a badge from a promise with a backend (procedural drawing, an \
+            imported picture, ...). The store keeps the one current badge, with its \
             commitment date inside the PNG, and the badges it replaced.
 
-            Exit codes: 0 success, 1 failure (the current badge is unchanged), 64 usage error.
+            Exit codes: 0 success, 1 failure (the current badge is unchanged), 64 usage error, \
+            130 a --choose cancelled with Esc or Ctrl-C.
             """,
         version: BadgeMetadata.version,
         subcommands: [

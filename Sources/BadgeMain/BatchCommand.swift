@@ -32,7 +32,8 @@ struct BatchCommand: AsyncParsableCommand {
               completion: .file(extensions: ["json", "jsonl", "csv"]))
     var file: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output directory (default: the config's batch.output, then ./badges).", valueName: "dir"),
+            completion: .directory)
     var output: String?
 
     @Option(name: [.customShort("j"), .long], help: ArgumentHelp("How many badges to make at once (default: the config's batch.concurrency, then 8).", valueName: "n"))
@@ -100,7 +101,10 @@ struct BatchCommand: AsyncParsableCommand {
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         let plan = try BatchPlan.make(
             manifest, config: config,
-            defaults: .init(backend: backend ?? config.defaults.backend, style: style ?? config.defaults.style,
+            // --style Tile is the procedural backend's tile, as with generate.
+            defaults: .init(backend: backend.map(context.backendName) ?? config.defaults.backend,
+                            style: style.map { given in ProceduralGenerator.styles.first { $0.lowercased() == given.lowercased() } ?? given }
+                                ?? config.defaults.style,
                             size: size ?? config.defaults.size),
             shard: shard)
         // A mistyped --commit is a usage error before anything runs, not after.
@@ -108,7 +112,7 @@ struct BatchCommand: AsyncParsableCommand {
         let limit = concurrency ?? config.batch.concurrency ?? BatchSettings.defaultConcurrency
         var chains: [String: BatchRunner.Chain] = [:]
         for name in Set(plan.items.map(\.backend)) {
-            let names = config.fallbackChain(for: name)
+            let names = config.fallbackChain(for: context.backendName(name))
             let instance = try context.backend(named: names[0])
             let fallbacks = try names.dropFirst().map { try context.backend(named: $0) }
             let ownLimit = config.backend(named: name)?.concurrency ?? instance.generator.preferredConcurrency ?? limit

@@ -14,6 +14,8 @@ final class BatchProgress: @unchecked Sendable {
     private var made = 0
     private var failed = 0
     private var upToDate = 0
+    /// Items that ended without being drawn (Ctrl-C): not finished, so not on the bar.
+    private var cancelled = 0
     /// The items drawing now, and the one started last (shown on the bar):
     /// each event costs the same however many items the batch has.
     private var running: Set<String> = []
@@ -78,7 +80,7 @@ final class BatchProgress: @unchecked Sendable {
             case .made: made += 1
             case .upToDate: upToDate += 1
             case .failed: failed += 1
-            case .cancelled: break
+            case .cancelled: cancelled += 1
             }
             if !live { lines.write(Data((Self.line(for: result) + "\n").utf8)) }
         }
@@ -116,17 +118,19 @@ final class BatchProgress: @unchecked Sendable {
     private func barText(now: ContinuousClock.Instant) -> String {
         let elapsed = BatchProgressMath.seconds(now - started)
         let width = 24
-        let filled = total == 0 ? width : min(width, finished * width / total)
+        // What was finished: made, up to date or failed; an item cancelled by Ctrl-C was not.
+        let done = finished - cancelled
+        let filled = total == 0 ? width : min(width, done * width / total)
         var text = "\r\u{1B}[2K  ▕" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled) + "▏"
-        text += " \(finished)/\(total)"
+        text += " \(done)/\(total)"
         if failed > 0 { text += "  \(failed) failed" }
-        if made > 0 && elapsed > 0.2 {
+        if made > 0 && elapsed > 0.2 && !stopping {
             let rate = Double(made) / elapsed
             text += String(format: "  %.1f/s", rate)
-            let remaining = total - finished
+            let remaining = total - done
             if remaining > 0 { text += "  ETA " + BatchProgressMath.clock(Double(remaining) / rate) }
         }
-        if stopping { text += "  stopping…" }
+        if stopping { text += "  stopping… \(total - done) left" }
         if let shown = lastStarted.flatMap({ running.contains($0) ? $0 : nil }) ?? running.first {
             text += "  " + OutsideText.printable(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
         }

@@ -20,9 +20,9 @@ struct Choice {
         }
     }
 
-    /// The candidate to commit: the one --pick names, or the one the person picks;
-    /// nil when they cancel.
-    func choose(from maker: CandidateMaker, context: CommandContext) async throws -> Candidates.Made? {
+    /// The candidate to commit: the one --pick names, or the one the person picks
+    /// (`ChoiceCancelled` when they cancel).
+    func choose(from maker: CandidateMaker, context: CommandContext) async throws -> Candidates.Made {
         guard let pick else {
             return try await CandidatePicker(maker: maker, environment: context.environment).run()
         }
@@ -42,8 +42,17 @@ struct Choice {
             }
             throw error
         }
-        return picked.made
+        guard let made = picked.made else { throw BadgeError(.generationFailed, "candidate \(pick) of \(count) was not made") }
+        return made
     }
+}
+
+/// The person cancelled the choice (`q`, Esc, Ctrl-C): not an error. badge says
+/// "Nothing was committed." and exits with `exitStatus`: 130 for Ctrl-C and Esc, as
+/// fzf does, 1 for `q`.
+struct ChoiceCancelled: Error {
+    var exitStatus: Int32
+    static let message = "Nothing was committed."
 }
 
 /// The numbered grid of candidates in the terminal, and the keys that choose:
@@ -53,7 +62,8 @@ struct CandidatePicker {
     var maker: CandidateMaker
     var environment: BadgeEnvironment
 
-    func run() async throws -> Candidates.Made? {
+    /// The candidate picked; throws `ChoiceCancelled` when the person cancels.
+    func run() async throws -> Candidates.Made {
         let terminal = try RawTerminal()
         defer { terminal.restore() }
         var graphics = TerminalGraphics.detect(environment: environment.variables)
@@ -71,7 +81,7 @@ struct CandidatePicker {
             switch key {
             case .escape, .interrupt, .character("q"), .character("Q"):
                 terminal.write("\r\u{1B}[2K")
-                return nil
+                throw ChoiceCancelled(exitStatus: key == .character("q") || key == .character("Q") ? 1 : 130)
             case .character("r"), .character("R"):
                 round += 1
                 candidates = try await make(round: round, on: terminal)
@@ -85,8 +95,11 @@ struct CandidatePicker {
                     return made
                 }
                 status("Candidate \(candidate.number) failed; pick another, r for a new set, q to cancel.", on: terminal)
-            default:
-                continue
+            case let .character(character):
+                let number = character.wholeNumberValue
+                keys(number.map { "\($0): there are \(candidates.count)" } ?? "\(character): not a key here", on: terminal)
+            case .other:
+                keys("that key means nothing here", on: terminal)
             }
         }
     }
@@ -111,6 +124,11 @@ struct CandidatePicker {
         terminal.write("\r\u{1B}[2K" + OutsideText.printable(text) + "\r\n" + keysLine(count: maker.count))
     }
 
+    /// The keys' line again, with a word on the key just pressed.
+    private func keys(_ word: String, on terminal: RawTerminal) {
+        terminal.write("\r\u{1B}[2K" + keysLine(count: maker.count) + " " + Style.dim("· " + word) + " ")
+    }
+
     private func keysLine(count: Int) -> String {
         "\(Style.bold("1"))–\(Style.bold("\(count)")) commit that one · \(Style.bold("r")) new set · \(Style.bold("s")) save all · \(Style.bold("q")) cancel "
     }
@@ -123,8 +141,16 @@ struct CandidatePicker {
         if size.pixelWidth > 0, size.pixelHeight > 0 {
             cell = (max(1, size.pixelWidth / size.columns), max(1, size.pixelHeight / size.rows))
         }
-        let grid = CandidateGrid.fit(count: candidates.count, columns: size.columns, rows: size.rows,
-                                     cellAspect: Double(cell.height) / Double(cell.width))
+        // Symbol art stands for a few pixels a cell: below 20 cells a badge is a smudge, so the tiles
+        // are fewer to a row and larger, and no caption can be read in them: each is printed as text.
+        let symbols = graphics.mode == .symbols
+        let aspect = Double(cell.height) / Double(cell.width)
+        var grid = CandidateGrid.fit(count: candidates.count, columns: size.columns, rows: size.rows, cellAspect: aspect,
+                                     minimumWidth: symbols ? CandidateGrid.minimumSymbolWidth : CandidateGrid.minimumWidth,
+                                     textRows: symbols ? 1 : 0)
+        if !symbols, grid.width * cell.width < CandidateGrid.readableCaptionPixels {
+            grid = CandidateGrid.fit(count: candidates.count, columns: size.columns, rows: size.rows, cellAspect: aspect, textRows: 1)
+        }
         var pictures: [CandidateGrid.Picture] = []
         for candidate in candidates {
             if let made = candidate.made {
@@ -149,7 +175,9 @@ struct CandidatePicker {
         for start in stride(from: 0, to: candidates.count, by: grid.across) {
             let row = start..<min(candidates.count, start + grid.across)
             terminal.write(grid.drawRow(Array(pictures[row])))
-            terminal.write(grid.captions(row.map { candidates[$0] }) + "\r\n\r\n")
+            terminal.write(grid.captions(row.map { candidates[$0] }) + "\r\n")
+            if grid.textRows > 0 { terminal.write(grid.captionTexts(row.map { candidates[$0] }) + "\r\n") }
+            terminal.write("\r\n")
         }
         terminal.write(keysLine(count: candidates.count))
     }
@@ -190,6 +218,8 @@ struct CandidateGrid: Equatable {
     var width: Int
     var height: Int
     var gap = 2
+    /// Lines under each number for the badge's caption as text (0: the pictures show it).
+    var textRows = 0
 
     /// What one candidate shows: a picture's escape sequences (kitty, iTerm2,
     /// sixels), or lines of text (symbol art, a failure's box).
@@ -199,32 +229,37 @@ struct CandidateGrid: Equatable {
     }
 
     static let minimumWidth = 12
+    /// The narrowest tile of symbol art that still reads as a badge.
+    static let minimumSymbolWidth = 20
     static let maximumWidth = 48
+    /// Narrower than this many pixels, a picture's caption cannot be read: it is printed as text.
+    static let readableCaptionPixels = 240
     /// The rows that are not pictures: the title and a blank line, the keys' line, a status line.
     static let chromeRows = 4
 
     /// The grid for `count` pictures in `columns`×`rows` cells, each cell
     /// `cellAspect` times as tall as it is wide.
-    static func fit(count: Int, columns: Int, rows: Int, cellAspect: Double, gap: Int = 2) -> CandidateGrid {
+    static func fit(count: Int, columns: Int, rows: Int, cellAspect: Double, gap: Int = 2, minimumWidth: Int = minimumWidth,
+                    textRows: Int = 0) -> CandidateGrid {
         let aspect = max(0.25, cellAspect)
         func height(_ width: Int) -> Int { max(1, Int((Double(width) / aspect).rounded())) }
         var best: CandidateGrid?
         for across in 1...max(1, count) {
             let gridRows = (count + across - 1) / across
             let byWidth = (columns - gap * (across - 1)) / across
-            // Each grid row: the pictures, their numbers, a blank line.
-            let pictureRows = (rows - chromeRows) / gridRows - 2
+            // Each grid row: the pictures, their numbers, the captions as text, a blank line.
+            let pictureRows = (rows - chromeRows) / gridRows - 2 - textRows
             let byHeight = Int(Double(pictureRows) * aspect)
             let width = min(byWidth, byHeight, maximumWidth)
             if width >= minimumWidth, width > (best?.width ?? 0) {
-                best = CandidateGrid(across: across, width: width, height: height(width), gap: gap)
+                best = CandidateGrid(across: across, width: width, height: height(width), gap: gap, textRows: textRows)
             }
         }
         if let best { return best }
         // Too small to show them all at once: as many to a row as fit, and the screen scrolls.
         let across = max(1, min(count, (columns + gap) / (minimumWidth + gap)))
         let width = max(1, min(maximumWidth, (columns - gap * (across - 1)) / across))
-        return CandidateGrid(across: across, width: width, height: height(width), gap: gap)
+        return CandidateGrid(across: across, width: width, height: height(width), gap: gap, textRows: textRows)
     }
 
     /// Draws one row of the grid from the start of the current line and leaves
@@ -257,6 +292,19 @@ struct CandidateGrid: Equatable {
             let padding = max(0, width - plain.count)
             let left = padding / 2
             line += "\u{1B}[\(index * (width + gap) + 1 + left)G" + shown
+        }
+        return line
+    }
+
+    /// The line under the numbers: each badge's caption as text, centred under its picture.
+    func captionTexts(_ candidates: [Candidates.Candidate]) -> String {
+        var line = ""
+        for (index, candidate) in candidates.enumerated() {
+            guard let made = candidate.made else { continue }
+            let caption = made.metadata.extra["caption-drawn"] ?? made.metadata.extra["promise"] ?? made.metadata.prompt
+            let text = Self.clip(OutsideText.printable(caption, keepingNewlines: false), to: width)
+            guard !text.isEmpty else { continue }
+            line += "\u{1B}[\(index * (width + gap) + 1 + max(0, width - text.count) / 2)G" + text
         }
         return line
     }

@@ -22,7 +22,8 @@ struct CardBackCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var source: CardSource
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"),
+            completion: .file(extensions: ["png"]))
     var output = "badge-back.png"
 
     func run() async throws {
@@ -52,7 +53,8 @@ struct CardFlipCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var source: CardSource
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The animation to write: .png (animated PNG) or .gif.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The animation to write: .png (animated PNG) or .gif.", valueName: "file"),
+            completion: .file(extensions: ["png", "gif"]))
     var output: String
 
     @Option(name: .customLong("fps"), help: ArgumentHelp("Frames a second, \(FlipAnimation.frameRates.lowerBound)–\(FlipAnimation.frameRates.upperBound) (a GIF: at most \(FlipAnimation.gifFrameRates.upperBound)).", valueName: "n"))
@@ -106,7 +108,12 @@ struct CardFlipCommand: AsyncParsableCommand {
     }
 }
 
-extension FlipTimeline.Direction: ExpressibleByArgument {}
+extension FlipTimeline.Direction: ExpressibleByArgument {
+    /// `left`, `Left` or `LEFT`: matched without regard to case.
+    public init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+}
 
 struct CardHTMLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -122,7 +129,8 @@ struct CardHTMLCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var source: CardSource
 
-    @Argument(help: ArgumentHelp("The directory to write index.html into (created if missing).", valueName: "dir"))
+    @Argument(help: ArgumentHelp("The directory to write index.html into (created if missing).", valueName: "dir"),
+              completion: .directory)
     var directory: String
 
     func run() async throws {

@@ -6,7 +6,8 @@ import Foundation
 
 /// Which badge a `badge card` command shows: the current one, or a file.
 struct CardSource: ParsableArguments {
-    @Option(name: .customLong("badge"), help: ArgumentHelp("A badge file to use instead of the current badge.", valueName: "file"))
+    @Option(name: .customLong("badge"), help: ArgumentHelp("A badge file to use instead of the current badge.", valueName: "file"),
+            completion: .file(extensions: ["png"]))
     var file: String?
 
     /// The badge's bytes, where they came from, and its metadata. A PNG
@@ -29,12 +30,17 @@ struct CardSource: ParsableArguments {
             entries = try PNG.chunks(in: data, verifyCRC: false, stopAtIDAT: true).compactMap(PNG.textEntry)
         } catch var error as BadgeError {
             error.path = url.path
-            error.hint = error.hint ?? "a card is made from a Promise Badge PNG (badge generate --output, or the store's badge.png)"
+            if !data.starts(with: PNG.signature) {
+                // A photo, say: the card needs a badge, which badge import makes from it.
+                error.hint = "a card is made from a Promise Badge; make one from this picture first: badge import \(Badge.shellQuoted(file)) \"your promise\""
+            } else {
+                error.hint = error.hint ?? "a card is made from a Promise Badge PNG (badge generate --output, or the store's badge.png)"
+            }
             throw error
         }
         guard let metadata = BadgeMetadata(entries: entries) else {
             throw BadgeError(.invalidImage, "this PNG has no commitment date (no badge:commitment-date metadata)", path: url.path,
-                             hint: "use a badge made by badge generate or badge import, or make one from this picture: badge import \(file) \"your promise\"")
+                             hint: "use a badge made by badge generate or badge import, or make one from this picture: badge import \(Badge.shellQuoted(file)) \"your promise\"")
         }
         // A badge may be larger than others' pictures: a 4096 px tile of grain
         // is ~27 MB. Its pixels are still held to the limits.

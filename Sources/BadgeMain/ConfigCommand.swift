@@ -18,7 +18,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "The file to check (default: the configuration badge would use).")
+        @Argument(help: "The file to check (default: the configuration badge would use).", completion: .file(extensions: ["json"]))
         var file: String?
 
         func run() async throws {

@@ -60,11 +60,13 @@ struct BadgeOptions: ParsableArguments {
         let zone = TimeZone.autoupdatingCurrent
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         var random = SystemRandomNumberGenerator()
-        let chain = config.fallbackChain(for: backendName ?? config.defaults.backend)
+        let chain = config.fallbackChain(for: context.backendName(backendName ?? config.defaults.backend))
         let backend = try context.backend(named: chain[0])
         // A backend without styles (import, http) is never handed one: --style is refused,
         // and the config's default style is left out.
         let takesStyles = backend.generator.styles.map { !$0.isEmpty } ?? true
+        // A style is matched without regard to case (`--style Tile`) and handed on as the backend spells it.
+        let style = self.style.map { given in backend.generator.styles?.first { $0.lowercased() == given.lowercased() } ?? given }
         if let style, !takesStyles {
             throw BadgeError(.usage, "--style \(style): the \(backend.type) backend \"\(backend.name)\" has no styles; it would be ignored",
                              hint: backend.type == "import" ? "a picture is imported as it is; --option fit=contain and --option background=... shape it"
@@ -100,9 +102,7 @@ struct BadgeOptions: ParsableArguments {
             let maker = CandidateMaker(
                 request: request, count: choice.count, styles: styles, pipeline: pipeline, backend: backend, fallbacks: fallbacks,
                 commitment: commitment, extra: promise, limit: limit)
-            guard let picked = try await choice.choose(from: maker, context: context) else {
-                throw BadgeError(.cancelled, "cancelled; nothing was chosen and the current badge is unchanged")
-            }
+            let picked = try await choice.choose(from: maker, context: context)
             outcome = try await pipeline.commit(picked.png, madeWith: picked.metadata, commitment: commitment, to: destination)
         } else {
             let spinner = Spinner("\(backend.name): drawing")
@@ -135,6 +135,10 @@ struct GenerateCommand: AsyncParsableCommand {
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
               badge generate --choose 4 "Run a marathon"        # pick one of four
               badge generate --choose 4 --pick 2 "Run a marathon"
+
+            --choose: keys 1-N commit that candidate, r draws a new set, s saves them all \
+            as files, q cancels (exit status 1), Esc or Ctrl-C cancel (exit status 130, \
+            as fzf); a cancel says "Nothing was committed." and leaves the current badge.
 
             Styles (procedural backend): \(ProceduralGenerator.styles.joined(separator: ", ")); \
             default \(ProceduralGenerator.styles[0]) or the config's defaults.style. \

@@ -20,27 +20,30 @@ struct PromptCommand: ParsableCommand {
 
             Examples:
               badge prompt
-              badge prompt --purpose "Run a marathon" --vibe joyful --metaphor runner \\
-                --style flat --color coral --color gold
-              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm \\
-                --color lavender)"
+              badge prompt --purpose "Run a marathon" --vibe joyful --color "coral, gold"
+              badge prompt --purpose "Run a marathon" --metaphor runner --style flat
+              badge generate "$(badge prompt --purpose 'Read 20 books' --vibe calm)"
             """
     )
 
     @Option(help: ArgumentHelp("What the promise is, in your words.", valueName: "text"))
     var purpose: String?
 
-    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")).", valueName: "word"))
+    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")).", valueName: "word"),
+            completion: .list(PromptComposer.vibes))
     var vibe: String?
 
     @Option(name: [.customLong("metaphor"), .customLong("symbol")],
-            help: ArgumentHelp("The symbol to draw: \(PromptComposer.metaphors.joined(separator: ", ")) (or a word for one).", valueName: "name"))
+            help: ArgumentHelp("The symbol to draw: \(PromptComposer.metaphors.joined(separator: ", ")) (or a word for one).", valueName: "name"),
+            completion: .list(PromptComposer.metaphors))
     var metaphor: String?
 
-    @Option(help: ArgumentHelp("The style: \(PromptComposer.styles.joined(separator: ", ")).", valueName: "name"))
+    @Option(help: ArgumentHelp("The style: \(PromptComposer.styles.joined(separator: ", ")).", valueName: "name"),
+            completion: .list(PromptComposer.styles))
     var style: String?
 
-    @Option(name: .customLong("color"), help: ArgumentHelp("A colour (repeatable): a CSS name or a word such as coral, amber, midnight.", valueName: "name"))
+    @Option(name: .customLong("color"), help: ArgumentHelp("A colour (repeatable), or several: \"coral and teal\", \"coral, teal\"; a CSS name or a word such as coral, amber, midnight.", valueName: "name"),
+            completion: .list(PromptComposer.colorWords))
     var colors: [String] = []
 
     @Flag(help: "Add film grain.")
@@ -69,7 +72,7 @@ struct PromptCommand: ParsableCommand {
 
     func run() throws {
         var composer = PromptComposer(purpose: purpose ?? "", vibe: vibe, metaphor: metaphor, style: style,
-                                      colors: colors.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } },
+                                      colors: colors.flatMap(PromptComposer.colors(in:)),
                                       grain: grain, glow: glow)
         if purpose == nil {
             guard interactive || isatty(STDIN_FILENO) == 1 else {
@@ -120,7 +123,7 @@ struct PromptCommand: ParsableCommand {
         }
         if colors.isEmpty {
             composer.colors = try Questions.ask("   and the colours (e.g. \(PromptComposer.suggestedColors.prefix(5).joined(separator: ", ")); Enter: chosen from the seed)") { answer in
-                let words = answer.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+                let words = PromptComposer.colors(in: answer)
                 try PromptComposer(purpose: "-", colors: words).validate()
                 return words
             } ?? []
@@ -148,7 +151,7 @@ enum Questions {
                 if let text = hint, text.hasPrefix(PromptComposer.didYouMean), let end = text.firstIndex(of: "?") {
                     hint = String(text[...end])
                 } else if let text = hint, text.hasPrefix("choose one of") {
-                    hint = nil
+                    hint = "choose one of those listed above"
                 }
                 Terminal.note("  \(error.message)" + (hint.map { "; \($0)" } ?? ""))
             }

@@ -5,10 +5,19 @@ import Foundation
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show the current badge and the day you committed to it."
+        abstract: "Show the current badge and the day you committed to it.",
+        discussion: """
+            On a terminal the badge itself is drawn above its details: with the kitty \
+            graphics protocol, iTerm2's inline images or sixels where the terminal has \
+            them, in Unicode symbols otherwise. Nothing is drawn when standard output is \
+            not a terminal, with --json, or with --no-image.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print the details only; do not draw the badge.")
+    var noImage = false
 
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -20,7 +29,14 @@ struct ShowCommand: AsyncParsableCommand {
                              hint: "make one with: badge generate \"A pair of dumbbells\"")
         }
         let info = BadgeInfo(badge)
-        if json { try Terminal.json(info) } else { Terminal.out(info.text) }
+        if json {
+            try Terminal.json(info)
+            return
+        }
+        if !noImage, Terminal.stdoutIsTerminal {
+            await BadgePicture.draw(badge.url, environment: context.environment)
+        }
+        Terminal.out(info.text)
     }
 }
 

@@ -12,7 +12,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The badge to check (default: the current badge).")
+    @Argument(help: "The badge to check (default: the current badge).", completion: .file(extensions: ["png"]))
     var file: String?
 
     @Flag(help: "Print the result as JSON.")

@@ -346,8 +346,8 @@ struct CommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         // Enter at the symbol takes the one the purpose's words suggest.
         #expect(result.stdout == "Swim across the lake, serene mood, a swimmer as its symbol, sketch style in teal --ar 1:1\n")
-        // The question listed the vibes; the error says only what is wrong (the list is printed once).
-        #expect(result.stderr.contains("\"sleepy\" is not a vibe the badge can draw\n"), "\(result.stderr)")
+        // The question listed the vibes; the error says what is wrong and the vibe nearest in meaning (the list is printed once).
+        #expect(result.stderr.contains("\"sleepy\" is not a vibe the badge can draw; did you mean \"night\"?\n"), "\(result.stderr)")
         #expect(result.stderr.contains("Enter: swimmer, from your words"))
     }
 

@@ -18,7 +18,14 @@ final class TmuxPane: @unchecked Sendable {
     let status: URL
 
     /// Starts `badge arguments` in a `columns`×`rows` pane with `TERM=term`, in the sandbox's root directory.
-    init(_ sandbox: Sandbox, _ arguments: [String], term: String, columns: Int = 120, rows: Int = 40,
+    convenience init(_ sandbox: Sandbox, _ arguments: [String], term: String, columns: Int = 120, rows: Int = 40,
+                     extraEnvironment: [String: String] = [:]) throws {
+        try self.init(sandbox, command: [Sandbox.binary.path] + arguments, term: term, columns: columns, rows: rows,
+                      extraEnvironment: extraEnvironment)
+    }
+
+    /// Starts `command` (a shell, say) the same way.
+    init(_ sandbox: Sandbox, command program: [String], term: String, columns: Int = 120, rows: Int = 40,
          extraEnvironment: [String: String] = [:]) throws {
         self.sandbox = sandbox
         socket = "badge-test-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -31,7 +38,7 @@ final class TmuxPane: @unchecked Sendable {
         for name in ["TMUX", "TMUX_PANE", "KITTY_WINDOW_ID", "TERM_PROGRAM", "COLORTERM", "VTE_VERSION"] where extraEnvironment[name] == nil {
             environment.removeValue(forKey: name)
         }
-        let badge = ([Sandbox.binary.path] + arguments).map(Self.quoted).joined(separator: " ")
+        let badge = program.map(Self.quoted).joined(separator: " ")
         let command = ["env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             + ["script", "-q", "-f", "-e", "-c", badge, raw.path]
         status = sandbox.root.appendingPathComponent("status-\(socket)")
@@ -168,8 +175,10 @@ struct TmuxChooseTests {
         #expect(try Self.storedImage(s) == expected)
     }
 
-    @Test(arguments: ["q", "Escape", "C-c"])
-    func cancellingCommitsNothing(key: String) async throws {
+    /// A cancel the person chose is not an error: "Nothing was committed.", and 130 for
+    /// Esc and Ctrl-C (as fzf), 1 for q.
+    @Test(arguments: [("q", Int32(1)), ("Escape", 130), ("C-c", 130)])
+    func cancellingCommitsNothing(key: String, status: Int32) async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "An old promise"]).status == 0)
         let old = try #require(s.badge)
@@ -177,9 +186,60 @@ struct TmuxChooseTests {
         defer { pane.close() }
         try await pane.waitFor(Self.keysLine)
         try pane.send(key)
-        #expect(try await pane.waitForExit() == 1)
-        #expect(try pane.screen().contains("the current badge is unchanged"), "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == status)
+        let screen = try pane.screen()
+        #expect(screen.contains("Nothing was committed."), "\(screen)")
+        #expect(!screen.contains("error"), "a cancel is not an error:\n\(screen)")
         #expect(s.badge == old, "the old badge is byte-identical")
+    }
+
+    /// The cancel's exit statuses are in --help.
+    @Test func generateHelpSaysWhatACancelExitsWith() async throws {
+        let help = try await Sandbox().run(["generate", "--help"]).stdout
+        #expect(help.contains("q cancels (exit status 1)") && help.contains("Ctrl-C cancel (exit status 130"), "\(help)")
+        #expect(help.contains("Nothing was committed."), "\(help)")
+    }
+
+    /// A key that means nothing gets a word in the keys' line, and the picker still waits.
+    @Test func aKeyThatMeansNothingIsSaidSo() async throws {
+        let s = try Sandbox()
+        let pane = try TmuxPane(s, ["generate", "--choose", "4", "--size", "64", Self.prompt], term: "xterm")
+        defer { pane.close() }
+        try await pane.waitFor(Self.keysLine)
+        try pane.send("7")
+        try await pane.waitFor("7: there are 4")
+        try pane.send("x")
+        try await pane.waitFor("x: not a key here")
+        let keys = try #require(try pane.screen().split(separator: "\n").last { $0.contains(Self.keysLine) })
+        #expect(keys.contains("x: not a key here") && !keys.contains("7: there are"), "the word is in the keys' line: \(keys)")
+        #expect(pane.exitStatus == nil && s.badge == nil)
+        try pane.send("q")
+        #expect(try await pane.waitForExit() == 1)
+    }
+
+    /// A plain 256-colour tmux at 80×24 with six candidates: symbol art cannot show a
+    /// caption, so each is printed under its number, and the tiles are fewer to a row
+    /// and at least 20 cells wide.
+    @Test func smallSymbolTilesPrintTheirCaptionsAsText() async throws {
+        let s = try Sandbox()
+        let pane = try TmuxPane(s, ["generate", "--choose", "6", "--seed", "3", "--size", "256", Self.prompt], term: "tmux-256color",
+                                columns: 80, rows: 24)
+        defer { pane.close() }
+        try await pane.waitFor(Self.keysLine)
+        let lines = try pane.screen().components(separatedBy: "\n")
+        // Each number's line is followed by the captions' line.
+        let numbers = lines.indices.filter { lines[$0].range(of: #"^ +1  "#, options: .regularExpression) != nil
+            || lines[$0].range(of: #"^ +4  "#, options: .regularExpression) != nil }
+        #expect(numbers.count == 2, "\(lines.joined(separator: "\n"))")
+        for index in numbers {
+            let captions = lines[index + 1]
+            #expect(captions.components(separatedBy: "RUN A MARATHON").count - 1 == 3, "three captions under \(lines[index]):\n\(captions)")
+            // Three to a row, each tile at least 20 cells: the next number is 20 or more columns on.
+            let starts = lines[index].matches(of: #/\d  [a-z]+/#).map { lines[index].distance(from: lines[index].startIndex, to: $0.range.lowerBound) }
+            #expect(starts.count == 3 && zip(starts, starts.dropFirst()).allSatisfy { $1 - $0 >= 20 }, "\(lines[index])")
+        }
+        try pane.send("q")
+        #expect(try await pane.waitForExit() == 1)
     }
 
     @Test func kittyTerminalGetsKittyGraphics() async throws {
