@@ -1,5 +1,6 @@
 import BadgeKit
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Badges by URL: a procedural badge for a `RenderQuery`, drawn through the
@@ -12,7 +13,16 @@ package final class RenderService: Sendable {
     package struct Rendered: Sendable {
         package var png: Data
         package var metadata: BadgeMetadata
-        package var etag: String { "\"\(metadata.id)\"" }
+        package let etag: String
+        /// The bytes as every answer sends them: made once, shared by each response.
+        let body: ByteBuffer
+
+        init(png: Data, metadata: BadgeMetadata) {
+            self.png = png
+            self.metadata = metadata
+            etag = "\"\(metadata.id)\""
+            body = ByteBuffer(bytes: png)
+        }
     }
 
     let backend: BackendInstance

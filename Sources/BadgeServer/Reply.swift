@@ -31,10 +31,14 @@ enum Reply {
 
     /// A PNG, or for HEAD its headers alone (with the length GET would send).
     static func png(_ data: Data, etag: String?, cacheControl: String, head: Bool, fileName: String? = nil) -> Response {
-        var headers: HTTPFields = [.contentType: "image/png", .cacheControl: cacheControl, .contentLength: String(data.count)]
+        png(ByteBuffer(bytes: data), etag: etag, cacheControl: cacheControl, head: head, fileName: fileName)
+    }
+
+    static func png(_ body: ByteBuffer, etag: String?, cacheControl: String, head: Bool, fileName: String? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: "image/png", .cacheControl: cacheControl, .contentLength: String(body.readableBytes)]
         if let etag { headers[.eTag] = etag }
         if let fileName { headers[.contentDisposition] = "attachment; filename=\"\(fileName)\"" }
-        return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: body))
     }
 
     /// Whether `If-None-Match` already names `etag` (a list, or `*`).

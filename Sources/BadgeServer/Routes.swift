@@ -22,7 +22,7 @@ enum Routes {
                     if Reply.notModified(request, etag: rendered.etag) {
                         return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                     }
-                    var response = Reply.png(rendered.png, etag: rendered.etag, cacheControl: cacheControl(query), head: request.method == .head)
+                    var response = Reply.png(rendered.body, etag: rendered.etag, cacheControl: cacheControl(query), head: request.method == .head)
                     response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
                     return response
                 }
@@ -254,7 +254,7 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
 
     private func log(_ request: Request, _ path: String, _ status: Int, _ started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        logger.info("\(request.method.rawValue) \(path) \(status) \(String(format: "%.1f", milliseconds)) ms")
+        let tenths = elapsed.components.seconds * 10_000 + elapsed.components.attoseconds / 100_000_000_000_000
+        logger.info("\(request.method.rawValue) \(path) \(status) \(tenths / 10).\(tenths % 10) ms")
     }
 }

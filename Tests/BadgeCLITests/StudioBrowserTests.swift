@@ -19,9 +19,9 @@ import Testing
         let comfyConfig = try ComfyUITests.config(s, comfy, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
         // And an OpenAI backend whose key is not set: listed as unavailable, with the reason.
         var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: comfyConfig)) as? [String: Any])
-        var backends = try #require(root["backends"] as? [String: Any])
-        backends["openai"] = ["type": "http", "api": "openai", "url": "https://api.openai.com/v1", "model": "gpt-image-1", "apiKeyEnv": "BADGE_E2E_NO_SUCH_KEY"]
-        root["backends"] = backends
+        var configured = try #require(root["backends"] as? [String: Any])
+        configured["openai"] = ["type": "http", "api": "openai", "url": "https://api.openai.com/v1", "model": "gpt-image-1", "apiKeyEnv": "BADGE_E2E_NO_SUCH_KEY"]
+        root["backends"] = configured
         let config = s.root.appendingPathComponent("studio.json")
         try JSONSerialization.data(withJSONObject: root).write(to: config)
         let served = try Served(s, ["--config", config.path, "--concurrency", "2"], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
