@@ -309,17 +309,27 @@ import Glibc
         #expect(s.storeObject.temporaryFiles().isEmpty && s.leftoverWorkspaces.isEmpty)
     }
 
-    /// SIGTERM while candidates are drawn: it stops, the old badge stays, and no workspace is left.
-    @Test func sigtermDuringARenderLeavesTheOldBadge() async throws {
+    /// SIGTERM while candidates are being made by a remote model that never
+    /// finishes (a fake ComfyUI): it stops, the run is interrupted on the
+    /// server, the old badge stays, and no workspace or temporary is left.
+    @Test func sigtermDuringARenderCancelsItOnTheServerAndLeavesTheOldBadge() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The old one"]).status == 0)
         let before = try #require(s.badge)
-        let served = try Served(s)
-        let started = try served.studio("POST", "/api/generate", json: #"{"promise": "Big ones", "count": 4}"#)
-        #expect(started.status == 202)
+        let comfy = try FixtureServer(script: ComfyUITests.server)
+        defer { comfy.stop() }
+        let config = try ComfyUITests.config(s, comfy, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
+        let served = try Served(s, ["--config", config.path], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
+        let started = try served.studio("POST", "/api/generate", json: #"{"promise": "Big ones", "count": 2, "backend": "hang"}"#)
+        #expect(started.status == 202, "\(started.text)")
+        try await Self.waitFor("the runs to be queued", timeout: .seconds(60)) {
+            ((try? ComfyUITests.received(comfy, mode: "hang")) ?? []).filter { $0.path == "/prompt" }.count == 2
+        }
         let status = try await served.stop()
         #expect(status == 0, "\(served.stderr)")
         #expect(served.stdout.contains("Stopped."))
+        let requests = try ComfyUITests.received(comfy, mode: "hang")
+        #expect(requests.contains { $0.path == "/interrupt" }, "\(requests.map(\.path))")
         #expect(s.badge == before)
         #expect(s.storeObject.temporaryFiles().isEmpty && s.leftoverWorkspaces.isEmpty)
     }

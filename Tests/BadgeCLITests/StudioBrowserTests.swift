@@ -59,6 +59,8 @@ import Testing
         #expect(report["promise"] as? String == "Run a marathon before I turn forty")
         #expect(report["flipped_face"] as? String == "back")
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
+        // The download is the badge the page showed then (restored now, the same file).
+        #expect(report["download_name"] as? String == "promise-badge.png")
         #expect(report["restored_id"] as? String == picked && report["restored_promise"] as? String == "Run a marathon before I turn forty")
         let show = try await s.run(["show", "--json"])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
@@ -67,6 +69,9 @@ import Testing
         #expect(history.contains(report["second_id"] as? String ?? "-"))
         // The date shown is the long date, in the browser's locale (en-US), of the day committed.
         let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        let stored = try #require(s.badge)
+        let downloaded = try Data(contentsOf: URL(fileURLWithPath: try #require(report["download"] as? String)))
+        #expect(downloaded == stored, "the download is not the badge")
         #expect(date == metadata.longCommitmentDate(locale: Locale(identifier: "en_US")))
 
         // Cancel: both candidates were working with their time shown, nothing was committed,

@@ -85,6 +85,13 @@ def main():
         report["promise"] = page.locator("#promise").inner_text()
         shot(page, "committed")
 
+        # Download: the PNG of the badge shown.
+        with page.expect_download() as download:
+            page.click("#download")
+        report["download"] = os.path.join(shots, "download.png")
+        download.value.save_as(report["download"])
+        report["download_name"] = download.value.suggested_filename
+
         # The card flips (Space on the focused card), with the spring's snap.
         page.focus("#card")
         page.keyboard.press("Space")
