@@ -277,6 +277,49 @@ import Glibc
         #expect(badStyle.status == 400 && (badStyle.error?["message"] as? String)?.contains("no style \"glitter\"") == true)
     }
 
+    /// The four steps of `badge prompt` as fields: the line they compose is the
+    /// prompt drawn, and the purpose is the promise recorded.
+    @Test func theComposedStepsBecomeThePromptAndThePurposeThePromise() async throws {
+        let s = try Sandbox()
+        let served = try Served(s)
+        defer { Task { _ = try? await served.stop() } }
+        let started = try served.studio("POST", "/api/generate", json: #"""
+            {"purpose": "Learn Spanish", "vibe": "calm", "metaphor": "speech", "style": "flat", "colors": ["teal", "gold"], "count": 2, "seed": "4"}
+            """#)
+        let job = try #require(started.json?["job"] as? String, "\(started.text)")
+        let events = try Self.events(served, job)
+        #expect(events.filter { $0.data["status"] as? String == "ready" }.allSatisfy { $0.data["style"] as? String == "flat" })
+        let picked = try served.studio("POST", "/api/jobs/\(job)/pick", json: #"{"number": 1}"#)
+        let badge = try #require(picked.json?["badge"] as? [String: Any], "\(picked.text)")
+        #expect(badge["promise"] as? String == "Learn Spanish")
+        #expect(badge["prompt"] as? String == "Learn Spanish, calm mood, a speech bubble as its symbol, flat style in teal and gold --ar 1:1")
+        let unknownVibe = try served.studio("POST", "/api/generate", json: #"{"purpose": "Learn Spanish", "vibe": "glittery"}"#)
+        #expect(unknownVibe.status == 400 && (unknownVibe.error?["message"] as? String)?.contains("\"glittery\" is not a vibe") == true,
+                "\(unknownVibe.text)")
+    }
+
+    /// A remote candidate that fails says why, in words, and the others are unaffected.
+    @Test func aFailedRemoteCandidateSaysWhy() async throws {
+        let s = try Sandbox()
+        let comfy = try FixtureServer(script: ComfyUITests.server)
+        defer { comfy.stop() }
+        let config = try ComfyUITests.config(s, comfy, modes: ["exec-error"], extra: #", "retries": 0"#)
+        let served = try Served(s, ["--config", config.path], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
+        defer { Task { _ = try? await served.stop() } }
+        let started = try served.studio("POST", "/api/generate", json: #"{"promise": "Paint", "count": 2, "backend": "exec-error"}"#)
+        let job = try #require(started.json?["job"] as? String, "\(started.text)")
+        let events = try Self.events(served, job)
+        let failed = events.filter { $0.data["status"] as? String == "failed" }
+        #expect(failed.count == 2)
+        for event in failed {
+            let message = event.data["message"] as? String ?? ""
+            #expect(message.contains("CUDA out of memory"), "\(message)")
+            #expect(!message.contains(ComfyUITests.key))
+        }
+        #expect(events.last?.data["status"] as? String == "finished")
+        #expect(s.badge == nil)
+    }
+
     // MARK: - Stopping
 
     /// SIGTERM while a commit is under way: the commit finishes, the new badge
