@@ -264,7 +264,8 @@ package final class Studio: Sendable {
         let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? count
         let commitment = Pipeline.Commitment(date: date, timeZone: zone)
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
-        let extra = composing ? ["promise": PromptComposer.purpose(ofLine: prompt) ?? prompt] : PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
+        // A composed line is the prompt; its purpose is the promise, as with `badge generate`.
+        let extra = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
         let requests = Candidates.requests(for: request, count: count, styles: style == nil && !backendStyles.isEmpty ? backendStyles : nil)
 
         let job = StudioJob(count: count, backend: backend, commitment: commitment)

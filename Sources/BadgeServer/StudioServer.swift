@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// `badge serve`: the studio and the render API on Hummingbird (SwiftNIO).
 package enum StudioServer {
@@ -34,10 +35,12 @@ package enum StudioServer {
             + settings.requestTimeout.components.attoseconds / 1_000_000_000)
         var channel = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadDeadline(timeout: timeout)], idleTimeout: timeout)
         channel.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100)
+        let listening = Mutex(false)
         let app = Application(
             router: router, server: .http1(configuration: channel),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1024),
             onServerRunning: { channel in
+                listening.withLock { $0 = true }
                 let port = channel.localAddress?.port ?? settings.port
                 let base = "http://\(settings.authority(port: port))/"
                 onListening(Listening(port: port, url: settings.renderOnly ? base + "v1/badge.png?promise=Run+a+marathon" : base + "?token=\(settings.token)"))
@@ -55,7 +58,16 @@ package enum StudioServer {
                 await group.triggerGracefulShutdown()
             }
         }
-        try await serving.value
+        do {
+            try await serving.value
+        } catch {
+            let address = settings.authority(port: settings.port)
+            guard listening.withLock({ $0 }) else {
+                throw BadgeError(.io, "cannot listen on \(address)", cause: "\(error)",
+                                 hint: "another program may be using the port: choose another with --listen HOST:PORT (port 0 picks a free one)")
+            }
+            throw BadgeError(.io, "the server on \(address) stopped", cause: "\(error)")
+        }
     }
 
     /// The render API's backend: the configured procedural instance named

@@ -202,6 +202,17 @@ import Glibc
         #expect(refused.status == 64 && refused.stderr.contains("--open opens the studio, which --render-only leaves out"), "\(refused.stderr)")
     }
 
+    @Test func aPortInUseIsAClearError() async throws {
+        let s = try Sandbox()
+        let first = try Served(s)
+        defer { Task { _ = try? await first.stop() } }
+        let second = try await s.run(["serve", "--listen", "127.0.0.1:\(first.port)"], timeout: 60)
+        #expect(second.status == 1)
+        #expect(second.stderr.hasPrefix("error: cannot listen on 127.0.0.1:\(first.port)"), "\(second.stderr)")
+        #expect(second.stderr.contains("Address already in use") && second.stderr.contains("--listen"))
+        #expect(!second.stdout.contains("http://"), "it printed a URL it does not serve")
+    }
+
     @Test func offLoopbackWithoutATokenItRefusesToStart() async throws {
         let s = try Sandbox()
         let refused = try await s.run(["serve", "--listen", "0.0.0.0:0"], timeout: 30)
