@@ -62,7 +62,7 @@ enum StudioAssets {
               <h2 id="sheet-title">New Promise Badge</h2>
               <button type="button" id="close" class="plain" aria-label="Close">Close</button>
             </div>
-            <label for="promise-input">Your promise</label>
+            <label for="promise-input">Your promise <span class="note">(Ctrl+Enter generates)</span></label>
             <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells"></textarea>
             <details id="steps">
               <summary>Compose it step by step</summary>
@@ -474,6 +474,10 @@ enum StudioAssets {
           $('cancel').addEventListener('click', stopJob);
           $('backend').addEventListener('change', describeBackend);
           form.addEventListener('submit', generate);
+          // Ctrl+Enter (or ⌘+Enter) in the promise generates, as in a chat box.
+          $('promise-input').addEventListener('keydown', (e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
+          });
           // Esc closes the sheet (the dialog's own cancel), which cancels the work.
           sheet.addEventListener('cancel', (e) => { e.preventDefault(); closeSheet(); });
           sheet.addEventListener('keydown', (e) => {

@@ -103,13 +103,17 @@ def main():
         page.keyboard.press("Space")
         wait_until(page, "window.card.state === 'front' && !window.card.animating")
 
-        # A second badge, so there is an earlier one to restore.
-        page.click("#new")
+        # A second badge, with the keyboard alone, so there is an earlier one to restore.
+        for _ in range(20):
+            if page.evaluate("document.activeElement.id") == "new":
+                break
+            page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "new", "Tab never reaches New Badge"
+        page.keyboard.press("Enter")
         page.wait_for_selector("#sheet[open]")
-        page.fill("#promise-input", "Read twenty books")
-        page.select_option("#count", "2")
-        page.click("#generate")
-        wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 2")
+        page.keyboard.type("Read twenty books")
+        page.keyboard.press("Control+Enter")
+        wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
         page.keyboard.press("Tab")  # away from the text field: a digit picks
         page.keyboard.press("1")
         wait_until(page, f"window.studio.badge !== null && window.studio.badge !== '{report['picked_id']}'")
