@@ -62,8 +62,9 @@ enum StudioAssets {
               <h2 id="sheet-title">New Promise Badge</h2>
               <button type="button" id="close" class="plain" aria-label="Close">Close</button>
             </div>
-            <label for="promise-input">Your promise <span class="note">(Ctrl+Enter generates)</span></label>
-            <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells"></textarea>
+            <label for="promise-input">Your promise</label>
+            <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells (Ctrl+Enter generates)"
+                      aria-keyshortcuts="Control+Enter"></textarea>
             <details id="steps">
               <summary>Compose it step by step</summary>
               <div class="grid">
