@@ -1,7 +1,7 @@
 import Canvas
 import Foundation
 
-/// What a seed varies in art engine 4 beyond the hue: the pattern on the
+/// What a seed varies beyond the hue: the pattern on the
 /// face, the rim's, and what stands around the motif in the accent colour.
 /// Consecutive seeds (a batch's variants) change all three at once.
 struct Layout: Sendable, Equatable {
@@ -23,7 +23,7 @@ struct Layout: Sendable, Equatable {
     var description: String { "\(backdrop), \(rim) rim, \(arrangement)" }
 }
 
-/// Art engine 4's drawing of the face, the rim and what stands around the
+/// The drawing of the face, the rim and what stands around the
 /// motif; or, for a prompt about a sunrise, sunset or night sky, a horizon scene.
 struct Composition: Sendable {
     let size: Double

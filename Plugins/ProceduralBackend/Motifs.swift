@@ -437,7 +437,7 @@ struct MotifPainter {
     }
 }
 
-/// Art engine 4's motifs: the pictures of common resolutions.
+/// The motifs of common resolutions.
 extension MotifPainter {
     /// A leaf-shaped lens from `a` to `b`, `width` across at its middle.
     private func lens(_ a: (Double, Double), _ b: (Double, Double), width: Double, _ color: RGBA? = nil) {

@@ -25,7 +25,7 @@ struct CommandTests {
         // Stamped while the command ran (to the second), however long a busy machine made that.
         #expect(metadata.commitmentDate >= before.addingTimeInterval(-1) && metadata.commitmentDate <= after.addingTimeInterval(1),
                 "\(metadata.commitmentDate) is not between \(before) and \(after)")
-        #expect(metadata.model == "art-engine 4")
+        #expect(metadata.model == "art-engine 5")
     }
 
     @Test func generateJSONIsForScripts() async throws {
