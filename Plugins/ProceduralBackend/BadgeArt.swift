@@ -41,6 +41,8 @@ struct BadgeArt {
         var encoded: BandedPNG? = nil
         /// Where the caption's ink lies (x, y, width, height), when there is one.
         var captionArea: (x: Int, y: Int, width: Int, height: Int)? = nil
+        /// The colour the motif and caption are inked in.
+        var ink = RGBA(0, 0, 0)
     }
 
     /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
@@ -96,14 +98,15 @@ struct BadgeArt {
         let ready = threads == 1 ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
-        var palette = Palette.make(look: reading.look, colorWords: reading.colorWords, motif: motif, random: &random)
-        var composition: Composition?
-        if style != .sketch {
-            // A horizon scene's caption stands on the dark ground.
-            if reading.look.horizon != nil { palette.ink = RGBA(255, 249, 240) }
-            composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
-                                      look: reading.look, motif: motif)
-        }
+        var palette = style == .sketch ? Palette.sketch(look: reading.look)
+            : Palette.make(look: reading.look, colorWords: reading.colorWords, motif: motif, random: &random)
+        // A sketch is line art on paper: no horizon scene.
+        var look = reading.look
+        if style == .sketch { look.horizon = nil }
+        // A horizon scene's caption stands on the dark ground.
+        if look.horizon != nil { palette.ink = RGBA(255, 249, 240) }
+        let composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
+                                      look: look, motif: motif)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
                         caption: { slot?.value ?? (try? pending?.value) ?? ready })
         let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
@@ -165,12 +168,10 @@ struct BadgeArt {
         if caption, request.size >= 96, let warning = Self.captionWarning(whole, drawn: plan.caption()) {
             notes["warning"] = warning
         }
-        if let composition {
-            notes["layout"] = composition.layout.description
-            if let (kind, word) = reading.look.horizon { notes["scene"] = "\(kind.rawValue) horizon <- \(word)" }
-        }
+        notes["layout"] = composition.layout.description
+        if let (kind, word) = composition.look.horizon { notes["scene"] = "\(kind.rawValue) horizon <- \(word)" }
         if let given = request.caption { notes["caption-text"] = given }
-        if style != .sketch, composition?.look.horizon == nil, let (backdrop, word) = reading.backdrop {
+        if style != .sketch, composition.look.horizon == nil, let (backdrop, word) = reading.backdrop {
             notes["backdrop"] = "\(backdrop.rawValue) <- \(word)"
         }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
@@ -180,7 +181,7 @@ struct BadgeArt {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
             return (x, y, text.box.width, text.box.height)
         }
-        return Drawing(canvas: canvas, notes: notes, encoded: encoded, captionArea: area)
+        return Drawing(canvas: canvas, notes: notes, encoded: encoded, captionArea: area, ink: palette.ink)
     }
 
     /// Bands of about 128 rows: enough for two cores to share unevenly
@@ -200,8 +201,8 @@ struct BadgeArt {
         /// The generator after the palette was chosen: every band makes the
         /// same draws from it, so every band draws the same picture.
         var random: SplitMix64
-        /// The face, rim and arrangement (nil for a sketch).
-        var composition: Composition?
+        /// The face, rim and arrangement.
+        var composition: Composition
         /// The caption, rendered; waits for it when it is fitted on another thread.
         var caption: @Sendable () -> TextImage?
     }
@@ -267,11 +268,8 @@ struct BadgeArt {
         let (style, reading, palette) = (plan.style, plan.reading, plan.palette)
         let round = style != .tile
         var random = plan.random
-        if let composition = plan.composition {
-            composition.background(canvas, random: &random)
-        } else {
-            drawPaper(canvas, size: size)
-        }
+        let composition = plan.composition
+        composition.background(canvas, random: &random)
         // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
         if cancellation?.isCancelled == true { return }
         let text = plan.caption()
@@ -289,15 +287,17 @@ struct BadgeArt {
             canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
                         softness: motifRadius * 0.55)
         }
-        let sketchInk = RGBA(44, 44, 56)
         if let mask {
-            // Line art: the motif is drawn as a mask, and only its outline is inked.
-            var painter = MotifPainter(canvas: mask, frame: frame, ink: .black, cut: .clear, random: random)
+            composition.foreground(canvas, motif: plan.motif, frame: frame, random: random, drawsMotif: false)
+            // Line art: the motif is drawn as a mask, its details cut out of it in white, and
+            // every edge of what is left inked: the outline and the inner lines.
+            var painter = MotifPainter(canvas: mask, frame: composition.motifFrame(frame), ink: .black, cut: .white, random: random)
             painter.draw(plan.motif)
             if cancellation?.isCancelled == true { return }
-            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: sketchInk,
+            Self.cutOutsAsHoles(mask)
+            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: palette.ink,
                                isCancelled: { cancellation?.isCancelled == true })
-        } else if let composition = plan.composition {
+        } else {
             if composition.look.horizon == nil, let (backdrop, _) = reading.backdrop {
                 var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
                                           ink: palette.ink.withAlpha(62), cut: .clear, random: random)
@@ -308,7 +308,17 @@ struct BadgeArt {
 
         if let text {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
-            canvas.draw(text, color: style == .sketch ? sketchInk : palette.ink, x: x, y: y)
+            canvas.draw(text, color: palette.ink, x: x, y: y)
+        }
+    }
+
+    /// A motif drawn in black with its details cut out in white becomes a
+    /// mask whose cut-outs are holes: its outline then inks them too.
+    static func cutOutsAsHoles(_ mask: Canvas) {
+        mask.withMutablePixels { px in
+            for i in stride(from: 0, to: px.count, by: 4) where px[i + 3] > 0 {
+                px[i + 3] = UInt8(Int(px[i + 3]) * (255 - Int(px[i])) / 255)
+            }
         }
     }
 
@@ -351,13 +361,5 @@ struct BadgeArt {
             canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
                                  radius: s * 0.0035), with: .solid(palette.rimDark.withAlpha(110)))
         }
-    }
-
-    private func drawPaper(_ canvas: Canvas, size s: Double) {
-        let c = Point(s / 2, s / 2)
-        let ink = RGBA(44, 44, 56)
-        canvas.fill(.circle(center: c, radius: s * 0.455), with: .solid(RGBA(250, 246, 234)))
-        canvas.fill(.ring(center: c, inner: s * 0.44, outer: s * 0.455), with: .solid(ink))
-        canvas.fill(.ring(center: c, inner: s * 0.408, outer: s * 0.414), with: .solid(ink.withAlpha(200)))
     }
 }

@@ -127,6 +127,44 @@ extension Palette {
     }
 }
 
+extension Palette {
+    /// A sketch's paper and ink, tinted by the colours named: of two or more,
+    /// the darkest is the ink and the lightest the paper ("in navy and gold":
+    /// navy on gold); one dark colour is the ink on a paper of its palest tint,
+    /// one light colour the paper under an ink of its darkest shade. With
+    /// none, charcoal on cream. The ink is darkened (or the paper lightened)
+    /// until it reads on the paper (WCAG ≥ 4.5). The accent and the rim are the ink.
+    static func sketch(look: LookReading) -> Palette {
+        var paper = RGBA(250, 246, 234), ink = RGBA(44, 44, 56)
+        var name = "charcoal on cream"
+        let named = look.colours.map { (look.pastel ? Lab($0.color).lightTint(minimum: 85).rgba : $0.color, $0.words.joined(separator: " ")) }
+        if named.count >= 2 {
+            let sorted = named.sorted { Lab($0.0).l < Lab($1.0).l }
+            ink = sorted.first!.0
+            paper = sorted.last!.0
+            name = "\(sorted.first!.1) on \(sorted.last!.1)"
+        } else if let (one, word) = named.first {
+            let lab = Lab(one)
+            if lab.l < 55 {
+                ink = one
+                paper = Lab(l: 96, a: lab.a * 0.12, b: lab.b * 0.12).rgba
+                name = "\(word) on pale \(word)"
+            } else {
+                paper = one
+                ink = Lab(l: 16, a: lab.a * 0.35, b: lab.b * 0.35).rgba
+                name = "dark \(word) on \(word)"
+            }
+        }
+        while RGBA.contrast(ink, paper) < 4.5 {
+            let (i, p) = (Lab(ink), Lab(paper))
+            if i.l <= 4 && p.l >= 98 { break }
+            if i.l > 4 { ink = i.lighter(-4).rgba }
+            if p.l < 98 && RGBA.contrast(ink, paper) < 4.5 { paper = p.lighter(2).rgba }
+        }
+        return Palette(faceLight: paper, faceDark: paper, rimLight: ink, rimDark: ink, ink: ink, name: name, accent: ink)
+    }
+}
+
 /// A small, fast, deterministic generator (Steele et al.'s SplitMix64).
 struct SplitMix64 {
     private var state: UInt64

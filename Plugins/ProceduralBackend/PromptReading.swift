@@ -112,7 +112,7 @@ struct PromptReading: Sendable {
         "water": .drop, "drink": .drop, "hydrat": .drop, "drop": .drop,
         "heart": .heart, "love": .heart, "health": .heart, "healthy": .heart, "famil": .heart, "kind": .heart,
         "sun": .sun, "sunris": .sun, "sunrise": .sun, "sunset": .sun, "sunshine": .sun, "sunny": .sun, "morning": .sun, "earli": .sun, "early": .sun, "dawn": .sun,
-        "run": .runner, "runn": .runner, "jog": .runner, "marathon": .runner, "sprint": .runner, "5k": .runner, "10k": .runner, "race": .runner,
+        "run": .runner, "runn": .runner, "jog": .runner, "jogg": .runner, "marathon": .runner, "sprint": .runner, "5k": .runner, "10k": .runner, "race": .runner,
         "mountain": .mountain, "climb": .mountain, "peak": .mountain, "summit": .mountain, "alp": .mountain,
         "bike": .bicycle, "bicycl": .bicycle, "bicycle": .bicycle, "cycle": .bicycle, "cycl": .bicycle, "cycling": .bicycle, "ride": .bicycle,
         "swim": .swimmer, "swimm": .swimmer, "pool": .swimmer,
@@ -212,6 +212,9 @@ struct PromptReading: Sendable {
             if Self.grainWords.contains(word) { grain = true }
             if Self.glowWords.contains(word) { glow = true }
         }
+        var weakWords: Set<String> = []
+        if motifs.isEmpty { Self.readOtherLanguages(text, words: words, into: &motifs, weak: &weakWords) }
+        self.weakWords = weakWords
         // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
         let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
         symbol = motifs.first { named.contains($0.1) }
@@ -236,6 +239,34 @@ struct PromptReading: Sendable {
             }
         }
     }
+
+    /// English function words: a prompt with one is read as English, and its
+    /// words are not looked up in other Latin-script languages ("course" is
+    /// not French "cour-", to run).
+    static let englishWords: Set<String> = ["the", "to", "my", "every", "and", "of", "with", "more", "less", "i", "will", "your", "at",
+                                            "for", "each", "day", "week", "less", "before", "after", "our"]
+
+    /// The motifs a promise names in another language (MotifWords): its words
+    /// by stem, and Chinese, Japanese and Korean text by substring.
+    private static func readOtherLanguages(_ text: String, words: [String], into motifs: inout [(Motif, String)], weak weakWords: inout Set<String>) {
+        let english = words.contains(where: englishWords.contains)
+        for word in words {
+            if english && word.unicodeScalars.allSatisfy({ $0.value < 0x250 }) { continue }
+            guard let (motif, weak) = MotifWords.motif(for: word), !motifs.contains(where: { $0.0 == motif }) else { continue }
+            motifs.append((motif, word))
+            if weak { weakWords.insert(word) }
+        }
+        for (motif, key, weak) in MotifWords.unspacedMotifs(in: text) where !motifs.contains(where: { $0.0 == motif }) {
+            motifs.append((motif, key))
+            if weak { weakWords.insert(key) }
+        }
+    }
+
+    /// Words of other languages read here that say little alone (MotifWords.weak).
+    var weakWords: Set<String> = []
+
+    /// Whether a word that chose a motif says little alone.
+    func isWeak(_ word: String) -> Bool { Self.weak.contains(word) || weakWords.contains(word) }
 
     /// Splits Midjourney-style flags ("--ar 16:9", "--style raw") off the prompt.
     static func separateFlags(_ prompt: String) -> (text: String, flags: [(String, String)]) {
@@ -271,7 +302,7 @@ struct PromptReading: Sendable {
         if let (path, trees) = composed {
             return (.path, [path.1, trees.1])
         }
-        let strong = motifs.filter { !Self.weak.contains($0.1) }
+        let strong = motifs.filter { !isWeak($0.1) }
         if let first = strong.first ?? motifs.first {
             if let better = motifs.first(where: { Self.outranks[$0.0]?.contains(first.0) == true }) { return (better.0, [better.1]) }
             return (first.0, [first.1])
@@ -287,7 +318,7 @@ struct PromptReading: Sendable {
     var backdrop: (Motif, String)? {
         let (main, _) = scene
         guard main != .abstract, main != .path else { return nil }
-        return motifs.first { Self.backdrops.contains($0.0) && $0.0 != main && !Self.weak.contains($0.1) }
+        return motifs.first { Self.backdrops.contains($0.0) && $0.0 != main && !isWeak($0.1) }
     }
 
     /// Lower-case words of letters and digits, any script.

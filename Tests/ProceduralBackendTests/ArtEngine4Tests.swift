@@ -260,7 +260,7 @@ struct ArtEngine4Tests {
     // MARK: seeds give different ideas
 
     /// Where the picture's luminance changes sharply: its shapes, whatever their hue.
-    private func edges(_ image: GDImage) -> [Bool] {
+    func edges(_ image: GDImage) -> [Bool] {
         let w = image.width
         let lum = (0..<(w * w)).map { image.pixel($0 % w, $0 / w).luminance * 255 }
         return (0..<(w * w)).map { i in
@@ -273,7 +273,7 @@ struct ArtEngine4Tests {
     /// The share of either map's edges with no edge of the other within 2 pixels:
     /// shapes that are not in the other picture, not the same shapes a pixel off
     /// or drawn in another hue.
-    private func difference(_ a: [Bool], _ b: [Bool]) -> Double {
+    func difference(_ a: [Bool], _ b: [Bool]) -> Double {
         let w = Int(Double(a.count).squareRoot())
         func near(_ map: [Bool], _ i: Int) -> Bool {
             let x = i % w, y = i / w
