@@ -238,7 +238,8 @@ enum OCR {
         let request = BadgeRequest(prompt: job.prompt, style: job.style, size: job.size, seed: 1)
         let drawing = try BadgeArt(request: request, caption: true, compression: 0, threads: 1).draw()
         // Letters of 20 px and more read best: 512 px badges are read at twice their size.
-        try writeCaptionArea(drawing.canvas, area: drawing.captionArea, round: job.style != "tile", scale: job.size >= 1024 ? 1 : 2, to: file)
+        try writeCaptionArea(drawing.canvas, area: drawing.captionArea, round: job.style != "tile", scale: job.size >= 1024 ? 1 : 2,
+                             darkOnLight: drawing.ink.luminance > 0.5, to: file)
         return Drawn(caption: drawing.notes["caption-drawn"] ?? "", notes: drawing.notes)
     }
 
@@ -256,10 +257,13 @@ enum OCR {
     }
 
     /// The caption's ink box with a margin, grey, `scale` times the size (tesseract
-    /// reads letters of 20 px and more best); a blank image when there is no caption.
+    /// reads letters of 20 px and more best), light ink inverted to dark on light
+    /// (which tesseract reads better: it read a clear white "HIKE THE" as "4 ="); a
+    /// blank image when there is no caption.
     /// On a round badge, what lies beyond the face (the rim) is read from the face's edge instead.
     static func writeCaptionArea(
-        _ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, scale: Int = 2, to file: URL
+        _ canvas: Canvas, area: (x: Int, y: Int, width: Int, height: Int)?, round: Bool, scale: Int = 2, darkOnLight: Bool = false,
+        to file: URL
     ) throws {
         // Inside the accent ring within the rim (from 0.365 of the side).
         let center = Double(canvas.width) / 2, face = Double(canvas.width) * 0.36
@@ -280,7 +284,7 @@ enum OCR {
                 let p = canvas.pixel(sx, sy)
                 let a = Double(p.a) / 255
                 let grey = area == nil ? 255 : (0.299 * Double(p.r) + 0.587 * Double(p.g) + 0.114 * Double(p.b)) * a + 255 * (1 - a)
-                row += Array(repeating: UInt8(grey.rounded()), count: scale)
+                row += Array(repeating: UInt8((darkOnLight && area != nil ? 255 - grey : grey).rounded()), count: scale)
             }
             for _ in 0..<scale { pixels += row }
         }
