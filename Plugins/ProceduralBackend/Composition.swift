@@ -397,7 +397,8 @@ struct Composition: Sendable {
                         with: .solid(colours.glow.withAlpha(10)))
         }
         // The light's reflection: thin broken lines under the sun, fading further down.
-        let reflectionEnd = round ? hy + s * 0.075 : s * 0.74
+        // Above the caption: round, its two lines begin at about 0.62 of the height.
+        let reflectionEnd = round ? hy + s * 0.045 : s * 0.74
         for k in 0..<12 {
             let y = hy + s * (0.01 + Double(k) * 0.011 + Double(k * k) * 0.0011)
             guard y < reflectionEnd else { break }
