@@ -105,7 +105,7 @@ struct ProceduralBackendTests {
         ("running every day", .runner), ("Become a runner", .runner), ("my first 5k", .runner),
         ("A path through a forest", .path), ("Walk in the woods", .path), ("Plant a tree", .tree),
         ("Read 20 books", .book), ("Drink more water", .drop), ("Love my family", .heart),
-        ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .abstract), ("🎉🎉", .abstract),
+        ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .alarmClock), ("🎉🎉", .abstract),
         ("Be kinder", .heart), ("", .abstract),
         ("Cycle to work", .bicycle), ("Swim twice a week", .swimmer), ("Meditate daily", .meditation), ("Yoga mornings", .yoga),
         ("Sleep before midnight", .bed), ("Watch the stars", .moon), ("Surf the ocean", .waves), ("Write a journal", .pencil),
