@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import ProceduralBackend
 
-/// Art engine 4, measured on the rendered pixels: colours named in the prompt,
+/// The art engine, measured on the rendered pixels: colours named in the prompt,
 /// composition words, the horizon scene, the motifs and the seed's layouts.
 struct ArtEngine4Tests {
     let generator = ProceduralGenerator()
@@ -251,7 +251,7 @@ struct ArtEngine4Tests {
         #expect(PromptReading(prompt).scene.0 == motif)
     }
 
-    /// Every new motif draws in the engine 4 badge it was chosen for.
+    /// Every motif of the common resolutions draws in the badge it was chosen for.
     @Test func theMotifIsDrawnAndNamed() async throws {
         let (image, _) = try await render("Quit smoking", size: 128)
         #expect(image.extra["motif"] == "no-smoking <- smoking")

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import ProceduralBackend
 
-/// Art engine 4's caption: the promise in the user's own words (CaptionOCRTests reads them back from the pixels).
+/// The caption: the promise in the user's own words (CaptionOCRTests reads them back from the pixels).
 struct CaptionWordsTests {
     @Test(arguments: [
         ("Go to bed before midnight", "GO TO BED BEFORE MIDNIGHT"),
