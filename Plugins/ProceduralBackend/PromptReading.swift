@@ -244,7 +244,7 @@ struct PromptReading: Sendable {
     /// words are not looked up in other Latin-script languages ("course" is
     /// not French "cour-", to run).
     static let englishWords: Set<String> = ["the", "to", "my", "every", "and", "of", "with", "more", "less", "i", "will", "your", "at",
-                                            "for", "each", "day", "week", "less", "before", "after", "our"]
+                                            "for", "each", "day", "week", "before", "after", "our"]
 
     /// The motifs a promise names in another language (MotifWords): its words
     /// by stem, and Chinese, Japanese and Korean text by substring.
