@@ -26,9 +26,13 @@ prompts=(
   "A minimalist sunset over the sea, deep navy sky, coral and gold light at the horizon, edge-to-edge, no borders"
   "Learn Spanish, pastel colours"
   "Call grandmother every Sunday"
+  "Go to bed before midnight"
+  "Finish writing the fantasy novel I have been planning since university"
+  "A minimalist abstract graphic design of a sunrise breaking through darkness. The composition is a full square, 8k resolution, flat surface. --ar 1:1"
   # A name for the file where the prompt has no Latin letters: name|prompt.
   "learn-chinese|学习中文"
   "read-every-day-arabic|اقرأ كل يوم"
+  "yoga-every-day-hindi|रोज़ योग करो"
 )
 styles=(medal tile flat sketch)
 

@@ -1,13 +1,14 @@
 import Canvas
 import Foundation
 
-/// The caption from art engine 4 on: the promise in the user's own words, in
-/// any script. No word inside a phrase is dropped (a leading "a", "the" or "I
-/// will" may go); words that only describe the picture (colours, moods,
-/// styles, composition) are left out; it is fitted on up to two balanced
-/// lines, then smaller down to a legible minimum, and only then shortened, at
-/// a phrase boundary ("every month", "before midnight"), never ending on a
-/// preposition, article, conjunction or bare number.
+/// The caption: the promise in the user's own words, in any script. No word
+/// inside a phrase is dropped (a leading "a", "the" or "I will" may go); words
+/// that only describe the picture (colours, moods, styles, composition) are
+/// left out, and a prompt that describes a picture rather than promising
+/// something gets none. It is fitted on up to two balanced lines, then smaller
+/// down to a legible minimum, and only then shortened, at a phrase boundary
+/// ("every month", "before midnight"), to at least three words, never ending
+/// on a preposition, article, conjunction or bare number.
 enum Caption {
     /// The largest caption, and the legible minimum: 4.6% of the badge's side
     /// (23 px on a 512-px badge, cap height ~17 px; 47 px at 1024).
@@ -18,9 +19,11 @@ enum Caption {
 
     // MARK: The words
 
-    /// The promise's words for the caption, upper case ("" when the prompt asks for no text).
-    static func words(of prompt: String) -> String {
-        if asksForNoText(prompt) { return "" }
+    /// The promise's words for the caption, upper case ("" when the prompt
+    /// asks for no text or describes a picture). `flags`: the Midjourney-style
+    /// flags taken off the prompt ("--ar 1:1" says a picture is described).
+    static func words(of prompt: String, flags: [(String, String)] = []) -> String {
+        if asksForNoText(prompt) || describesAnImage(prompt, flags: flags) { return "" }
         var text = String(String.UnicodeScalarView(prompt.unicodeScalars.filter { !isEmoji($0) && $0.properties.generalCategory != .control }))
         for phrase in compositionPhrases {
             text = text.replacingOccurrences(of: phrase, with: ",", options: [.regularExpression, .caseInsensitive])
@@ -38,9 +41,11 @@ enum Caption {
         while let first = words.first, words.count > 1, PromptReading.leading.contains(bare(first)) {
             words.removeFirst()
         }
-        words = droppingTrailingLook(words)
-        // What removing the look words may leave hanging ("... and").
-        while let last = words.last, words.count > 1, articles.contains(bare(last)) || conjunctions.contains(bare(last)) {
+        let before = words.count
+        words = droppingLookRuns(words)
+        // What removing the look words may leave hanging ("... and", "CYCLE TO WORK IN").
+        while let last = words.last, words.count > 1, articles.contains(bare(last)) || conjunctions.contains(bare(last))
+            || (words.count < before && prepositions.contains(bare(last))) {
             words.removeLast()
         }
         let joined = words.joined(separator: " ")
@@ -90,41 +95,135 @@ enum Caption {
     ]
 
     /// Words that only ever describe a picture, dropped wherever they are.
-    static let lookOnly: Set<String> = ["minimalist", "minimal", "grainy", "glowing", "textured", "sketched", "lineart", "pastel"]
+    static let lookOnly: Set<String> = ["minimalist", "minimal", "grainy", "glowing", "textured", "sketched", "lineart", "pastel",
+                                        "photorealistic", "hyperrealistic", "hyperdetailed"]
+
+    /// Words about the picture as a picture ("the composition", "8k resolution"):
+    /// a later clause with one describes the picture. Not look words inside a
+    /// sentence: "Learn graphic design" is a promise.
+    static let pictureWords: Set<String> = [
+        "design", "composition", "resolution", "8k", "4k", "uhd", "render", "rendering", "rendered", "illustration", "artwork",
+        "wallpaper", "vector", "graphic", "backdrop", "background", "surface", "aspect", "ratio", "depiction", "detailed",
+    ]
+
+    /// What a picture is called when a prompt describes one ("a minimalist graphic design of a sunrise").
+    static let pictureNouns: Set<String> = [
+        "design", "illustration", "image", "render", "rendering", "logo", "icon", "poster", "painting", "artwork", "composition",
+        "graphic", "wallpaper", "vector", "picture", "photo", "photograph", "drawing", "sketch", "scene",
+        "depiction", "view",
+    ]
+
+    /// Words that may stand between "a" and the picture's name ("a minimalist abstract graphic design").
+    static let pictureAdjectives: Set<String> = [
+        "minimalist", "minimal", "abstract", "flat", "simple", "modern", "clean", "geometric", "graphic", "vector", "digital",
+        "bold", "colourful", "colorful", "vibrant", "isometric", "stylised", "stylized", "detailed", "beautiful", "serene",
+        "3d", "2d", "retro", "vintage", "elegant", "playful", "watercolour", "watercolor", "cinematic", "square", "round",
+    ]
+
+    /// Signs that a prompt describes a picture: "--ar 1:1", "8k resolution", "the composition".
+    static let pictureMarks: Set<String> = ["composition", "resolution", "8k", "4k", "uhd", "render", "rendered", "artstation", "octane",
+                                            "aspect"]
+
+    /// A prompt that describes a picture rather than promising something: it
+    /// starts by naming one ("A minimalist abstract graphic design of a
+    /// sunrise", "An illustration of..."), or it carries two marks of a
+    /// picture's making ("The composition is a full square ... 8k resolution",
+    /// "--ar 1:1").
+    static func describesAnImage(_ prompt: String, flags: [(String, String)] = []) -> Bool {
+        let words = PromptReading.words(prompt)
+        var i = 0
+        if let first = words.first, ["a", "an", "the"].contains(first) { i = 1 }
+        while i < words.count, pictureAdjectives.contains(words[i]) || isLook(words[i]) && !pictureNouns.contains(words[i]) { i += 1 }
+        // "design of", "illustration showing", a picture noun with nothing after it.
+        if i > 0, i < words.count, pictureNouns.contains(words[i]) {
+            let next = i + 1 < words.count ? words[i + 1] : nil
+            if next == nil || ["of", "showing", "depicting", "with", "featuring", "in"].contains(next!) { return true }
+        }
+        // "8k resolution" is one mark.
+        var marks = Set(words.filter(pictureMarks.contains).map { ["8k", "4k", "uhd"].contains($0) ? "resolution" : $0 })
+        if flags.contains(where: { ["ar", "aspect", "v", "q", "stylize", "chaos"].contains($0.0) }) { marks.insert("--flag") }
+        return marks.count >= 2
+    }
 
     /// Words that name a part of the picture's description ("teal palette").
     static let stageNames: Set<String> = ["mood", "vibe", "palette", "tone", "tones", "colour", "colours", "color", "colors", "style"]
 
     /// A word about the picture's look or feel: a colour, mood, vibe, style, texture.
     static func isLook(_ word: String) -> Bool {
-        Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil || PromptReading.vibes[word] != nil
+        Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil || LookReading.descriptive[word] != nil
+            || PromptReading.vibes[word] != nil
             || PromptReading.styleWords[word] != nil || PromptReading.grainWords.contains(word) || PromptReading.glowWords.contains(word)
             || stageNames.contains(word) || lookOnly.contains(word)
     }
 
     /// A later clause that names a colour, a mood, a style or the symbol describes the picture.
     static func describesPicture(_ clause: [String]) -> Bool {
-        clause.isEmpty || clause.contains { isLook($0) || PromptReading.metaphorWords.contains($0) }
+        clause.isEmpty || clause.contains { isLook($0) || pictureWords.contains($0) || PromptReading.metaphorWords.contains($0) }
     }
 
-    /// Cuts a trailing run of look words ("... teal coral palette", "... in
-    /// teal and coral"): one that names the stage ("palette") or two looks; a
-    /// lone colour may be the promise's own ("Eat less chocolate").
-    static func droppingTrailingLook(_ words: [String]) -> [String] {
-        var start = words.count
-        var looks = 0, staged = false
-        while start > 1 {
-            let word = bare(words[start - 1])
-            if isLook(word) {
-                looks += 1
-                if stageNames.contains(word) { staged = true }
-            } else if !["and", "in", "with", "&"].contains(word) {
-                break
+    /// Words a run of look words holds besides them ("in teal and coral", "in a teal palette").
+    static let lookJoiners: Set<String> = ["and", "in", "with", "&", "a", "an", "the", "of", "shades", "soft", "pale", "light", "deep", "muted", "rich"]
+
+    /// Prepositions of time and place: a colour after one is its object and
+    /// belongs to the promise ("before midnight", "under a blue sky").
+    static let timeAndPlace: Set<String> = [
+        "before", "after", "until", "till", "by", "at", "under", "beneath", "below", "above", "over", "past", "around", "near",
+        "beside", "across", "through", "on", "from", "to", "into", "towards", "toward",
+    ]
+
+    /// Cuts runs of look words, at the end or inside the promise ("... teal coral
+    /// palette", "... in teal and coral", "Paint the fence in teal and coral
+    /// colours every summer"): a run that names the stage ("palette") or holds
+    /// two looks. A lone colour may be the promise's own ("Eat less chocolate"),
+    /// and a run after a preposition of time or place is its object ("before
+    /// midnight", "under a deep blue sky"), unless it names the stage.
+    static func droppingLookRuns(_ words: [String]) -> [String] {
+        var kept: [String] = []
+        var i = 0
+        while i < words.count {
+            // A run starts at a look word, or at "in"/"with" and the articles before one.
+            var j = i
+            while j < words.count, lookJoiners.contains(bare(words[j])), !["and", "&"].contains(bare(words[j])) { j += 1 }
+            guard j < words.count, isLook(bare(words[j])) else {
+                kept.append(words[i])
+                i += 1
+                continue
             }
-            start -= 1
+            // The object of a time or place phrase ("before midnight") is the promise's;
+            // a run of look words after it is looked at afresh.
+            if let last = kept.last, timeAndPlace.contains(bare(last)) {
+                kept.append(contentsOf: words[i...j])
+                i = j + 1
+                continue
+            }
+            var end = j, looks = 0, staged = false, lastLook = j
+            while end < words.count {
+                let word = bare(words[end])
+                if isLook(word) {
+                    looks += 1
+                    lastLook = end
+                    if stageNames.contains(word) { staged = true }
+                } else if !lookJoiners.contains(word) {
+                    break
+                }
+                // A clause ends the run ("in teal, every day").
+                if let mark = words[end].last, mark == "," || mark == ";" { end += 1; break }
+                end += 1
+            }
+            end = lastLook + 1
+            if (staged || looks >= 2) && (i > 0 || end < words.count) {
+                // Punctuation after the run stays with what came before.
+                if let mark = words[end - 1].last, mark == "," || mark == ";", var last = kept.popLast() {
+                    last.append(mark)
+                    kept.append(last)
+                }
+                i = end
+            } else {
+                kept.append(contentsOf: words[i..<(lastLook + 1)])
+                i = lastLook + 1
+            }
         }
-        guard staged || looks >= 2 else { return words }
-        return Array(words[..<start])
+        return kept
     }
 
     /// Emoji (motif hints, never caption), with their joiners and modifiers.
@@ -138,15 +237,42 @@ enum Caption {
         word.lowercased().trimmingCharacters(in: .punctuationCharacters.union(.symbols))
     }
 
+    /// Lower case, without punctuation or accents: the form the word lists
+    /// below are matched in (a Greek capital caption has lost its tonos).
+    static func plain(_ word: String) -> String {
+        bare(word).folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+    }
+
     // MARK: Shortening
 
+    // The small words below are English, Russian and Greek (without accents: `plain`).
     static let prepositions: Set<String> = [
         "to", "of", "for", "at", "in", "on", "with", "without", "by", "from", "into", "onto", "over", "under", "before", "after",
         "around", "through", "about", "across", "per", "until", "till", "during", "between", "towards", "toward", "than", "like",
-        "near",
+        "near", "since", "beside", "beneath", "below", "above", "past",
+        "в", "во", "на", "с", "со", "к", "ко", "по", "до", "после", "перед", "для", "без", "через", "за", "под", "над", "о", "об",
+        "от", "из", "у", "при", "про", "около", "вокруг", "вместе", "между",
+        "σε", "στο", "στη", "στην", "στον", "στα", "στις", "στους", "με", "για", "απο", "χωρις", "πριν", "μετα", "μεχρι", "κατα",
+        "προς", "να",
     ]
-    static let articles: Set<String> = ["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "some", "every", "each"]
-    static let conjunctions: Set<String> = ["and", "or", "but", "so", "nor", "yet", "then", "&", "while", "when", "because", "if"]
+    static let articles: Set<String> = [
+        "a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "some", "every", "each",
+        "мой", "моя", "моё", "мое", "мои", "мою", "моей", "моим", "моих", "каждый", "каждое", "каждую", "каждой", "каждые", "свой",
+        "свою", "свои", "своей", "своим", "этот", "эту", "это",
+        "ο", "η", "το", "οι", "τα", "του", "της", "των", "τον", "την", "ενα", "μια", "εναν", "μου", "σου", "μας", "καθε",
+    ]
+    static let conjunctions: Set<String> = [
+        "and", "or", "but", "so", "nor", "yet", "then", "&", "while", "when", "because", "if",
+        "и", "или", "но", "а", "чтобы", "что", "когда", "пока", "если", "потому",
+        "και", "η", "αλλα", "οταν", "ωστε", "αν", "επειδη", "ενω",
+    ]
+    /// Words that begin a clause of their own inside a sentence ("... the novel
+    /// I have been planning", "... a garden that feeds us").
+    static let clauseStarts: Set<String> = [
+        "i", "we", "you", "he", "she", "they", "that", "which", "who", "whom", "whose", "where",
+        "я", "мы", "который", "которую", "которое", "которые", "которой", "где",
+        "που", "οπου", "εγω",
+    ]
     static let numberWords: Set<String> = [
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen", "twenty",
         "thirty", "forty", "fifty", "hundred", "thousand", "half", "once", "twice",
@@ -155,46 +281,67 @@ enum Caption {
     static let tailStarts: Set<String> = [
         "every", "each", "daily", "weekly", "monthly", "nightly", "yearly", "everyday", "today", "tonight", "tomorrow",
         "this", "next", "once", "twice", "again", "instead", "together", "more", "regularly", "always",
+        "каждый", "каждое", "каждую", "каждой", "каждые", "ежедневно", "всегда", "даже", "снова",
+        "καθε", "παντα", "ξανα", "ακομα", "καθημερινα",
     ]
     static let timeUnits: Set<String> = ["day", "week", "month", "year", "night", "morning", "evening", "weekend", "minute", "hour"]
 
     /// Whether a shortened caption may end on `word`: not on a preposition,
     /// an article, a conjunction or a bare number.
     static func endsWell(_ word: String) -> Bool {
-        let w = bare(word)
+        let w = plain(word)
         return !(prepositions.contains(w) || articles.contains(w) || conjunctions.contains(w) || numberWords.contains(w)
-            || (!w.isEmpty && w.allSatisfy(\.isNumber)) || w.isEmpty)
+            || clauseStarts.contains(w) || (!w.isEmpty && w.allSatisfy(\.isNumber)) || w.isEmpty)
     }
 
     /// Whether a tail begins at `words[i]`: a preposition (not "to" nor
     /// "of", which join a verb or a noun to what follows), a conjunction, an
     /// adverb of time, or "a"/"an" before a unit of time ("a day").
     static func startsTail(_ words: [String], at i: Int) -> Bool {
-        let w = bare(words[i])
+        let w = plain(words[i])
         // After a comma or semicolon: a clause of its own ("READ 20 BOOKS, ONE A MONTH").
         if let end = words[i - 1].last, end == "," || end == ";" || end == "，" || end == "、" { return true }
-        if w == "to" || w == "of" { return false }
-        if prepositions.contains(w) || tailStarts.contains(w) || ["and", "or", "but", "so", "while", "when", "because"].contains(w) {
+        if w == "to" || w == "of" || w == "να" { return false }
+        if prepositions.contains(w) || tailStarts.contains(w) || clauseStarts.contains(w)
+            || (conjunctions.contains(w) && w != "&" && w != "then" && w != "yet" && w != "nor") {
             return true
         }
         return (w == "a" || w == "an") && i + 1 < words.count && timeUnits.contains(bare(words[i + 1]))
     }
 
     /// The forms to try, longest first: the whole caption, then shorter at
-    /// each phrase boundary, from the last to the first.
+    /// each phrase boundary, from the last to the first; then, for a promise
+    /// with no such boundary early enough, before a noun phrase ("FINISH
+    /// WRITING THE NOVEL / THE FANTASY NOVEL" is not one: only a prefix of at
+    /// least `fewestWords` words ending well).
     static func forms(_ caption: String) -> [String] {
         let words = caption.split(separator: " ").map(String.init)
         guard !words.isEmpty else { return [] }
         var forms = [caption]
-        for i in stride(from: words.count - 1, through: 1, by: -1) where startsTail(words, at: i) {
+        func add(_ i: Int) {
             let prefix = words[..<i]
             // A tail ends a phrase only if what remains is whole.
-            guard let last = prefix.last, endsWell(last), !bare(last).isEmpty else { continue }
+            guard let last = prefix.last, endsWell(last), !bare(last).isEmpty else { return }
             let text = prefix.joined(separator: " ")
             let trimmed = String(text.reversed().drop { $0.isPunctuation || $0 == "-" }.reversed())
             if !forms.contains(trimmed) { forms.append(trimmed) }
         }
+        for i in stride(from: words.count - 1, through: 1, by: -1) where startsTail(words, at: i) { add(i) }
+        for i in stride(from: words.count - 1, through: fewestWords, by: -1) where articles.contains(plain(words[i])) { add(i) }
         return forms
+    }
+
+    /// The fewest words a shortened caption keeps, when the promise has as many.
+    static let fewestWords = 3
+
+    /// Why a caption was shortened, for the user (the badge's `caption-shortened` note).
+    static func shortening(_ whole: String, drawn: String) -> String? {
+        let all = whole.split(separator: " "), kept = drawn.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard kept.count < all.count else { return nil }
+        let next = all[kept.count]
+        return "\(kept.count) of \(all.count) words: the whole promise does not fit on two lines at the legible size "
+            + "(\(String(format: "%.1f", smallest * 100))% of the side, at any size of badge); cut at the phrase boundary before \"\(next)\"; "
+            + "give a shorter caption with --caption"
     }
 
     // MARK: Fitting
@@ -202,23 +349,33 @@ enum Caption {
     /// The widest caption line `line` of `lines` may be, as a share of the
     /// side: a round badge's face narrows below its middle, so the second of
     /// two lines, lower, is given less. On a round badge every line's corners
-    /// stay within 0.353 of the side from the centre, clear of the accent ring
-    /// inside the rim (from 0.365; Composition) by at least 0.012 of the side.
+    /// stay within about 0.353 of the side from the centre, clear of the accent
+    /// ring inside the rim (from 0.365; Composition): two lines stand with
+    /// their middle at 0.675 of the height (BadgeArt.captionCorner).
     static func maxWidth(line: Int, of lines: Int, round: Bool) -> Double {
         guard round else { return 0.82 }
-        return lines == 1 ? 0.56 : line == 0 ? 0.58 : 0.48
+        return lines == 1 ? 0.56 : line == 0 ? 0.6 : 0.52
     }
 
     /// The caption rendered at the largest size at which a form fits on one
     /// line or two, trying each form (longest first) down to the legible
     /// minimum before the next; nil when nothing can be drawn.
     static func fitted(_ forms: [String], fonts: FontStack, size: Double, round: Bool) -> TextImage? {
-        for text in forms where !text.isEmpty {
+        let forms = forms.filter { !$0.isEmpty }
+        guard let whole = forms.first else { return nil }
+        // Forms of at least three words (or the whole, when it has fewer) first, down to the legible minimum.
+        let enough = min(fewestWords, whole.split(separator: " ").count)
+        let long = forms.filter { $0.split(separator: " ").count >= enough }
+        for text in long {
+            if let image = fit(text, fonts: fonts, size: size, round: round, down: smallest) { return image }
+        }
+        // The shortest of them a little smaller, before fewer words.
+        if let last = long.last, let image = fit(last, fonts: fonts, size: size, round: round, down: smallest * 0.85) { return image }
+        for text in forms where !long.contains(text) {
             if let image = fit(text, fonts: fonts, size: size, round: round, down: smallest) { return image }
         }
         // Even the shortest form is too long for the legible minimum: the shortest, smaller.
-        guard let last = forms.last(where: { !$0.isEmpty }) else { return nil }
-        return fit(last, fonts: fonts, size: size, round: round, down: smallest * 0.7)
+        return fit(forms[forms.count - 1], fonts: fonts, size: size, round: round, down: smallest * 0.7)
     }
 
     private static func fit(_ text: String, fonts: FontStack, size: Double, round: Bool, down floor: Double) -> TextImage? {

@@ -1,7 +1,7 @@
 import Canvas
 import Foundation
 
-/// What a seed varies in art engine 4 beyond the hue: the pattern on the
+/// What a seed varies beyond the hue: the pattern on the
 /// face, the rim's, and what stands around the motif in the accent colour.
 /// Consecutive seeds (a batch's variants) change all three at once.
 struct Layout: Sendable, Equatable {
@@ -23,7 +23,7 @@ struct Layout: Sendable, Equatable {
     var description: String { "\(backdrop), \(rim) rim, \(arrangement)" }
 }
 
-/// Art engine 4's drawing of the face, the rim and what stands around the
+/// The drawing of the face, the rim and what stands around the
 /// motif; or, for a prompt about a sunrise, sunset or night sky, a horizon scene.
 struct Composition: Sendable {
     let size: Double
@@ -47,6 +47,12 @@ struct Composition: Sendable {
 
     func background(_ canvas: Canvas, random: inout SplitMix64) {
         let s = size, c = center
+        switch style {
+        case .sketch: return sketchBackground(canvas)
+        case .flat where look.horizon == nil: return flatBackground(canvas)
+        case .flat where round: return flatHorizon(canvas)
+        default: break
+        }
         if round && style == .medal {
             let soft = s * 0.022
             canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
@@ -95,11 +101,107 @@ struct Composition: Sendable {
         (palette.ink.luminance > 0.5 ? RGBA.black : RGBA.white).withAlpha(alpha)
     }
 
+    /// Flat: a solid disc in the face's colour out to the edge, no metal, no
+    /// bevel, no shadow; the lower part a block of a deeper shade, on which
+    /// the caption stands; the seed's pattern above it, and for the rim a
+    /// solid accent line, a ring of accent dots or a wide accent band.
+    private func flatBackground(_ canvas: Canvas) {
+        let s = size, c = center
+        let face = palette.faceLight.mixed(with: palette.faceDark, 0.5)
+        canvas.fill(.circle(center: c, radius: outer), with: .solid(face))
+        backdrop(canvas)
+        // The block below the motif: the face moved away from the ink, so the caption reads better still.
+        let block = face.mixed(with: away(255), 0.28)
+        let top = c.y + s * 0.1, r = outer, dy = top - c.y
+        let a0 = asin(dy / r)
+        canvas.fill(.polygon((0...64).map { i in
+            let a = a0 + (.pi - 2 * a0) * Double(i) / 64
+            return Point(c.x + cos(a) * r, c.y + sin(a) * r)
+        }), with: .solid(block))
+        switch layout.rim {
+        case .notches:
+            canvas.fill(.ring(center: c, inner: outer - s * 0.034, outer: outer - s * 0.026), with: .solid(palette.accent))
+        case .beads:
+            let beads = 36
+            for k in 0..<beads {
+                let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
+                canvas.fill(.circle(center: Point(c.x + cos(a) * (outer - s * 0.03), c.y + sin(a) * (outer - s * 0.03)), radius: s * 0.0065),
+                            with: .solid(palette.accent))
+            }
+        case .ridges:
+            canvas.fill(.ring(center: c, inner: outer - s * 0.024, outer: outer), with: .solid(palette.accent))
+        }
+    }
+
+    /// The part of the disc of radius `r` between the heights `top` and `bottom`.
+    private func slice(radius r: Double, from top: Double, to bottom: Double) -> Shape {
+        let c = center
+        let a0 = asin(max(-1, min(1, (top - c.y) / r))), a1 = asin(max(-1, min(1, (bottom - c.y) / r)))
+        let right = (0...24).map { i -> Point in
+            let a = a0 + (a1 - a0) * Double(i) / 24
+            return Point(c.x + cos(a) * r, c.y + sin(a) * r)
+        }
+        let left = right.reversed().map { Point(2 * c.x - $0.x, $0.y) }
+        return .polygon(right + left)
+    }
+
+    /// A flat horizon scene: the sky in bands of solid colour, a solid sun half
+    /// set, solid ground with bars of its light, and no rim but a line of light.
+    private func flatHorizon(_ canvas: Canvas) {
+        let s = size, c = center, colours = sky, hy = horizonY
+        let night = look.horizon?.kind == .night
+        canvas.fill(.circle(center: c, radius: outer), with: .solid(colours.top))
+        let top = Lab(colours.top), glow = Lab(colours.glow)
+        canvas.fill(slice(radius: outer, from: hy - s * 0.24, to: hy), with: .solid(top.mixed(with: glow, 0.45).rgba))
+        canvas.fill(slice(radius: outer, from: hy - s * 0.12, to: hy), with: .solid(colours.glow))
+        let sunX = c.x + (standsOnHorizon ? s * 0.13 : 0)
+        if !night { canvas.fill(.circle(center: Point(sunX, hy), radius: s * 0.085), with: .solid(colours.light)) }
+        canvas.fill(slice(radius: outer, from: hy, to: c.y + outer), with: .solid(colours.ground))
+        // One bar of the light's reflection, above where the caption stands.
+        if !night {
+            canvas.fill(.capsule(from: Point(sunX - s * 0.07, hy + s * 0.024), to: Point(sunX + s * 0.07, hy + s * 0.024), radius: s * 0.006),
+                        with: .solid(colours.light.mixed(with: colours.ground, 0.35)))
+        }
+        canvas.fill(.ring(center: c, inner: outer - s * 0.03, outer: outer - s * 0.022), with: .solid(colours.light))
+    }
+
+    /// Sketch: paper and ink (Palette.sketch), a pencil ring for the rim with
+    /// the seed's ticks, dots or second ring, and the seed's pattern hatched
+    /// faintly in ink.
+    private func sketchBackground(_ canvas: Canvas) {
+        let s = size, c = center, ink = palette.ink
+        canvas.fill(.circle(center: c, radius: outer), with: .solid(palette.faceLight))
+        backdrop(canvas)
+        canvas.fill(.ring(center: c, inner: outer - s * 0.015, outer: outer), with: .solid(ink))
+        canvas.fill(.ring(center: c, inner: s * 0.408, outer: s * 0.414), with: .solid(ink.withAlpha(200)))
+        switch layout.rim {
+        case .notches:
+            let ticks = 48
+            for k in 0..<ticks {
+                let a = Double(k) / Double(ticks) * 2 * .pi
+                let r0 = s * 0.418, r1 = s * 0.436
+                canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
+                                     radius: s * 0.002), with: .solid(ink.withAlpha(210)))
+            }
+        case .beads:
+            let beads = 40
+            for k in 0..<beads {
+                let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
+                canvas.fill(.circle(center: Point(c.x + cos(a) * s * 0.427, c.y + sin(a) * s * 0.427), radius: s * 0.0045), with: .solid(ink))
+            }
+        case .ridges:
+            canvas.fill(.ring(center: c, inner: s * 0.425, outer: s * 0.429), with: .solid(ink.withAlpha(200)))
+            canvas.fill(.ring(center: c, inner: s * 0.397, outer: s * 0.4), with: .solid(ink.withAlpha(160)))
+        }
+    }
+
     /// A tone-on-tone pattern on the face, faint enough that the caption over
-    /// it reads (OCR reads every script's caption on it: CaptionOCRTests).
+    /// it reads (OCR reads every script's caption on it: CaptionOCRTests); in
+    /// a sketch, hatched in the ink.
     private func backdrop(_ canvas: Canvas) {
         let s = size, c = center
-        let tone = away(30)
+        let tone = style == .sketch ? palette.ink.withAlpha(30) : away(30)
+        let dots = style == .sketch ? palette.ink.withAlpha(64) : away(48)
         let reach = round ? inner * 0.94 : s * 0.75
         switch layout.backdrop {
         case .plain:
@@ -129,7 +231,7 @@ struct Composition: Sendable {
                     let p = Point(c.x + Double(i) * step + (j % 2 == 0 ? 0 : step / 2), c.y + Double(j) * step)
                     let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y)).squareRoot()
                     guard !round || d < reach - s * 0.01 else { continue }
-                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(away(48)))
+                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(dots))
                 }
             }
         case .stripes:
@@ -295,7 +397,8 @@ struct Composition: Sendable {
                         with: .solid(colours.glow.withAlpha(10)))
         }
         // The light's reflection: thin broken lines under the sun, fading further down.
-        let reflectionEnd = round ? hy + s * 0.075 : s * 0.74
+        // Above the caption: round, its two lines begin at about 0.62 of the height.
+        let reflectionEnd = round ? hy + s * 0.045 : s * 0.74
         for k in 0..<12 {
             let y = hy + s * (0.01 + Double(k) * 0.011 + Double(k * k) * 0.0011)
             guard y < reflectionEnd else { break }
@@ -327,9 +430,19 @@ struct Composition: Sendable {
     /// Whether the motif stands on the horizon as a silhouette.
     var standsOnHorizon: Bool { !Self.sceneryMotifs.contains(motif) }
 
+    /// The motif's frame in the arrangement: alone, the motif stands larger;
+    /// with something around it, smaller, and a halo (to 1.22 of the motif and
+    /// its ring) within the motif's own frame, which the caption keeps clear of.
+    func motifFrame(_ frame: Frame) -> Frame {
+        var frame = frame
+        frame.radius *= layout.arrangement == .centred ? 1.12 : layout.arrangement == .halo ? 0.78 : 0.9
+        return frame
+    }
+
     /// The motif, with the arrangement around it in the accent colour; in a
-    /// horizon scene, a silhouette standing on the horizon.
-    func foreground(_ canvas: Canvas, motif: Motif, frame: Frame, random: SplitMix64) {
+    /// horizon scene, a silhouette standing on the horizon. A sketch draws
+    /// its motif as line art itself (`drawsMotif` false).
+    func foreground(_ canvas: Canvas, motif: Motif, frame: Frame, random: SplitMix64, drawsMotif: Bool = true) {
         if look.horizon != nil {
             let colours = sky
             if look.horizon?.kind == .night || motif == .moon {
@@ -348,17 +461,13 @@ struct Composition: Sendable {
             return
         }
         let accent = palette.accent
-        // Alone, the motif stands larger; with something around it, smaller, and
-        // a halo (to 1.22 of the motif and its ring) within the motif's own frame,
-        // which the caption keeps clear of.
-        var frame = frame
-        frame.radius *= layout.arrangement == .centred ? 1.12 : layout.arrangement == .halo ? 0.78 : 0.9
+        let frame = motifFrame(frame)
         let r = frame.radius
         switch layout.arrangement {
         case .centred:
             break
         case .halo:
-            canvas.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40)))
+            if style != .sketch { canvas.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40))) }
             canvas.fill(.ring(center: frame.center, inner: r * 1.22, outer: r * 1.22 + size * 0.01), with: .solid(accent))
         case .stars:
             for k in 0..<5 {
@@ -389,6 +498,7 @@ struct Composition: Sendable {
                 }
             }
         }
+        guard drawsMotif else { return }
         var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
                                    cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
         painter.draw(motif)

@@ -1,7 +1,7 @@
 import Canvas
 import Foundation
 
-/// What a prompt says about the picture's look, as art engine 4 reads it:
+/// What a prompt says about the picture's look:
 /// its colours in the order named, whether they are pastel, whether the
 /// picture is full bleed, and whether it is a horizon scene.
 struct LookReading: Sendable, Equatable {
@@ -106,7 +106,7 @@ struct LookReading: Sendable, Equatable {
                 if let next, Self.colour(next) != nil { modifier = word } else if Self.darkeners.contains(word) { dark = true }
                 continue
             }
-            guard var colour = Self.colour(word) else { continue }
+            guard var colour = Self.colour(word), !Self.isTime(words, at: i) else { continue }
             var named = [word]
             // A second colour word right after: the shade, or the two mixed.
             if let next, Self.colour(next) != nil, !Self.isCompound(next, words, i + 1) {
@@ -132,6 +132,13 @@ struct LookReading: Sendable, Equatable {
             modifier = nil
             colours.append(NamedColour(words: named, color: colour))
         }
+    }
+
+    /// Whether `words[i]` names a time, not a colour: "midnight" after a
+    /// preposition of time ("before midnight", "until midnight").
+    static func isTime(_ words: [String], at i: Int) -> Bool {
+        i > 0 && ["midnight", "noon"].contains(words[i])
+            && ["before", "after", "until", "till", "by", "at", "past", "around", "from", "to", "since"].contains(words[i - 1])
     }
 
     /// Whether `words[k]` starts a two-word CSS colour ("sea green"): then it is not mixed into the colour before it.

@@ -420,24 +420,27 @@ struct MotifPainter {
         polygon([(0.4, -0.25), (0.3, -0.1), (0.4, -0.14), (0.48, -0.08)], cut)
     }
 
-    /// For prompts with no known word: a star whose points and proportions come
-    /// from the words, inside a ring.
+    /// For prompts with no known word: a neutral emblem, never a religious or
+    /// political sign (no star): a disc inside a ring, a rounded diamond cut
+    /// into it and a dot at its heart, with a few beads on the ring's inside;
+    /// proportions and beads come from the words.
     private mutating func abstract() {
-        let points = 5 + Int(random.next() % 4)
-        let inner = 0.38 + random.unit() * 0.14
-        var star: [(Double, Double)] = []
-        for k in 0..<(points * 2) {
-            let a = Double(k) / Double(points * 2) * 2 * .pi - .pi / 2
-            let r = k % 2 == 0 ? 0.78 : inner
-            star.append((cos(a) * r, sin(a) * r))
-        }
+        let beads = 3 + Int(random.next() % 3)
+        let disc = 0.58 + random.unit() * 0.08
+        let diamond = 0.3 + random.unit() * 0.12
         fill(.ring(center: frame.p(0, 0), inner: frame.len(0.88), outer: frame.len(0.96)), opacity: 0.8)
-        polygon(star)
-        fill(.circle(center: frame.p(0, 0), radius: frame.len(inner * 0.45)), cut)
+        circle(0, 0, disc)
+        let d = diamond
+        polygon([(0, -d), (d, 0), (0, d), (-d, 0)], cut)
+        circle(0, 0, d * 0.38)
+        for k in 0..<beads {
+            let a = Double(k) / Double(beads) * 2 * .pi + .pi / 2
+            circle(cos(a) * 0.76, sin(a) * 0.76, 0.055)
+        }
     }
 }
 
-/// Art engine 4's motifs: the pictures of common resolutions.
+/// The motifs of common resolutions.
 extension MotifPainter {
     /// A leaf-shaped lens from `a` to `b`, `width` across at its middle.
     private func lens(_ a: (Double, Double), _ b: (Double, Double), width: Double, _ color: RGBA? = nil) {

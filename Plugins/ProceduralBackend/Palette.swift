@@ -9,7 +9,7 @@ struct Palette: Sendable {
     var rimDark: RGBA
     var ink: RGBA
     var name: String
-    /// The second colour (art engine 4): the ring inside the rim, the laurels and stars.
+    /// The second colour: the ring inside the rim, the laurels and stars.
     var accent = RGBA(250, 220, 130)
 
     /// Colour words and their hues (degrees) and saturation.
@@ -37,50 +37,13 @@ struct Palette: Sendable {
         ("bronze", RGBA(238, 180, 130), RGBA(138, 78, 38)),
         ("rose gold", RGBA(246, 200, 190), RGBA(166, 100, 96)),
     ]
-
-    static func make(colorWords: [String], motif: Motif, random: inout SplitMix64) -> Palette {
-        var hue = Double(random.next() % 360)
-        var saturation = 0.55 + Double(random.next() % 20) / 100
-        var lightness = 0.36
-        var name = "seeded hue \(Int(hue))"
-        if let suggested = motif.hue {
-            hue = suggested + Double(Int(hue) % 41 - 20)
-            name = "\(motif.rawValue) hue \(Int(hue))"
-        }
-        if let word = colorWords.first(where: { named[$0] != nil }), let base = named[word] {
-            // A colour word sets the hue; the seed only nudges it.
-            hue = base.hue + Double(Int(random.next() % 13) - 6)
-            saturation = base.saturation
-            lightness = base.lightness
-            name = word
-        } else if let word = colorWords.first(where: { CSSColors.named[$0] != nil }), let css = CSSColors.color(word) {
-            // A CSS colour keeps its hue; its lightness is brought into the band where white ink reads.
-            let hsl = css.hsl
-            hue = hsl.h
-            saturation = hsl.s
-            lightness = min(max(hsl.l, 0.16), 0.46)
-            name = word
-        }
-        Self.applyMoods(colorWords, hue: &hue, saturation: &saturation, lightness: &lightness, name: &name)
-        // Keep the face dark enough that white ink reads on it (WCAG ≥ 4.5).
-        var faceLight = RGBA.hsl(hue, saturation, min(lightness + 0.12, 0.62))
-        var faceDark = RGBA.hsl(hue + 8, min(1, saturation * 1.05), max(lightness - 0.12, 0.08))
-        let ink = RGBA(252, 252, 250)
-        while RGBA.contrast(ink, faceLight) < 4.5 && faceLight.hsl.l > 0.1 {
-            faceLight = faceLight.darker(0.08)
-            faceDark = faceDark.darker(0.05)
-        }
-        let metal = metals[Int(random.next() % UInt64(metals.count))]
-        return Palette(faceLight: faceLight, faceDark: faceDark, rimLight: metal.light, rimDark: metal.dark, ink: ink,
-                       name: "\(name), \(metal.name) rim")
-    }
 }
 
 extension Palette {
-    /// Art engine 4's palette: the face is the first colour the prompt names
+    /// The palette: the face is the first colour the prompt names
     /// (its pastel tint or dark shade when the prompt says so), the accent the
     /// second, the rim the third; with no colour named, the seed's or the
-    /// motif's hue as before. The ink is white or a dark shade of the face,
+    /// motif's hue. The ink is white or a dark shade of the face,
     /// whichever reads on the whole face (WCAG ≥ 4.5).
     static func make(look: LookReading, colorWords: [String], motif: Motif, random: inout SplitMix64) -> Palette {
         var face: Lab
@@ -114,7 +77,7 @@ extension Palette {
             Self.applyMoods(colorWords.filter { $0 != "pastel" }, hue: &hue, saturation: &saturation, lightness: &lightness, name: &name)
             face = Lab(RGBA.hsl(hue, saturation, lightness))
             if !look.pastel {
-                // No colour named: the face is kept dark enough for white ink, as before.
+                // No colour named: the face is kept dark enough for white ink.
                 var rgba = face.rgba
                 while RGBA.contrast(RGBA(252, 252, 250), Lab(rgba).lighter(5).rgba) < 4.5 && rgba.hsl.l > 0.1 { rgba = rgba.darker(0.08) }
                 face = Lab(rgba)
@@ -161,6 +124,44 @@ extension Palette {
         }
         return Palette(faceLight: faceLight, faceDark: faceDark, rimLight: rimLight, rimDark: rimDark, ink: ink,
                        name: "\(name), \(rimName) rim", accent: accent)
+    }
+}
+
+extension Palette {
+    /// A sketch's paper and ink, tinted by the colours named: of two or more,
+    /// the darkest is the ink and the lightest the paper ("in navy and gold":
+    /// navy on gold); one dark colour is the ink on a paper of its palest tint,
+    /// one light colour the paper under an ink of its darkest shade. With
+    /// none, charcoal on cream. The ink is darkened (or the paper lightened)
+    /// until it reads on the paper (WCAG ≥ 4.5). The accent and the rim are the ink.
+    static func sketch(look: LookReading) -> Palette {
+        var paper = RGBA(250, 246, 234), ink = RGBA(44, 44, 56)
+        var name = "charcoal on cream"
+        let named = look.colours.map { (look.pastel ? Lab($0.color).lightTint(minimum: 85).rgba : $0.color, $0.words.joined(separator: " ")) }
+        if named.count >= 2 {
+            let sorted = named.sorted { Lab($0.0).l < Lab($1.0).l }
+            ink = sorted.first!.0
+            paper = sorted.last!.0
+            name = "\(sorted.first!.1) on \(sorted.last!.1)"
+        } else if let (one, word) = named.first {
+            let lab = Lab(one)
+            if lab.l < 55 {
+                ink = one
+                paper = Lab(l: 96, a: lab.a * 0.12, b: lab.b * 0.12).rgba
+                name = "\(word) on pale \(word)"
+            } else {
+                paper = one
+                ink = Lab(l: 16, a: lab.a * 0.35, b: lab.b * 0.35).rgba
+                name = "dark \(word) on \(word)"
+            }
+        }
+        while RGBA.contrast(ink, paper) < 4.5 {
+            let (i, p) = (Lab(ink), Lab(paper))
+            if i.l <= 4 && p.l >= 98 { break }
+            if i.l > 4 { ink = i.lighter(-4).rgba }
+            if p.l < 98 && RGBA.contrast(ink, paper) < 4.5 { paper = p.lighter(2).rgba }
+        }
+        return Palette(faceLight: paper, faceDark: paper, rimLight: ink, rimDark: ink, ink: ink, name: name, accent: ink)
     }
 }
 

@@ -10,7 +10,7 @@ public struct ProceduralGenerator: BadgeGenerator {
     /// Drawing is CPU work on this machine: one request per core.
     public var preferredConcurrency: Int? { Canvas.processorCount }
     /// Recorded in every badge it draws; bumped whenever the pixels change
-    /// (the earlier versions stay drawable, for `badge verify`: BadgeArt.engines).
+    /// (`badge verify` redraws only this engine's badges: Provenance.retired).
     public static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
     public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 

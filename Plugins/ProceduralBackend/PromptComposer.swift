@@ -138,7 +138,7 @@ public struct PromptComposer: Sendable, Equatable {
     /// The motif a symbol's name or word stands for.
     static func motif(named name: String) -> Motif? {
         let word = name.lowercased().trimmingCharacters(in: .whitespaces)
-        return Motif(rawValue: word).flatMap { $0 == .abstract ? nil : $0 } ?? PromptReading.motif(for: word, engine: BadgeArt.currentEngine)
+        return Motif(rawValue: word).flatMap { $0 == .abstract ? nil : $0 } ?? PromptReading.motif(for: word)
     }
 
     /// The prompt: the purpose, then a clause for each stage given, then `--ar 1:1`.

@@ -4,7 +4,6 @@ import Foundation
 enum Motif: String, CaseIterable, Sendable {
     case dumbbells, tree, forest, path, book, drop, heart, sun, runner, mountain
     case bicycle, swimmer, meditation, moon, waves, pencil, music, laptop, speech, leaf, cup, coins, globe, camera
-    /// Art engine 4 on.
     case plane, suitcase, bed, phone, piggyBank = "piggy-bank", pot, sprout, noSmoking = "no-smoking"
     case helpingHands = "helping-hands", storybook, gradCap = "graduation-cap", yoga, boot, language, apple
     case alarmClock = "alarm-clock", palette, paw, tooth, calendar, checklist, house, hourglass, trophy
@@ -48,7 +47,7 @@ enum Motif: String, CaseIterable, Sendable {
 /// it), which colour words, and the words for the caption.
 struct PromptReading: Sendable {
     var motifs: [(Motif, String)]
-    /// The motif a clause names as the symbol ("a path as its symbol"; engine 3 on).
+    /// The motif a clause names as the symbol ("a path as its symbol").
     var symbol: (Motif, String)?
     var colorWords: [String]
     var caption: String
@@ -59,7 +58,7 @@ struct PromptReading: Sendable {
     var glow = false
     /// What badge did with flags it cannot honour ("--ar 16:9").
     var notes: [String] = []
-    /// Colours in order, pastel, full bleed, a horizon scene (art engine 4 on; empty before).
+    /// Colours in order, pastel, full bleed, a horizon scene.
     var look = LookReading()
 
     static let styleWords: [String: BadgeArt.Style] = [
@@ -71,27 +70,14 @@ struct PromptReading: Sendable {
     static let grainWords: Set<String> = ["grain", "grainy", "film", "noise", "noisy", "textured"]
     static let glowWords: Set<String> = ["glow", "glowing", "neon", "shine", "shining", "radiant"]
 
-    /// Vibes (engine 3 on), and the mood each is drawn as (`Palette.moods`).
+    /// Vibes, and the mood each is drawn as (`Palette.moods`).
     static let vibes: [String: String] = [
         "calm": "cool", "serene": "pastel", "gentle": "pastel", "joyful": "bright", "playful": "bright",
         "bold": "vivid", "energetic": "vivid", "fierce": "vivid", "cozy": "warm", "hopeful": "dawn", "focused": "dark",
     ]
 
-    /// Words that name a part of a prompt rather than the promise ("joyful
-    /// mood", "a path as its symbol", "flat style in coral").
-    static let stageWords: Set<String> = [
-        "mood", "vibe", "feel", "feeling", "style", "look", "colour", "colours", "color", "colors", "palette", "tone", "tones",
-        "symbol", "emblem", "metaphor", "as", "its", "in", "and", "with", "the", "a", "an", "of",
-    ]
-
     /// A clause with one of these words names the symbol to draw: its motif comes first.
     static let metaphorWords: Set<String> = ["symbol", "emblem", "metaphor"]
-
-    /// Whether a word is about the look or the feel rather than the promise.
-    static func describesLook(_ word: String) -> Bool {
-        Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil || vibes[word] != nil
-            || styleWords[word] != nil || grainWords.contains(word) || glowWords.contains(word) || stageWords.contains(word)
-    }
 
     /// The prompt's clauses, split at commas and semicolons: each after the
     /// first begins with its separator, so joined they give the text back.
@@ -104,13 +90,7 @@ struct PromptReading: Sendable {
         return clauses
     }
 
-    /// A clause that only describes the picture: its look ("lavender
-    /// pastel"), its feel ("joyful mood") or its symbol ("a path as its symbol").
-    static func isDescriptive(_ clause: [String]) -> Bool {
-        clause.contains(where: metaphorWords.contains) || clause.allSatisfy(describesLook)
-    }
-
-    /// Emoji read as the word for a motif (engine 4 on).
+    /// Emoji read as the word for a motif.
     static let emojiWords: [Unicode.Scalar: String] = [
         "🏃": "run", "👟": "run", "🏋": "gym", "💪": "strength", "🌳": "tree", "🌲": "forest", "🥾": "hike", "📚": "book",
         "📖": "book", "💧": "water", "🚰": "water", "❤": "heart", "🧡": "heart", "☀": "sun", "🌅": "sunrise", "⛰": "mountain",
@@ -132,7 +112,7 @@ struct PromptReading: Sendable {
         "water": .drop, "drink": .drop, "hydrat": .drop, "drop": .drop,
         "heart": .heart, "love": .heart, "health": .heart, "healthy": .heart, "famil": .heart, "kind": .heart,
         "sun": .sun, "sunris": .sun, "sunrise": .sun, "sunset": .sun, "sunshine": .sun, "sunny": .sun, "morning": .sun, "earli": .sun, "early": .sun, "dawn": .sun,
-        "run": .runner, "runn": .runner, "jog": .runner, "marathon": .runner, "sprint": .runner, "5k": .runner, "10k": .runner, "race": .runner,
+        "run": .runner, "runn": .runner, "jog": .runner, "jogg": .runner, "marathon": .runner, "sprint": .runner, "5k": .runner, "10k": .runner, "race": .runner,
         "mountain": .mountain, "climb": .mountain, "peak": .mountain, "summit": .mountain, "alp": .mountain,
         "bike": .bicycle, "bicycl": .bicycle, "bicycle": .bicycle, "cycle": .bicycle, "cycl": .bicycle, "cycling": .bicycle, "ride": .bicycle,
         "swim": .swimmer, "swimm": .swimmer, "pool": .swimmer,
@@ -142,7 +122,7 @@ struct PromptReading: Sendable {
         "write": .pencil, "writ": .pencil, "pen": .pencil, "pencil": .pencil, "journal": .pencil, "diary": .pencil, "poem": .pencil,
         "music": .music, "song": .music, "sing": .music, "guitar": .music, "piano": .music,
         "code": .laptop, "cod": .laptop, "program": .laptop, "laptop": .laptop, "computer": .laptop, "develop": .laptop, "app": .laptop,
-        "language": .speech, "languag": .speech, "speak": .speech, "talk": .speech, "spanish": .speech, "french": .speech, "call": .speech,
+        "speech": .speech, "bubble": .speech, "language": .speech, "languag": .speech, "speak": .speech, "talk": .speech, "spanish": .speech, "french": .speech, "call": .speech,
         "leaf": .leaf, "green": .leaf, "vegetabl": .leaf, "vegan": .leaf, "salad": .leaf, "veggi": .leaf, "eat": .leaf,
         "coffee": .cup, "tea": .cup, "cup": .cup, "mug": .cup,
         "save": .coins, "sav": .coins, "saving": .coins, "money": .coins, "coin": .coins, "budget": .coins, "invest": .coins,
@@ -150,7 +130,7 @@ struct PromptReading: Sendable {
         "photo": .camera, "photograph": .camera, "camera": .camera, "picture": .camera,
     ]
 
-    /// Words that name a motif from art engine 4 on, first: the common resolutions' own pictures.
+    /// Words that name a motif, looked up before `lexicon`: the common resolutions' own pictures.
     static let lexicon4: [String: Motif] = [
         "fly": .plane, "flight": .plane, "plane": .plane, "airplane": .plane, "travel": .plane, "travell": .plane,
         "trip": .suitcase, "vacation": .suitcase, "holiday": .suitcase, "suitcas": .suitcase, "suitcase": .suitcase, "pack": .suitcase, "luggag": .suitcase,
@@ -187,79 +167,63 @@ struct PromptReading: Sendable {
         "podcast": .headphones, "listen": .headphones, "audiobook": .headphones, "headphon": .headphones,
     ]
 
-    /// Motifs that say more than another the prompt also names (art engine 4):
+    /// Motifs that say more than another the prompt also names:
     /// "Read to my kids" is a storybook, "Drink less alcohol" no alcohol.
     static let outranks: [Motif: Set<Motif>] = [
         .storybook: [.book, .heart], .noAlcohol: [.drop], .noSmoking: [.heart], .language: [.speech, .book, .gradCap],
         .helpingHands: [.heart], .tooth: [.sun], .yoga: [.meditation], .sprout: [.leaf],
     ]
 
-    /// Words that name a motif from engine 3 on (`badge prompt` writes "a speech bubble").
-    static let lexicon3: [String: Motif] = ["speech": .speech, "bubble": .speech]
-
-    /// The motif a word names, as the reading of `engine` knows it.
-    static func motif(for word: String, engine: Int) -> Motif? {
-        if engine >= 4, let motif = lexicon4[word] ?? lexicon4[stem(word)] { return motif }
-        return lexicon[word] ?? lexicon[stem(word)] ?? (engine >= 3 ? lexicon3[word] : nil)
+    /// The motif a word names.
+    static func motif(for word: String) -> Motif? {
+        lexicon4[word] ?? lexicon4[stem(word)] ?? lexicon[word] ?? lexicon[stem(word)]
     }
 
     /// Words that suggest a motif only when nothing more specific does:
     /// "Learn the guitar" is about music, not books.
     static let weak: Set<String> = ["learn", "study", "walk", "eat", "call", "health", "healthy", "fit", "app", "kind", "rest", "early", "earli",
-                                    // Engine 4's words only.
                                     "time", "plan", "list", "give", "help", "goal", "text", "home", "class", "pack", "art", "win",
                                     "think", "stretch", "grow"]
-
-    /// Words that join others; a shortened caption never ends on one.
-    static let linkers: Set<String> = ["through", "with", "at", "by", "from", "into", "over", "under", "before", "after"]
 
     /// Words a caption does not start with ("A pair of dumbbells" reads "PAIR OF DUMBBELLS").
     static let leading: Set<String> = ["a", "an", "the", "to", "i", "will", "my", "i'll"]
 
-    /// Words that only fill a sentence; left out of captions that must be shorter.
-    static let fillers: Set<String> = ["a", "an", "the", "to", "of", "i", "will", "my", "more", "every", "each", "and", "for", "in", "on", "pair"]
-
-    /// `engine`: the art engine whose reading to give (BadgeArt.engines).
-    init(_ prompt: String, engine: Int = BadgeArt.currentEngine) {
+    init(_ prompt: String) {
         let (text, flags) = Self.separateFlags(prompt)
-        var words = Self.words(text)
-        if engine >= 4 {
-            // Emoji are motif hints ("🏃" reads "run"), never caption.
-            words = text.unicodeScalars.compactMap { Self.emojiWords[$0] } + words
-        }
+        // Emoji are motif hints ("🏃" reads "run"), never caption.
+        let words = text.unicodeScalars.compactMap { Self.emojiWords[$0] } + Self.words(text)
         var motifs: [(Motif, String)] = []
         var colors: [String] = []
         var skipNext = false
         for (i, word) in words.enumerated() {
             let skipping = skipNext
             skipNext = false
-            if let motif = Self.motif(for: word, engine: engine), !motifs.contains(where: { $0.0 == motif }) {
+            if let motif = Self.motif(for: word), !motifs.contains(where: { $0.0 == motif }) {
                 motifs.append((motif, word))
             }
             if i + 1 < words.count, CSSColors.named[word + words[i + 1]] != nil {
                 colors.append(word + words[i + 1])  // "sea green" is seagreen
                 skipNext = true
-            } else if !skipping, Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil
-                || (engine >= 3 && Self.vibes[word] != nil) {
+            } else if !skipping, !LookReading.isTime(words, at: i), Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil
+                || Self.vibes[word] != nil {
                 colors.append(word)
             }
             if style == nil, let named = Self.styleWords[word] { style = named }
             if Self.grainWords.contains(word) { grain = true }
             if Self.glowWords.contains(word) { glow = true }
         }
-        if engine >= 3 {
-            // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
-            let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
-            symbol = motifs.first { named.contains($0.1) }
-        }
-        if engine >= 4 {
-            look = LookReading(text: text)
-            // Composition words ("edge-to-edge", "no borders") win over style words ("minimalist").
-            if look.fullBleed { style = .tile }
-        }
+        var weakWords: Set<String> = []
+        if motifs.isEmpty { Self.readOtherLanguages(text, words: words, into: &motifs, weak: &weakWords) }
+        self.weakWords = weakWords
+        // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
+        let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
+        symbol = motifs.first { named.contains($0.1) }
+        look = LookReading(text: text)
+        // Composition words ("edge-to-edge", "no borders") win over style words ("minimalist").
+        if look.fullBleed { style = .tile }
         self.motifs = motifs
         colorWords = colors
-        caption = Self.caption(text, engine: engine)
+        caption = Caption.words(of: text, flags: flags)
         for (name, value) in flags {
             switch name {
             case "ar", "aspect":
@@ -275,6 +239,34 @@ struct PromptReading: Sendable {
             }
         }
     }
+
+    /// English function words: a prompt with one is read as English, and its
+    /// words are not looked up in other Latin-script languages ("course" is
+    /// not French "cour-", to run).
+    static let englishWords: Set<String> = ["the", "to", "my", "every", "and", "of", "with", "more", "less", "i", "will", "your", "at",
+                                            "for", "each", "day", "week", "before", "after", "our"]
+
+    /// The motifs a promise names in another language (MotifWords): its words
+    /// by stem, and Chinese, Japanese and Korean text by substring.
+    private static func readOtherLanguages(_ text: String, words: [String], into motifs: inout [(Motif, String)], weak weakWords: inout Set<String>) {
+        let english = words.contains(where: englishWords.contains)
+        for word in words {
+            if english && word.unicodeScalars.allSatisfy({ $0.value < 0x250 }) { continue }
+            guard let (motif, weak) = MotifWords.motif(for: word), !motifs.contains(where: { $0.0 == motif }) else { continue }
+            motifs.append((motif, word))
+            if weak { weakWords.insert(word) }
+        }
+        for (motif, key, weak) in MotifWords.unspacedMotifs(in: text) where !motifs.contains(where: { $0.0 == motif }) {
+            motifs.append((motif, key))
+            if weak { weakWords.insert(key) }
+        }
+    }
+
+    /// Words of other languages read here that say little alone (MotifWords.weak).
+    var weakWords: Set<String> = []
+
+    /// Whether a word that chose a motif says little alone.
+    func isWeak(_ word: String) -> Bool { Self.weak.contains(word) || weakWords.contains(word) }
 
     /// Splits Midjourney-style flags ("--ar 16:9", "--style raw") off the prompt.
     static func separateFlags(_ prompt: String) -> (text: String, flags: [(String, String)]) {
@@ -310,9 +302,8 @@ struct PromptReading: Sendable {
         if let (path, trees) = composed {
             return (.path, [path.1, trees.1])
         }
-        let strong = motifs.filter { !Self.weak.contains($0.1) }
+        let strong = motifs.filter { !isWeak($0.1) }
         if let first = strong.first ?? motifs.first {
-            // Only engine 4's motifs outrank others.
             if let better = motifs.first(where: { Self.outranks[$0.0]?.contains(first.0) == true }) { return (better.0, [better.1]) }
             return (first.0, [first.1])
         }
@@ -327,7 +318,7 @@ struct PromptReading: Sendable {
     var backdrop: (Motif, String)? {
         let (main, _) = scene
         guard main != .abstract, main != .path else { return nil }
-        return motifs.first { Self.backdrops.contains($0.0) && $0.0 != main && !Self.weak.contains($0.1) }
+        return motifs.first { Self.backdrops.contains($0.0) && $0.0 != main && !isWeak($0.1) }
     }
 
     /// Lower-case words of letters and digits, any script.
@@ -341,43 +332,5 @@ struct PromptReading: Sendable {
             return String(word.dropLast(suffix.count))
         }
         return word
-    }
-
-    /// A short upper-case caption in characters the caption font has: the
-    /// promise, without the words about its look. From engine 3 on, clauses
-    /// after the first that only describe the picture are left out ("Read 20
-    /// books, lavender pastel" reads "READ 20 BOOKS").
-    static func caption(_ prompt: String, engine: Int = BadgeArt.currentEngine) -> String {
-        if engine >= 4 { return Caption.words(of: prompt) }
-        var prompt = prompt
-        if engine >= 3 {
-            let clauses = Self.clauses(prompt)
-            prompt = clauses[0] + clauses.dropFirst().filter { !isDescriptive(Self.words($0)) }.joined()
-        }
-        let words = prompt.split(whereSeparator: \.isWhitespace).map { word in
-            String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
-        }.filter { !$0.isEmpty }
-        // Words about the look ("minimalist", "glowing") are not part of the promise.
-        let look = Set(styleWords.keys).union(grainWords).union(glowWords)
-        var kept = words.filter { !look.contains($0.lowercased().trimmingCharacters(in: .punctuationCharacters)) }
-        while let first = kept.first, leading.contains(first.lowercased()), kept.count > 1 { kept.removeFirst() }
-        return kept.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: ",.;:!?-' ")).uppercased()
-    }
-
-    /// A caption given outright (`generate --caption`): upper case, in characters the font draws.
-    static func drawable(_ caption: String) -> String {
-        let words = caption.split(whereSeparator: \.isWhitespace).map { word in
-            String(word.unicodeScalars.filter(Self.isDrawable).map(Character.init))
-        }.filter { !$0.isEmpty }
-        return words.joined(separator: " ").uppercased()
-    }
-
-    /// Latin, Greek, Cyrillic, digits and common punctuation: what DejaVu Sans draws.
-    static func isDrawable(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x21, 0x26, 0x27, 0x2C, 0x2D, 0x2E, 0x3F: return true
-        case 0xC0...0x24F, 0x370...0x3FF, 0x400...0x4FF: return s.properties.isAlphabetic
-        default: return false
-        }
     }
 }

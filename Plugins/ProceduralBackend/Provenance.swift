@@ -17,6 +17,11 @@ public enum Provenance {
         public var artEngine: String
     }
 
+    /// Art engines this version of badge no longer draws, and the release that does.
+    /// One engine is kept in the code: a badge drawn by an earlier one is redrawn
+    /// by the release that drew it, not by a copy of that engine kept here.
+    static let retired = ["art-engine 2": "0.2.0", "art-engine 3": "0.2.0", "art-engine 4": "0.2.0"]
+
     public static func verify(_ url: URL) async throws -> Report {
         guard let metadata = try BadgeMetadata.read(from: url) else {
             throw BadgeError(.invalidImage, "the file carries no badge metadata", path: url.path,
@@ -26,10 +31,12 @@ public enum Provenance {
             throw BadgeError(.usage, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
                              path: url.path)
         }
-        guard let model = metadata.model, let engine = BadgeArt.engines[model] else {
-            let known = BadgeArt.engines.keys.sorted().joined(separator: ", ")
-            throw BadgeError(.usage, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(known)",
-                             path: url.path, hint: "verify it with the version of badge that made it")
+        guard let model = metadata.model, model == ProceduralGenerator.artEngineVersion else {
+            let drawnBy = metadata.model.map { OutsideText.printable($0) } ?? "an unknown art engine"
+            let release = metadata.model.flatMap { retired[$0] }
+            throw BadgeError(.usage, "this badge was drawn by \(drawnBy); this version of badge draws only with \(ProceduralGenerator.artEngineVersion)",
+                             path: url.path,
+                             hint: release.map { "verify it with badge \($0), which draws \(drawnBy)" } ?? "verify it with the version of badge that made it")
         }
         guard let seed = metadata.seed else {
             throw BadgeError(.invalidImage, "the badge's metadata has no seed", path: url.path)
@@ -45,7 +52,7 @@ public enum Provenance {
         // Room for the largest PNG of its size (a 4096 px tile of grain is ~27 MB).
         let limits = ImageLimits.default.admittingDrawing(side: request.size)
         let data = try readBadge(url, limit: limits.maxFileBytes)
-        let art = BadgeArt(request: request, caption: generator.caption, compression: 1, engine: engine)
+        let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
         let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, String) in
             let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
             let rendered = try art.render()

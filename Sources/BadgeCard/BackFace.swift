@@ -72,18 +72,47 @@ public struct BackFace: Sendable {
 
     /// The back face for `front`, the same size. `text: false` leaves out the
     /// symbol and the words (the bare material), which is how tests find what
-    /// the text adds.
+    /// the text adds. The back of a round badge is round too: the front's own
+    /// outline and rim, the material within the rim, and the text laid out in
+    /// the square inside the face.
     public func render(front: GDImage, text: Bool = true) throws -> Canvas {
         let canvas = try FrostedMaterial.render(front)
+        let disc = CardShape.disc(of: front)
+        if let disc { Self.keepRim(of: front, disc: disc, on: canvas) }
         if text {
-            let layout = try layout(width: canvas.width, height: canvas.height)
-            Sparkles.draw(on: canvas, x: layout.symbol.x, y: layout.symbol.y, size: layout.symbol.size, color: ink)
+            // The square inscribed in the face, a little inside it, for a round back.
+            let side = disc.map { Int($0.face * 2 * 0.72) } ?? canvas.width
+            let offset = (canvas.width - side) / 2
+            let layout = try layout(width: side, height: disc == nil ? canvas.height : side)
+            let dy = disc == nil ? 0 : (canvas.height - side) / 2
+            Sparkles.draw(on: canvas, x: layout.symbol.x + Double(offset), y: layout.symbol.y + Double(dy), size: layout.symbol.size, color: ink)
             for (line, box) in zip(lines, layout.lines) {
-                try canvas.draw(line, font: font, pixelSize: layout.pixelSize, color: ink, x: box.x, y: box.y)
+                try canvas.draw(line, font: font, pixelSize: layout.pixelSize, color: ink, x: box.x + offset, y: box.y + dy)
             }
         }
         try CardShape.clip(canvas)
         return canvas
+    }
+
+    /// The front's pixels beyond the face (its rim, and whatever lies around
+    /// it) over the material, and the front's transparency everywhere.
+    private static func keepRim(of front: GDImage, disc: CardShape.Disc, on canvas: Canvas) {
+        let w = canvas.width
+        canvas.withMutablePixels { px in
+            for y in 0..<canvas.height {
+                for x in 0..<w {
+                    let i = (y * w + x) * 4
+                    let p = front.pixel(x, y)
+                    let r = hypot(Double(x) + 0.5 - disc.center, Double(y) + 0.5 - disc.center)
+                    if r >= disc.face {
+                        // Premultiplied by nothing: the canvas holds straight RGBA, as the front does.
+                        (px[i], px[i + 1], px[i + 2], px[i + 3]) = (p.r, p.g, p.b, p.a)
+                    } else {
+                        px[i + 3] = UInt8(Int(px[i + 3]) * Int(p.a) / 255)
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -25,6 +25,27 @@ public enum CardShape {
         }
     }
 
+    /// A round badge's disc: transparent in its corners and opaque in its
+    /// middle. `radius` reaches the edge of its opaque part along the middle
+    /// row; `face` is the face within its rim (0.385 of 0.455, as the
+    /// procedural badges draw it). Nil for a square picture.
+    public struct Disc: Sendable, Equatable {
+        public var center: Double
+        public var radius: Double
+        public var face: Double
+    }
+
+    public static func disc(of image: GDImage) -> Disc? {
+        let w = image.width, h = image.height
+        guard w == h, w >= 16 else { return nil }
+        let inset = max(1, w / 64)
+        let corners = [(inset, inset), (w - 1 - inset, inset), (inset, h - 1 - inset), (w - 1 - inset, h - 1 - inset)]
+        guard corners.allSatisfy({ image.pixel($0.0, $0.1).a == 0 }), image.pixel(w / 2, h / 2).a == 255 else { return nil }
+        guard let left = (0..<(w / 2)).first(where: { image.pixel($0, h / 2).a >= 128 }) else { return nil }
+        let center = Double(w) / 2, radius = center - Double(left)
+        return Disc(center: center, radius: radius, face: radius * 0.385 / 0.455)
+    }
+
     /// The badge as the card's front: its picture with the corners rounded.
     public static func front(_ badge: GDImage) throws -> Canvas {
         let canvas = try Canvas(badge)

@@ -29,7 +29,8 @@ package enum CardScript {
         .card:focus-visible .face { box-shadow: 0 0 0 4px #0a84ff, 0 18px 40px rgba(0, 0, 0, .28); }
         .face {
           position: absolute; inset: 0; width: 100%; height: 100%; border-radius: 6.667%;
-          box-shadow: 0 18px 40px rgba(0, 0, 0, .28); pointer-events: none; -webkit-user-drag: none;
+          /* The shadow of the picture's own outline: round under a round badge, on both faces. */
+          filter: drop-shadow(0 14px 16px rgba(0, 0, 0, .28)); pointer-events: none; -webkit-user-drag: none;
         }
         .face[hidden] { display: none; }
         /* Counter-rotated, as in the app: turned with the card, its text reads the right way round. */

@@ -3,9 +3,11 @@ import Canvas
 import Dispatch
 import Foundation
 
-/// The card turning over once, front to back, as an animated PNG or GIF:
-/// angles from `FlipTimeline`, each frame the face `CardSide` picks, warped
-/// in perspective. Frames are rendered and compressed on every core.
+/// The card turning all the way round, as an animated PNG or GIF: front to
+/// back, a rest, then on round to the front again, so the loop never snaps
+/// from one face to the other. Angles from `FlipTimeline` (each half turn
+/// with its wiggle), each frame the face `CardSide` picks, warped in
+/// perspective. Frames are rendered and compressed on every core.
 public struct FlipAnimation: Sendable {
     public enum Format: String, Sendable {
         case apng, gif
@@ -54,13 +56,18 @@ public struct FlipAnimation: Sendable {
         public var duration: Double
     }
 
+    /// The frames of one loop: the card resting on the front (`hold`), turning
+    /// to the back, resting there, and turning on the same way to the front.
+    /// The second turn's last frame, the front at rest, is the loop's first.
     public var frames: [Frame] {
-        let angles = timeline.angles(frameRate: Double(frameRate))
+        let half = timeline.angles(frameRate: Double(frameRate))
+        let turn = timeline.angle(at: timeline.duration)
+        let angles = half + half.dropFirst().dropLast().map { $0 + turn }
         let step = 1 / Double(frameRate)
         var time = 0.0
         return angles.enumerated().map { index, angle in
             let (side, faceAngle) = CardSide.showing(at: angle)
-            let duration = index == 0 || index == angles.count - 1 ? max(hold, step) : step
+            let duration = index == 0 || index == half.count - 1 ? max(hold, step) : step
             defer { time += duration }
             return Frame(angle: angle, side: side, faceAngle: faceAngle, time: time, duration: duration)
         }

@@ -94,7 +94,9 @@ struct BadgeInfo: Encodable {
             ("Commitment Date", commitmentDateLong),
             ("Promise", promise),
             ("Prompt", prompt == promise ? nil : prompt),
-            ("Caption", caption),
+            // Said when the caption is shortened or left out, and why (the procedural backend's notes).
+            ("Caption", caption.map { drawn in extra?["caption-shortened"].map { "\(drawn) (shortened: \($0))" } ?? drawn }
+                ?? extra?["caption-omitted"].map { "none: \($0)" }),
             ("Backend", Self.backendText(backend: backend, type: backendType, model: model)),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),

@@ -25,7 +25,7 @@ struct CommandTests {
         // Stamped while the command ran (to the second), however long a busy machine made that.
         #expect(metadata.commitmentDate >= before.addingTimeInterval(-1) && metadata.commitmentDate <= after.addingTimeInterval(1),
                 "\(metadata.commitmentDate) is not between \(before) and \(after)")
-        #expect(metadata.model == "art-engine 4")
+        #expect(metadata.model == "art-engine 5")
     }
 
     @Test func generateJSONIsForScripts() async throws {
@@ -38,6 +38,24 @@ struct CommandTests {
         #expect((object["commitmentDate"] as? String)?.hasPrefix("2027-01-01T00:00:00") == true)
         #expect(object["commitmentDateLong"] as? String == "January 1, 2027")
         #expect((object["path"] as? String)?.hasSuffix("/store/badge.png") == true)
+    }
+
+    /// A long promise keeps its start as the caption, and the summary and --json say it was shortened, and why.
+    @Test func aShortenedCaptionIsSaidInTheSummaryAndTheJSON() async throws {
+        let s = try Sandbox()
+        let prompt = "Finish writing the fantasy novel I have been planning since university"
+        let summary = try await s.run(["generate", "--size", "256", "--seed", "2", prompt])
+        #expect(summary.status == 0, "\(summary.stderr)")
+        #expect(summary.stdout.contains("Caption          FINISH WRITING THE FANTASY NOVEL (shortened: 5 of 11 words: the whole promise does not fit"),
+                "\(summary.stdout)")
+        let object = try json(try await s.run(["generate", "--json", "--size", "1024", "--seed", "2", prompt]).stdout)
+        #expect(object["caption"] as? String == "FINISH WRITING THE FANTASY NOVEL")
+        let extra = try #require(object["extra"] as? [String: String])
+        #expect(extra["caption-shortened"]?.hasPrefix("5 of 11 words: the whole promise does not fit on two lines at the legible size") == true)
+        #expect(extra["caption-shortened"]?.contains("--size") == false, "a larger badge holds no more words")
+        // An image description: no caption, and the summary says why.
+        let described = try await s.run(["generate", "--size", "128", "An illustration of a runner at dawn, 8k resolution --ar 1:1"])
+        #expect(described.stdout.contains("Caption          none: the prompt describes a picture rather than a promise"), "\(described.stdout)")
     }
 
     @Test func outputWritesAPreviewAndLeavesTheStoreAlone() async throws {

@@ -37,7 +37,7 @@ extension FirstTenMinutesTests {
     @Test func generateCaptionSetsTheCaptionOutright() async throws {
         let s = try Sandbox()
         let made = try json(try await s.run(["generate", "--json", "--size", "256", "--seed", "3", "--caption", "¡Vamos, 2027!", "Learn Spanish"]).stdout)
-        // Drawn as given, punctuation and all (art engine 4 draws every character some font has).
+        // Drawn as given, punctuation and all (the art engine draws every character some font has).
         #expect(made["caption"] as? String == "¡VAMOS, 2027!", "\(made)")
         let verified = try await s.run(["verify"])
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")

@@ -92,3 +92,55 @@ struct BackFaceTests {
         }
     }
 }
+
+/// A round badge's card is round on both faces, all the way round the flip.
+struct RoundCardTests {
+    /// A round badge as the procedural backend draws one (flat: no shadow): a
+    /// rim to 0.455 of the side, a face within 0.385, transparent around.
+    static func roundBadge(side: Int = 192) throws -> GDImage {
+        let canvas = try Canvas(width: side, height: side)
+        let s = Double(side), c = Point(s / 2, s / 2)
+        canvas.fill(.circle(center: c, radius: s * 0.455), with: .solid(RGBA(200, 160, 60)))
+        canvas.fill(.circle(center: c, radius: s * 0.385), with: .solid(RGBA(30, 60, 120)))
+        canvas.fill(.circle(center: Point(s * 0.42, s * 0.42), radius: s * 0.1), with: .solid(.white))
+        return try GDImage(canvas)
+    }
+
+    @Test func theBackOfARoundBadgeIsRoundWithTheSameRim() throws {
+        let front = try Self.roundBadge()
+        let disc = try #require(CardShape.disc(of: front))
+        #expect(abs(disc.radius - 192 * 0.455) < 1.5)
+        #expect(CardShape.disc(of: try Faces.front(side: 96)) == nil, "a square picture has a square back")
+        let back = try Faces.back().render(front: front)
+        for (x, y) in [(2, 2), (189, 2), (2, 189), (189, 189), (96, 3), (3, 96)] { #expect(back.pixel(x, y).a == 0, "(\(x), \(y))") }
+        // The rim is the front's, pixel for pixel; the face is the material.
+        for k in 0..<36 {
+            let a = Double(k) / 36 * 2 * .pi, r = 192 * 0.42
+            let x = Int(96 + cos(a) * r), y = Int(96 + sin(a) * r)
+            #expect(back.pixel(x, y) == front.pixel(x, y))
+        }
+        #expect(back.pixel(96, 96).a == 255)
+    }
+
+    /// Every frame of the flip, on either face: nothing outside the badge's disc, as warped.
+    @Test func everyFramesAlphaOutsideTheDiscIsZero() throws {
+        let animation = FlipAnimation(frameRate: 12, size: 128, hold: 0.5)
+        let faces = try animation.faces(badge: try Self.roundBadge(), back: try Faces.back())
+        // The disc (with a pixel to spare for the resampling), warped as each frame is.
+        let side = Int(animation.warp.cardSide.rounded())
+        let mask = try Canvas(width: side, height: side)
+        mask.fill(.circle(center: Point(Double(side) / 2, Double(side) / 2), radius: Double(side) * 0.455 + 1.5), with: .solid(.white))
+        let disc = FaceTexture(mask)
+        var sides = Set<CardSide>()
+        for frame in animation.frames {
+            let picture = try animation.render(frame, front: faces.front, back: faces.back)
+            let allowed = try Canvas(width: 128, height: 128)
+            animation.warp.render(disc, degrees: frame.faceAngle, into: allowed)
+            var outside = 0
+            for y in 0..<128 { for x in 0..<128 where allowed.pixel(x, y).a == 0 && picture.pixel(x, y).a != 0 { outside += 1 } }
+            #expect(outside == 0, "\(frame.side) at \(frame.angle)°: \(outside) pixels outside the disc")
+            sides.insert(frame.side)
+        }
+        #expect(sides == [.front, .back])
+    }
+}

@@ -71,19 +71,26 @@ struct MotionTests {
         #expect(left.angle(at: left.duration) == -180)
     }
 
-    @Test func framesComeAtTheFrameRateAndHoldAtBothEnds() {
+    /// One loop turns the card all the way round: front, a rest, the turn to
+    /// the back, a rest, the turn on to the front, whose rest is the loop's first frame.
+    @Test func framesComeAtTheFrameRateAndHoldOnBothFaces() {
         for rate in [10, 30, 60] {
             let animation = FlipAnimation(frameRate: rate, size: 64, hold: 0.8)
             let frames = animation.frames
             let duration = animation.timeline.duration
-            #expect(frames.count == Int((duration * Double(rate)).rounded(.up)) + 1)
-            #expect(frames.first?.angle == 0 && frames.last.map { abs($0.angle) } == 180)
-            #expect(frames.first?.duration == 0.8 && frames.last?.duration == 0.8)
-            for frame in frames.dropFirst().dropLast() { #expect(abs(frame.duration - 1 / Double(rate)) < 1e-12) }
-            // Frame k shows the card as it is k/rate seconds into the turn.
+            let half = Int((duration * Double(rate)).rounded(.up)) + 1
+            #expect(frames.count == 2 * half - 2)
+            #expect(frames.first?.angle == 0 && abs(frames[half - 1].angle) == 180)
+            #expect(frames.first?.duration == 0.8 && frames[half - 1].duration == 0.8)
+            for (k, frame) in frames.enumerated() where k != 0 && k != half - 1 { #expect(abs(frame.duration - 1 / Double(rate)) < 1e-12) }
+            // Frame k shows the card as it is k/rate seconds into a turn; the second turn goes on from the back.
             for (k, frame) in frames.enumerated() {
-                #expect(frame.angle == animation.timeline.angle(at: Double(k) / Double(rate)))
+                let expected = k < half ? animation.timeline.angle(at: Double(k) / Double(rate))
+                    : animation.timeline.angle(at: Double(k - half + 1) / Double(rate)) + animation.timeline.angle(at: duration)
+                #expect(abs(frame.angle - expected) < 1e-9)
             }
+            // The loop's last frame is nearly round to the front again: no snap back to it.
+            #expect(abs(abs(frames.last!.angle) - 360) < 10, "\(frames.last!.angle)")
             // Each frame starts when the one before ends.
             for (a, b) in zip(frames, frames.dropFirst()) { #expect(abs(a.time + a.duration - b.time) < 1e-9) }
         }
@@ -107,7 +114,8 @@ struct MotionTests {
         // Every frame: the front while under 90°, then the back, which itself is
         // never turned more than 90° (so its text is never mirrored).
         for frame in FlipAnimation(frameRate: 60, size: 64).frames {
-            #expect(frame.side == (abs(frame.angle) < 90 ? .front : .back), "\(frame.angle)")
+            let turned = abs(frame.angle).truncatingRemainder(dividingBy: 360)
+            #expect(frame.side == (turned < 90 || turned > 270 ? .front : .back), "\(frame.angle)")
             #expect(abs(frame.faceAngle) <= 90)
         }
     }

@@ -76,11 +76,13 @@ struct PerspectiveTests {
         let faces = try animation.faces(badge: try Faces.front(side: 128), back: try Faces.back())
         let frames = animation.frames
         let first = try animation.render(frames[0], front: faces.front, back: faces.back)
-        let last = try animation.render(frames[frames.count - 1], front: faces.front, back: faces.back)
+        // The frame resting on the back, half way round the loop.
+        let restIndex = try #require(frames.firstIndex { abs($0.angle) == 180 })
+        let last = try animation.render(frames[restIndex], front: faces.front, back: faces.back)
         // The front is dark navy, the back pale frosting.
         #expect(Faces.luminance(Faces.mean(first, x: 40, y: 40, width: 16, height: 16)) < 0.25)
         #expect(Faces.luminance(Faces.mean(last, x: 24, y: 20, width: 48, height: 10)) > 0.5)
-        // The last frame is the back face itself, upright: the warp at 0° reproduces it.
+        // Resting, the back face itself, upright: the warp at 0° reproduces it.
         let direct = try Canvas(width: 96, height: 96)
         animation.warp.render(faces.back, degrees: 0, into: direct)
         #expect(last.pixels == direct.pixels)
@@ -90,8 +92,8 @@ struct PerspectiveTests {
         let (l, r) = extent(canvas)
         #expect(height(canvas, column: r - 1) > height(canvas, column: l + 1) + 4,
                 "at \(slanted.angle)° the near (right) edge is taller: \(height(canvas, column: r - 1)) vs \(height(canvas, column: l + 1))")
-        // Every frame past 90° is drawn from the back.
-        for frame in frames where abs(frame.angle) > 95 {
+        // Every frame between 90° and 270° is drawn from the back.
+        for frame in frames where abs(frame.angle) > 95 && abs(frame.angle) < 265 {
             let canvas = try animation.render(frame, front: faces.front, back: faces.back)
             let (l, r) = extent(canvas)
             let middle = Faces.mean(canvas, x: (l + r) / 2 - 2, y: 30, width: 4, height: 8)

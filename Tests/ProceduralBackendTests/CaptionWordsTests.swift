@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import ProceduralBackend
 
-/// Art engine 4's caption: the promise in the user's own words (CaptionOCRTests reads them back from the pixels).
+/// The caption: the promise in the user's own words (CaptionOCRTests reads them back from the pixels).
 struct CaptionWordsTests {
     @Test(arguments: [
         ("Go to bed before midnight", "GO TO BED BEFORE MIDNIGHT"),
@@ -30,6 +30,93 @@ struct CaptionWordsTests {
         #expect(PromptReading(prompt).caption == caption)
     }
 
+    /// The phrase rules, as a table: picture words removed at the end or inside
+    /// the sentence (never leaving it on a preposition), colour words that are
+    /// the object of a time or place phrase kept, "no text", and image
+    /// descriptions, which get no caption.
+    static let phraseRules: [(String, String)] = [
+        // Time and place phrases keep their colour words.
+        ("Go to bed before midnight", "GO TO BED BEFORE MIDNIGHT"),
+        ("Run until midnight", "RUN UNTIL MIDNIGHT"),
+        ("Stay up past midnight less often", "STAY UP PAST MIDNIGHT LESS OFTEN"),
+        ("Read under a blue sky every weekend", "READ UNDER A BLUE SKY EVERY WEEKEND"),
+        ("Watch the stars under a midnight blue sky", "WATCH THE STARS UNDER A MIDNIGHT BLUE SKY"),
+        ("Sleep before midnight, navy and gold", "SLEEP BEFORE MIDNIGHT"),
+        ("Be home before midnight in a teal and coral palette", "BE HOME BEFORE MIDNIGHT"),
+        ("Write every morning with a fountain pen in deep blue ink", "WRITE EVERY MORNING WITH A FOUNTAIN PEN IN DEEP BLUE INK"),
+        // Picture words removed, at the end or mid-sentence, never leaving a preposition.
+        ("Cycle to work in a teal and coral palette", "CYCLE TO WORK"),
+        ("Cycle to work in teal and coral", "CYCLE TO WORK"),
+        ("Cycle to work teal coral palette", "CYCLE TO WORK"),
+        ("Paint the fence in teal and coral colours every summer", "PAINT THE FENCE EVERY SUMMER"),
+        ("Walk the dog in soft pastel tones every evening", "WALK THE DOG EVERY EVENING"),
+        ("Grow tomatoes on the balcony in a warm terracotta and sage palette", "GROW TOMATOES ON THE BALCONY"),
+        ("Climb a mountain in midnight blue", "CLIMB A MOUNTAIN"),
+        ("Run a minimalist marathon", "RUN A MARATHON"),
+        ("Meditate each morning, calm mood", "MEDITATE EACH MORNING"),
+        ("Swim in the sea, joyful vibe, ocean blue", "SWIM IN THE SEA"),
+        ("Practise the piano, minimalist gold and black design", "PRACTISE THE PIANO"),
+        ("Hike the coast path, 4k, photorealistic", "HIKE THE COAST PATH"),
+        ("Learn Spanish, pastel colours", "LEARN SPANISH"),
+        ("Eat more vegetables, pastel colours", "EAT MORE VEGETABLES"),
+        ("Run a marathon --ar 16:9", "RUN A MARATHON"),
+        ("A minimalist sunset over the sea, deep navy sky, coral and gold light at the horizon, edge-to-edge, no borders", "SUNSET OVER THE SEA"),
+        // Words of the promise that look like picture words stay.
+        ("Learn graphic design", "LEARN GRAPHIC DESIGN"),
+        ("Take a photo every day for a year", "TAKE A PHOTO EVERY DAY FOR A YEAR"),
+        ("Eat less chocolate", "EAT LESS CHOCOLATE"),
+        ("Read to my kids in green", "READ TO MY KIDS IN GREEN"),
+        ("Turn off the light in the evening", "TURN OFF THE LIGHT IN THE EVENING"),
+        ("Read 20 books, one a month", "READ 20 BOOKS, ONE A MONTH"),
+        ("Finish writing the fantasy novel I have been planning since university",
+         "FINISH WRITING THE FANTASY NOVEL I HAVE BEEN PLANNING SINCE UNIVERSITY"),
+        // "no text".
+        ("Run a marathon, no text", ""),
+        ("Read more books, no words", ""),
+        ("Swim every day without any text", ""),
+        ("A textless sunrise", ""),
+        // Image descriptions: no caption.
+        ("A minimalist abstract graphic design of a sunrise breaking through darkness. The composition is a full square, "
+            + "edge to edge, 8k resolution, flat surface. --ar 1:1", ""),
+        ("An illustration of a runner at dawn", ""),
+        ("A flat vector icon of a book", ""),
+        ("A photo of a sunrise over the sea", ""),
+        ("Sunrise over the mountains, 8k resolution --ar 16:9", ""),
+        ("A watercolour painting of a lighthouse", ""),
+        ("Cinematic render of a forest, octane, artstation", ""),
+    ]
+
+    @Test func thePhraseRules() {
+        #expect(Self.phraseRules.count >= 40)
+        var wrong: [String] = []
+        for (prompt, caption) in Self.phraseRules where PromptReading(prompt).caption != caption {
+            wrong.append("\"\(prompt)\": \"\(PromptReading(prompt).caption)\", expected \"\(caption)\"")
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) captions:\n\(wrong.joined(separator: "\n"))")
+    }
+
+    /// "midnight" after a preposition of time is the time, not a colour.
+    @Test func midnightIsATimeAfterAPrepositionOfTime() async throws {
+        #expect(PromptReading("Go to bed before midnight").colorWords.isEmpty)
+        #expect(PromptReading("Go to bed before midnight").look.colours.isEmpty)
+        #expect(PromptReading("Climb a mountain in midnight blue").look.colours.map(\.words) == [["midnight", "blue"]])
+        let drawing = try BadgeArt(request: BadgeRequest(prompt: "Go to bed before midnight", size: 256, seed: 1), caption: true, compression: 0).draw()
+        #expect(drawing.notes["palette"]?.contains("midnight") == false, "\(drawing.notes)")
+        #expect(drawing.notes["caption-drawn"] == "GO TO BED BEFORE MIDNIGHT")
+    }
+
+    /// An image description draws no caption and says why; --caption still gives one.
+    @Test func anImageDescriptionGetsNoCaptionUnlessGivenOne() throws {
+        let prompt = "A minimalist abstract graphic design of a sunrise breaking through darkness. The composition is a full square. --ar 1:1"
+        let drawing = try BadgeArt(request: BadgeRequest(prompt: prompt, size: 256, seed: 2), caption: true, compression: 0).draw()
+        #expect(drawing.captionArea == nil && drawing.notes["caption-drawn"] == nil)
+        #expect(drawing.notes["caption-omitted"] == "the prompt describes a picture rather than a promise; give a caption with --caption")
+        #expect(drawing.notes["warning"] == nil)
+        let given = try BadgeArt(request: BadgeRequest(prompt: prompt, size: 256, seed: 2, caption: "Rise early"), caption: true,
+                                 compression: 0).draw()
+        #expect(given.notes["caption-drawn"] == "RISE EARLY" && given.notes["caption-omitted"] == nil)
+    }
+
     /// Greek capitals are written without tonos; a dialytika stays; other scripts are only upper-cased.
     @Test func greekCapitalsDropTheirAccents() {
         #expect(Caption.capitals("Διαβάζω κάθε μέρα") == "ΔΙΑΒΑΖΩ ΚΑΘΕ ΜΕΡΑ")
@@ -44,8 +131,6 @@ struct CaptionWordsTests {
         let drawing = try BadgeArt(request: BadgeRequest(prompt: prompt, size: 256, seed: 1), caption: true, compression: 0).draw()
         #expect(drawing.notes["caption-drawn"] == nil)
         #expect(drawing.captionArea == nil)
-        // Engines 2 and 3 read the words as they always did.
-        #expect(!PromptReading(prompt, engine: 3).caption.isEmpty)
     }
 
     /// Shortened only at a phrase boundary, never ending on a preposition,
@@ -56,7 +141,11 @@ struct CaptionWordsTests {
         ("MEDITATE TEN MINUTES EACH MORNING", ["MEDITATE TEN MINUTES EACH MORNING", "MEDITATE TEN MINUTES"]),
         ("RUN 5K WITHOUT STOPPING", ["RUN 5K WITHOUT STOPPING", "RUN 5K"]),
         ("GO TO BED BEFORE MIDNIGHT", ["GO TO BED BEFORE MIDNIGHT", "GO TO BED"]),
-        ("LEARN TO PLAY THE GUITAR", ["LEARN TO PLAY THE GUITAR"]),
+        // Before a noun phrase, when three words or more are left: for a promise with no earlier boundary.
+        ("LEARN TO PLAY THE GUITAR", ["LEARN TO PLAY THE GUITAR", "LEARN TO PLAY"]),
+        ("FINISH WRITING THE FANTASY NOVEL I HAVE BEEN PLANNING SINCE UNIVERSITY",
+         ["FINISH WRITING THE FANTASY NOVEL I HAVE BEEN PLANNING SINCE UNIVERSITY", "FINISH WRITING THE FANTASY NOVEL I HAVE BEEN PLANNING",
+          "FINISH WRITING THE FANTASY NOVEL"]),
         ("READ 20 BOOKS, ONE A MONTH", ["READ 20 BOOKS, ONE A MONTH", "READ 20 BOOKS"]),
         ("SWIM FOR 30 EVERY DAY", ["SWIM FOR 30 EVERY DAY", "SWIM"]),
     ])
@@ -88,13 +177,5 @@ struct CaptionWordsTests {
         #expect(PromptReading("🏃 every morning").scene.0 == .runner)
         #expect(PromptReading("📚 before bed").scene.0 == .book)
         #expect(PromptReading("🚲 to work").scene.0 == .bicycle)
-        // Engine 3 read no emoji.
-        #expect(PromptReading("🏃", engine: 3).scene.0 == .abstract)
-    }
-
-    @Test func engines2And3DrawTheirCaptionsAsBefore() {
-        #expect(PromptReading.caption("Go to bed before midnight", engine: 3) == "GO TO BED BEFORE MIDNIGHT")
-        #expect(BadgeArt.captionForms("GO TO BED BEFORE MIDNIGHT", engine: 3).contains("GO BED"))
-        #expect(!Caption.forms("GO TO BED BEFORE MIDNIGHT").contains("GO BED"))
     }
 }

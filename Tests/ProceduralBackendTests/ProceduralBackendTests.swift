@@ -43,33 +43,10 @@ struct ProceduralBackendTests {
         #expect(try generator.encode(generator.draw(request)) == written)
     }
 
-    /// A badge drawn by an earlier art engine still verifies: each version
-    /// draws the pixels of its own badges. This one (drawn by badge with art
-    /// engine 2) ends its shortened caption on a comma, which engine 3 leaves out.
-    @Test func aBadgeOfTheEarlierEngineStillVerifies() async throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/art-engine-2-sunrise-tile.png")
-        let report = try await Provenance.verify(fixture)
-        #expect(report.matches, "\(report.differingPixels) pixels differ")
-        #expect(report.artEngine == "art-engine 2")
-        let metadata = try #require(try BadgeMetadata.read(from: fixture))
-        let request = BadgeRequest(prompt: metadata.prompt, style: metadata.style, size: metadata.size, seed: try #require(metadata.seed))
-        let now = try GDImage.decodePNG(try generator.render(request)), then = try GDImage.decodePNG(try Data(contentsOf: fixture))
-        var differing = 0
-        for y in 0..<now.height { for x in 0..<now.width where now.pixel(x, y) != then.pixel(x, y) { differing += 1 } }
-        #expect(differing > 0, "the current engine draws the caption without its comma")
-    }
-
-    @Test func aShortenedCaptionDoesNotEndOnPunctuation() {
-        // Engine 2's caption for the prompt (engine 3 leaves the descriptive clause out altogether).
-        let caption = PromptReading.caption("Run a marathon at sunrise, golden grain glow", engine: 2)
-        #expect(caption == "RUN A MARATHON AT SUNRISE, GOLDEN")
-        #expect(PromptReading.caption("Run a marathon at sunrise, golden grain glow") == "RUN A MARATHON AT SUNRISE")
-        let forms = BadgeArt.captionForms(caption, engine: 3)
-        #expect(forms == ["RUN A MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE, GOLDEN", "RUN MARATHON AT SUNRISE", "RUN MARATHON", "RUN"])
-        #expect(BadgeArt.captionForms(caption, engine: 2).contains("RUN MARATHON AT SUNRISE,"))
+    @Test func aCaptionDoesNotEndOnPunctuation() {
+        #expect(PromptReading("Run a marathon at sunrise, golden grain glow").caption == "RUN A MARATHON AT SUNRISE")
         // A small word followed by punctuation is still a small word.
-        #expect(BadgeArt.captionForms("WALK THROUGH, THE PARK DAILY", engine: 3).allSatisfy { !$0.hasSuffix("THROUGH") })
+        #expect(Caption.forms("WALK THROUGH, THE PARK DAILY").allSatisfy { !$0.hasSuffix("THROUGH") && !$0.hasSuffix(",") })
     }
 
     @Test func theSameRequestGivesTheSameBytesAndAnotherSeedAnotherBadge() async throws {
@@ -128,21 +105,16 @@ struct ProceduralBackendTests {
         ("running every day", .runner), ("Become a runner", .runner), ("my first 5k", .runner),
         ("A path through a forest", .path), ("Walk in the woods", .path), ("Plant a tree", .tree),
         ("Read 20 books", .book), ("Drink more water", .drop), ("Love my family", .heart),
-        ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .abstract), ("🎉🎉", .abstract),
+        ("Watch the sunrise", .sun), ("Climb a mountain", .mountain), ("早起", .alarmClock), ("🎉🎉", .abstract),
         ("Be kinder", .heart), ("", .abstract),
-        ("Cycle to work", .bicycle), ("Swim twice a week", .swimmer), ("Meditate daily", .meditation), ("Yoga mornings", .meditation),
-        ("Sleep before midnight", .moon), ("Watch the stars", .moon), ("Surf the ocean", .waves), ("Write a journal", .pencil),
-        ("Learn the guitar", .music), ("Code every day", .laptop), ("Speak Spanish", .speech), ("Eat more greens", .leaf),
-        ("Less coffee", .cup), ("Save money", .coins), ("Travel the world", .globe), ("Photography walks", .camera),
+        ("Cycle to work", .bicycle), ("Swim twice a week", .swimmer), ("Meditate daily", .meditation), ("Yoga mornings", .yoga),
+        ("Sleep before midnight", .bed), ("Watch the stars", .moon), ("Surf the ocean", .waves), ("Write a journal", .pencil),
+        ("Learn the guitar", .music), ("Code every day", .laptop), ("Speak Spanish", .language), ("Eat more greens", .leaf),
+        ("Less coffee", .cup), ("Save money", .piggyBank), ("Travel the world", .plane), ("Photography walks", .camera),
         ("Learn something new", .book), ("Walk every day", .path),
     ])
     func wordsChooseTheMotif(prompt: String, motif: Motif) {
-        // As engine 3 read them (engine 4's: ArtEngine4Tests).
-        #expect(PromptReading(prompt, engine: 3).scene.0 == motif)
-    }
-
-    @Test func engine3HasItsOwn24Motifs() {
-        #expect(Set(PromptReading.lexicon.values).count == 24, "engine 3's words choose only its own motifs")
+        #expect(PromptReading(prompt).scene.0 == motif)
     }
 
     @Test(arguments: Motif.allCases)
@@ -187,7 +159,7 @@ struct ProceduralBackendTests {
         #expect(PromptReading("A path through a forest").backdrop == nil)
         let (image, _) = try await render("Read under the stars", size: 128)
         #expect(image.extra["motif"] == "book <- read" && image.extra["backdrop"] == "moon <- stars")
-        // From engine 4 on, a sunrise is the scene itself: nothing stands faintly behind.
+        // A sunrise is the scene itself: nothing stands faintly behind.
         let (scene, _) = try await render("Run at sunrise", size: 128)
         #expect(scene.extra["motif"] == "runner <- run" && scene.extra["backdrop"] == nil)
     }
@@ -199,9 +171,8 @@ struct ProceduralBackendTests {
     }
 
     @Test func nonLatinPromptsNeverCrashAndKeepWhatTheyCanRead() async throws {
-        // Up to engine 3 the caption keeps what DejaVu draws; engine 4 draws every script (CaptionWordsTests).
-        #expect(PromptReading.caption("早起 every day", engine: 3) == "EVERY DAY")
-        #expect(PromptReading.caption("早起", engine: 3).isEmpty)
+        // Every script is drawn (CaptionWordsTests).
+        #expect(PromptReading("早起 every day").caption == "早起 EVERY DAY")
         #expect(PromptReading("Пить больше воды blue").colorWords == ["blue"])
         for prompt in ["早起", "🎉 party", "Ünïcödé Ωmega", "\u{200B}\u{0301}"] {
             let (_, data) = try await render(prompt, size: 128)
@@ -215,16 +186,6 @@ struct ProceduralBackendTests {
         #expect(image.extra["motif"] == "runner <- run")
         #expect(image.extra["palette"]?.hasPrefix("teal") == true)
         #expect(image.isDrawnInProcess)
-    }
-
-    @Test func theInkAlwaysReadsOnTheFace() {
-        for seed in 0..<300 {
-            var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9)
-            for words in [[], ["pastel"], ["white"], ["yellow", "bright"], ["lavender"]] {
-                let palette = Palette.make(colorWords: words, motif: .abstract, random: &random)
-                #expect(RGBA.contrast(palette.ink, palette.faceLight) >= 4.5, "seed \(seed) \(words): \(palette.name)")
-            }
-        }
     }
 
     @Test func configOptionsAreReadStrictly() throws {

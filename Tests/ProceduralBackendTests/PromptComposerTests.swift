@@ -50,9 +50,9 @@ struct PromptComposerTests {
     @Test(arguments: PromptComposer.vibes)
     func everyVibeOfferedChangesThePalette(vibe: String) {
         var plain = SplitMix64(seed: 7), moody = SplitMix64(seed: 7)
-        let without = Palette.make(colorWords: PromptReading("Save money").colorWords, motif: .coins, random: &plain)
-        let with = Palette.make(colorWords: PromptReading(PromptComposer(purpose: "Save money", vibe: vibe).line).colorWords,
-                                motif: .coins, random: &moody)
+        let plainReading = PromptReading("Save money"), moodyReading = PromptReading(PromptComposer(purpose: "Save money", vibe: vibe).line)
+        let without = Palette.make(look: plainReading.look, colorWords: plainReading.colorWords, motif: .coins, random: &plain)
+        let with = Palette.make(look: moodyReading.look, colorWords: moodyReading.colorWords, motif: .coins, random: &moody)
         #expect(without.faceLight != with.faceLight || without.faceDark != with.faceDark, "\(vibe)")
     }
 
@@ -79,16 +79,11 @@ struct PromptComposerTests {
         }
     }
 
-    /// Engine 3 reads a prompt's descriptive clauses as description; engine 2
-    /// (for badges it drew) as it always did.
-    @Test func descriptiveClausesLeaveTheCaptionFromEngine3On() {
-        #expect(PromptReading.caption("Read 20 books, lavender pastel") == "READ 20 BOOKS")
-        #expect(PromptReading.caption("Read 20 books, lavender pastel", engine: 2) == "READ 20 BOOKS, LAVENDER PASTEL")
-        // A clause about the promise stays; the font has no semicolon.
-        #expect(PromptReading.caption("Run; swim and cycle, joyful mood", engine: 3) == "RUN SWIM AND CYCLE")
-        #expect(PromptReading.caption("Run; swim and cycle, joyful mood") == "RUN; SWIM AND CYCLE")
-        #expect(PromptReading("Sleep early, a path as its symbol", engine: 2).scene.0 == .moon)
+    /// A prompt's descriptive clauses are description, not caption.
+    @Test func descriptiveClausesLeaveTheCaption() {
+        #expect(PromptReading("Read 20 books, lavender pastel").caption == "READ 20 BOOKS")
+        // A clause about the promise stays.
+        #expect(PromptReading("Run; swim and cycle, joyful mood").caption == "RUN; SWIM AND CYCLE")
         #expect(PromptReading("Sleep early, a path as its symbol").scene.0 == .path)
-        #expect(PromptReading("Save money, joyful", engine: 2).colorWords.isEmpty)
     }
 }
