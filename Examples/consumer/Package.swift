@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "solid-badge", targets: ["solid-badge"]),
     ],
     dependencies: [
-        .package(url: badgeURL, from: "0.2.0"),
+        .package(url: badgeURL, from: "0.3.0"),
     ],
     targets: [
         .target(
