@@ -54,9 +54,7 @@ struct ComfyClient {
         }
         guard (200..<300).contains(queued.status) else { throw generator.serverError(queued, url: context.url) }
         let object = try JSONBody.object(queued, context: context)
-        guard let id = object["prompt_id"] as? String, !id.isEmpty, id.count <= 128,
-              id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
-        else {
+        guard let id = object["prompt_id"] as? String, ServerID.isValid(id) else {
             throw BadgeError(.generationFailed, "ComfyUI queued the workflow but gave no usable \"prompt_id\"", backend: name, path: context.url)
         }
         generator.logger.debug("comfyui run queued", metadata: ["backend": "\(name)", "id": "\(OutsideText.printable(id))"])

@@ -33,6 +33,13 @@ struct JobsClient {
         guard let id = (job["id"] as? String) ?? (job["id"] as? Int).map(String.init) ?? (job["job_id"] as? String) else {
             throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
         }
+        // The id goes into the status and cancel URLs: "../../admin/wipe" would become GET /admin/wipe, with the key.
+        guard ServerID.isValid(id) else {
+            throw BadgeError(.generationFailed,
+                             "the server gave the job an id badge will not put in a URL: \"\(OutsideText.printable(String(id.prefix(80)), keepingNewlines: false))\"",
+                             backend: generator.name, path: context.url,
+                             hint: "an id is 1 to 128 letters, digits, '-' and '_'; nothing more was sent to the server")
+        }
         generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(Redact.scrub(id, secrets: generator.secrets))"])
         if Task.isCancelled {
             await cancelJob(id, credentials: credentials)

@@ -256,43 +256,72 @@ public struct RemoteGenerator: MultiImageGenerator {
         }
     }
 
-    /// Fetches a result URL: no credentials, at most 3 redirects (https only),
-    /// and only a URL `checkResultURL` admits. A failure says the download
-    /// failed, never how the connection went: a server must not learn from
-    /// badge's errors which ports of the user's machine answer.
+    /// The most redirects a result URL may take.
+    static let maxResultRedirects = 3
+
+    /// Fetches a result URL: no credentials, and only URLs `checkResultURL`
+    /// admits. Redirects are followed here, not by the transport, so each
+    /// hop passes the same check before it is requested (at most 3, never
+    /// one seen before). A failure says the download failed, never how the
+    /// connection went: a server must not learn from badge's errors which
+    /// ports of the user's machine answer.
     func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
         try checkResultURL(url)
-        let request = HTTPRequest(
-            url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
-            maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false, caFile: options.caFile)
         let hint = "result URLs expire; generate again"
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch let error as BadgeError {
-            if error.code == .cancelled { throw error.attributed(to: name) }
-            // What badge itself refused (a redirect off https, too many, too large) is said; how a connection failed is not.
-            let refused = error.message.contains("redirect") || error.message.contains("larger than")
-            throw BadgeError(.network, refused ? "cannot download the image: " + error.message : "cannot download the image from its result URL",
-                             backend: name, path: Redact.url(url), hint: hint)
+        var current = url
+        var seen: Set<String> = [url.absoluteString]
+        while true {
+            let request = HTTPRequest(
+                url: current, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
+                maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: false, caFile: options.caFile)
+            let response: HTTPResponse
+            do {
+                response = try await http.send(request)
+            } catch let error as BadgeError {
+                if error.code == .cancelled { throw error.attributed(to: name) }
+                // What badge itself refused (too large) is said; how a connection failed is not.
+                let refused = error.message.contains("larger than")
+                throw BadgeError(.network, refused ? "cannot download the image: " + error.message : "cannot download the image from its result URL",
+                                 backend: name, path: Redact.url(current), hint: hint)
+            }
+            if [301, 302, 303, 307, 308].contains(response.status) {
+                let location = response.headers.first { $0.name.lowercased() == "location" }?.value ?? ""
+                guard let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: current)?.absoluteURL,
+                      !location.isEmpty else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects without a valid Location", backend: name,
+                                     path: Redact.url(current), hint: hint)
+                }
+                guard seen.count <= Self.maxResultRedirects else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects more than \(Self.maxResultRedirects) times",
+                                     backend: name, path: Redact.url(url), hint: hint)
+                }
+                guard seen.insert(next.absoluteString).inserted else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects in a loop", backend: name,
+                                     path: Redact.url(url), hint: hint)
+                }
+                try checkResultURL(next, redirected: true)
+                current = next
+                continue
+            }
+            guard (200..<300).contains(response.status) else {
+                throw BadgeError(.generationFailed, "cannot download the image from its result URL", backend: name, path: Redact.url(current), hint: hint)
+            }
+            return response.body
         }
-        guard (200..<300).contains(response.status) else {
-            throw BadgeError(.generationFailed, "cannot download the image from its result URL", backend: name, path: Redact.url(url), hint: hint)
-        }
-        return response.body
     }
 
     /// A result URL names where the server put the image; the server chose
     /// it, so it may point anywhere (a service on the user's own machine).
     /// Admitted: https on the base URL's host and port, or on a host the
     /// config's `resultHosts` lists; plain http only from a loopback server
-    /// to its own loopback host and port.
-    func checkResultURL(_ url: URL) throws {
+    /// to its own loopback host and port. Every redirect hop passes it too.
+    func checkResultURL(_ url: URL, redirected: Bool = false) throws {
         let scheme = url.scheme?.lowercased() ?? ""
         let host = (url.host ?? "").lowercased()
         let base = options.baseURL
         func refuse(_ message: String, hint: String) -> BadgeError {
-            BadgeError(.generationFailed, "the server's result URL " + message, backend: name, path: Redact.url(url), hint: hint)
+            BadgeError(.generationFailed, (redirected ? "the server's result URL redirects to a URL that " : "the server's result URL ") + message,
+                       backend: name, path: Redact.url(url), hint: hint)
         }
         guard scheme == "https" || scheme == "http" else {
             throw refuse("uses the scheme \"\(scheme)\"; badge fetches only https", hint: "the server must answer with an https URL or the image itself")
