@@ -48,7 +48,7 @@ struct ComfyClient {
         // A queued run is answered even if badge is cancelled meanwhile: only its id lets it be removed.
         let queued = try await generator.sendWithRetries(
             options.post(to: promptURL, json: body, accept: "application/json", credentials: credentials), via: http, finishingInFlight: true)
-        let answer = (try? JSONSerialization.jsonObject(with: queued.body)) as? [String: Any]
+        let answer = JSONBody.any(queued.body) as? [String: Any]
         if let nodeErrors = answer?["node_errors"] as? [String: Any], !nodeErrors.isEmpty {
             throw Self.nodeErrorsError(nodeErrors, answer: answer ?? [:], workflow: workflow, context: context)
         }
@@ -107,17 +107,20 @@ struct ComfyClient {
         let historyURL = url("history/" + id)
         let context = ResponseContext(backend: name, url: Redact.url(historyURL))
         var wait = Self.firstPoll
+        let timedOut = BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
+                                  path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
         while true {
-            let response = try await generator.sendWithRetries(get(historyURL, timeout: .seconds(30)), via: http)
+            // Each poll gets what is left of the deadline, not a time of its own: a slow
+            // or huge answer cannot carry the run past it.
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw timedOut }
+            let response = try await generator.sendWithRetries(get(historyURL, timeout: min(.seconds(30), left)), via: http)
             guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
             let history = try JSONBody.object(response, context: context)
             if let run = history[id] as? [String: Any], let done = try Self.result(of: run, id: id, context: context) {
                 return done
             }
-            if ContinuousClock.now.advanced(by: wait) > deadline {
-                throw BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
-                                 path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
-            }
+            if ContinuousClock.now.advanced(by: wait) > deadline { throw timedOut }
             try await Task.sleep(for: wait)
             wait = min(wait * 2, options.pollInterval)
         }
@@ -130,7 +133,7 @@ struct ComfyClient {
         await Task.detached {
             var executing = false
             if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
-               let object = (try? JSONSerialization.jsonObject(with: queue.body)) as? [String: Any],
+               let object = JSONBody.any(queue.body) as? [String: Any],
                let running = object["queue_running"] as? [[Any]] {
                 executing = running.contains { $0.count > 1 && ($0[1] as? String) == id }
             }

@@ -57,9 +57,15 @@ struct JobsClient {
                 }
                 try await Task.sleep(for: wait)
                 let statusURL = url(options.statusPath, id: id)
+                // A poll gets what is left of the deadline, not a time of its own.
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else {
+                    throw BadgeError(.timeout, "the job \(id) did not finish within \(options.timeout)", backend: generator.name,
+                                     path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
+                }
                 let polled = try await generator.sendWithRetries(
                     HTTPRequest(url: statusURL, headers: [("Accept", "application/json")] + credentials,
-                                connectTimeout: options.connectTimeout, timeout: .seconds(30), idleTimeout: options.idleTimeout,
+                                connectTimeout: options.connectTimeout, timeout: min(.seconds(30), left), idleTimeout: options.idleTimeout,
                                 maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP,
                                 caFile: options.caFile),
                     via: http)

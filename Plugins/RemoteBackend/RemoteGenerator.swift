@@ -374,7 +374,7 @@ public struct RemoteGenerator: MultiImageGenerator {
     }
 
     static func serverMessage(_ response: HTTPResponse) -> String? {
-        if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] {
+        if let object = JSONBody.any(response.body) as? [String: Any] {
             if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
             if let error = object["error"] as? String { return error }
             if let detail = object["detail"] as? String { return detail }
@@ -433,7 +433,7 @@ extension RemoteGenerator {
     /// checkpoints the workflows load (`/object_info/CheckpointLoaderSimple` lists them)?
     func probeComfyUI(_ stats: HTTPResponse, request: HTTPRequest, via http: any HTTPTransport) async throws -> Availability {
         guard (200..<300).contains(stats.status),
-              let object = (try? JSONSerialization.jsonObject(with: stats.body)) as? [String: Any], object["system"] != nil
+              let object = JSONBody.any(stats.body) as? [String: Any], object["system"] != nil
         else {
             return .unavailable(reason: "\(Redact.url(request.url)) does not answer as ComfyUI's /system_stats does (HTTP \(stats.status))",
                                 hint: "check url: ComfyUI's address, e.g. http://127.0.0.1:8188")
@@ -444,7 +444,7 @@ extension RemoteGenerator {
         info.url = options.baseURL.appendingPathComponent("object_info/CheckpointLoaderSimple")
         let response = try await http.send(info)
         guard (200..<300).contains(response.status),
-              let nodes = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
+              let nodes = JSONBody.any(response.body) as? [String: Any],
               let required = ((nodes["CheckpointLoaderSimple"] as? [String: Any])?["input"] as? [String: Any])?["required"] as? [String: Any],
               let spec = required["ckpt_name"] as? [Any]
         else {

@@ -327,6 +327,9 @@ class Handler(JSONHandler):
         if mode == "echo-key":
             key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
             return self.reply(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
+        if mode == "json-values":
+            # 60 MB of values under a 64 MiB maxResponseBytes: 30 million zeros.
+            return self.reply(200, b'{"data":[' + b"0," * 30_000_000 + b'0]}')
         if mode == "huge":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -1,0 +1,63 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+
+/// A run of the binary with its peak memory and wall time, as the parent
+/// sees them (getrusage of its children, from a small Python wrapper).
+struct MeasuredRun {
+    var result: Sandbox.Result
+    var peakMegabytes: Int
+    var seconds: Double
+
+    static let wrapper = """
+        import resource, subprocess, sys, time
+        t = time.time()
+        r = subprocess.run(sys.argv[1:])
+        sys.stderr.write("\\nMEASURED %d %.3f\\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time() - t))
+        sys.exit(r.returncode)
+        """
+
+    static func run(_ s: Sandbox, _ arguments: [String], extraEnvironment: [String: String] = [:], stdin: Data? = nil,
+                    timeout: TimeInterval = 180) async throws -> MeasuredRun {
+        var result = try await s.run(arguments, extraEnvironment: extraEnvironment, prefix: ["/usr/bin/python3", "-c", wrapper],
+                                     stdin: stdin, timeout: timeout)
+        guard let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix("MEASURED ") }) else {
+            throw MeasureFailed(stderr: result.stderr)
+        }
+        let parts = line.split(separator: " ")
+        result.stderr = result.stderr.replacingOccurrences(of: "\n" + line + "\n", with: "")
+        return MeasuredRun(result: result, peakMegabytes: (Int(parts[1]) ?? 0) / 1024, seconds: Double(parts[2]) ?? 0)
+    }
+
+    struct MeasureFailed: Error, CustomStringConvertible {
+        var stderr: String
+        var description: String { "the wrapper printed no measurement: \(stderr)" }
+    }
+}
+
+/// Issue #31: what servers, plugins and manifests send is parsed under a
+/// budget. Each bound here is generous (several times what the run takes);
+/// what it guards against took gigabytes and tens of seconds.
+@Suite(.serialized)
+struct BudgetTests {
+    static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
+
+    /// 60 MB of `{"data":[0,0,...]}` under a 64 MiB maxResponseBytes cost 1.76 GB.
+    @Test func aServersSixtyMegabytesOfJSONValuesAreRefusedUnderBudget() async throws {
+        let server = try FixtureServer(script: Self.imageServer)
+        defer { server.stop() }
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("config.json")
+        try Data("""
+            {"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:\(server.port)/json-values/v1",
+                                     "retries": 0, "maxResponseBytes": 67108864, "timeoutSeconds": 60}}}
+            """.utf8).write(to: config)
+        let run = try await MeasuredRun.run(s, ["generate", "--config", config.path, "--backend", "remote", "--size", "64", "a calm sea"])
+        #expect(run.result.status == 1, "\(run.result.stderr)")
+        #expect(run.result.stderr.contains("the server's answer holds more than 1000000 JSON values"), "\(run.result.stderr)")
+        #expect(run.peakMegabytes < 600, "peak \(run.peakMegabytes) MB")
+        #expect(run.seconds < 30, "\(run.seconds) s")
+        print("BudgetTests: 60 MB JSON answer: peak \(run.peakMegabytes) MB, \(String(format: "%.2f", run.seconds)) s")
+    }
+}
