@@ -104,6 +104,7 @@ struct JobsClient {
         let http = self.http
         let logger = generator.logger
         let name = generator.name
+        let id = Redact.scrub(id, secrets: generator.secrets)
         await Task.detached {
             var shortened = request
             shortened.timeout = .seconds(5)

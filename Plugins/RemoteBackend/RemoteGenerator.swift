@@ -473,9 +473,10 @@ enum Redact {
         return components.string ?? "(a URL)"
     }
 
-    /// Control characters out first (a key split by them is whole again),
-    /// then every secret, longest first.
+    /// Every secret and piece of one out (`SecretScrubber`: whole, split by
+    /// invisible characters, 8 characters of it, a partial echo), then
+    /// control characters and bidi overrides.
     static func scrub(_ text: String, secrets: [String]) -> String {
-        secrets.reduce(OutsideText.printable(text)) { $0.replacingOccurrences(of: $1, with: "********") }
+        OutsideText.printable(SecretScrubber(secrets: secrets).scrub(text))
     }
 }

@@ -73,7 +73,7 @@ public enum BadgeMain {
             if code == .success {
                 print(text)
             } else {
-                FileHandle.standardError.write(Data((text + "\n").utf8))
+                FileHandle.standardError.write(Data((Terminal.clean(text) + "\n").utf8))
             }
         }
         return code.rawValue

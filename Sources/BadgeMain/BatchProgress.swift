@@ -80,7 +80,7 @@ final class BatchProgress: @unchecked Sendable {
             case .failed: failed += 1
             case .cancelled: break
             }
-            if !live { lines.write(Data((Self.line(for: result) + "\n").utf8)) }
+            if !live { lines.write(Data((Terminal.clean(Self.line(for: result), keepingNewlines: false) + "\n").utf8)) }
         }
         lock.unlock()
         draw(force: false)
@@ -128,7 +128,7 @@ final class BatchProgress: @unchecked Sendable {
         }
         if stopping { text += "  stopping…" }
         if let shown = lastStarted.flatMap({ running.contains($0) ? $0 : nil }) ?? running.first {
-            text += "  " + OutsideText.printable(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
+            text += "  " + Terminal.clean(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
         }
         return text
     }

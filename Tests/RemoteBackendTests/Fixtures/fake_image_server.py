@@ -249,6 +249,9 @@ class Handler(JSONHandler):
                 job_id = "../../admin/wipe"
             if mode == "jobs-slash":
                 job_id = "a/b"
+            if mode == "jobs-echo-key":
+                # A valid id that is the key itself: logged on cancel, named in the timeout.
+                job_id = (self.headers.get("Authorization") or "").replace("Bearer ", "")
             with lock:
                 jobs[job_id] = {"polls": 0}
             if mode == "jobs-slow-submit":
@@ -327,6 +330,14 @@ class Handler(JSONHandler):
         if mode == "echo-key":
             key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
             return self.reply(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
+        if mode == "echo-key-split":
+            # Every way a server has echoed a key: whole, split by a line break, with a
+            # zero-width joiner inside, and as OpenAI's partial "sk-...abcd".
+            key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
+            half = len(key) // 2
+            message = (f"Incorrect API key provided: {key[:3]}...{key[-4:]}; you sent {key}, or {key[:half]}\n{key[half:]}"
+                       f" or {key[:half]}\u200d{key[half:]}")
+            return self.reply(401, {"error": {"message": message}}, headers=[("x-request-id", key)])
         if mode == "json-values":
             # 60 MB of values under a 64 MiB maxResponseBytes: 30 million zeros.
             return self.reply(200, b'{"data":[' + b"0," * 30_000_000 + b'0]}')
