@@ -1,5 +1,6 @@
 import ArgumentParser
 import BadgeKit
+import ExecBackend
 import Foundation
 
 /// badge's command line, for a `main` function: badge's own or that of a
@@ -25,6 +26,9 @@ public enum BadgeMain {
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // An exec plugin's descendant that left its process group with setsid comes to
+        // badge when its parent exits, and is killed once no plugin runs.
+        OrphanReaper.enable()
         Prewarm.start(for: arguments)
         let command: ParsableCommand
         do {

@@ -60,4 +60,22 @@ struct BudgetTests {
         #expect(run.seconds < 30, "\(run.seconds) s")
         print("BudgetTests: 60 MB JSON answer: peak \(run.peakMegabytes) MB, \(String(format: "%.2f", run.seconds)) s")
     }
+
+    static let fixtures = Sandbox.repository.appendingPathComponent("Tests/ExecBackendTests/Fixtures")
+
+    /// 20 MB of a plugin's standard error took 13.4 s: each line was cut from the front of a buffer.
+    @Test func twentyMegabytesOfPluginStandardErrorAreReadInLinearTime() async throws {
+        let s = try Sandbox()
+        let png = s.root.appendingPathComponent("plugin.png")
+        try TestPNG.solid(width: 64, height: 64, rgb: (1, 2, 3)).write(to: png)
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"{"backends": {"chatty": {"type": "exec", "command": ["\#(Self.fixtures.path)/stderr-flood.sh"], "env": {"PNG_SOURCE": "\#(png.path)"}, "timeoutSeconds": 120}}}"#.utf8)
+            .write(to: config)
+        let run = try await MeasuredRun.run(s, ["generate", "--config", config.path, "--backend", "chatty", "--size", "64", "-v", "x"])
+        #expect(run.result.status == 0, "\(run.result.stderr.suffix(2000))")
+        #expect(run.result.stderr.contains("more lines on standard error not logged"))
+        #expect(run.peakMegabytes < 300, "peak \(run.peakMegabytes) MB")
+        #expect(run.seconds < 60, "\(run.seconds) s")
+        print("BudgetTests: 20 MB plugin stderr: peak \(run.peakMegabytes) MB, \(String(format: "%.2f", run.seconds)) s")
+    }
 }
