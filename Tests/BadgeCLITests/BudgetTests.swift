@@ -78,4 +78,27 @@ struct BudgetTests {
         #expect(run.seconds < 60, "\(run.seconds) s")
         print("BudgetTests: 20 MB plugin stderr: peak \(run.peakMegabytes) MB, \(String(format: "%.2f", run.seconds)) s")
     }
+
+    /// 60 MB manifests: a CSV of commas took 3.0 GB and 14 s, a JSON array 4.3 GB and 26 s.
+    @Test(arguments: ["csv", "json"])
+    func sixtyMegabyteManifestsStopAtTheFirstExcess(format: String) async throws {
+        let s = try Sandbox()
+        let manifest = s.root.appendingPathComponent("jobs.\(format)")
+        let size = 60_000_000
+        var data: Data
+        switch format {
+        case "csv": data = Data("name,prompt\n".utf8) + Data(repeating: UInt8(ascii: ","), count: size)
+        default: data = Data("[".utf8) + Data(String(repeating: "0,", count: size / 2).utf8) + Data("0]".utf8)
+        }
+        try data.write(to: manifest)
+        data = Data()
+        let run = try await MeasuredRun.run(s, ["batch", manifest.path, "--output", s.root.appendingPathComponent("out").path])
+        #expect(run.result.status == 1, "\(run.result.stderr)")
+        let expected = format == "csv" ? "holds more than 1000000 cells; badge reads no more" : "holds more than 1000000 JSON values; badge reads no more"
+        #expect(run.result.stderr.contains(expected), "\(run.result.stderr)")
+        #expect(run.result.stderr.contains("jobs.\(format):"), "the error names the file and where: \(run.result.stderr)")
+        #expect(run.peakMegabytes < 1000, "peak \(run.peakMegabytes) MB")
+        #expect(run.seconds < 60, "\(run.seconds) s")
+        print("BudgetTests: 60 MB \(format) manifest: peak \(run.peakMegabytes) MB, \(String(format: "%.2f", run.seconds)) s")
+    }
 }

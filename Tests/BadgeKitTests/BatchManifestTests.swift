@@ -185,3 +185,34 @@ struct BatchPlanTests {
         }
     }
 }
+
+/// Issue #31: manifests are read under a budget of cells and values, stopping at the first excess.
+struct ManifestBudgetTests {
+    static let base = URL(fileURLWithPath: "/tmp")
+
+    @Test func aCSVPastItsCellBudgetStopsThere() {
+        let data = Data("name,prompt\n".utf8) + Data(repeating: UInt8(ascii: ","), count: CSVTable.maxCells + 10)
+        #expect { try BatchManifest.parse(data, file: "jobs.csv", format: .csv, baseDirectory: Self.base) } throws: { error in
+            let e = error as? BadgeError
+            return e?.message == "the CSV file holds more than 1000000 cells; badge reads no more"
+                && e?.location?.line == 2 && e?.location?.column == CSVTable.maxCells - 2 + 1 && e?.path == "jobs.csv"
+        }
+    }
+
+    @Test func aJSONManifestPastItsValueBudgetStopsThere() {
+        let array = Data("[".utf8) + Data(String(repeating: "0,", count: JSONParser.maxNodes + 5).utf8) + Data("0]".utf8)
+        #expect { try BatchManifest.parse(array, file: "jobs.json", format: .json, baseDirectory: Self.base) } throws: { error in
+            let e = error as? BadgeError
+            return e?.message == "the file holds more than 1000000 JSON values; badge reads no more" && e?.location?.line == 1
+        }
+        // JSON Lines share one budget across their lines.
+        // A job of 1000 values: the object, the prompt, the options and 997 options.
+        let options = (0..<997).map { "\"k\($0)\": \"v\"" }.joined(separator: ", ")
+        let line = "{\"prompt\": \"x\", \"options\": {" + options + "}}\n"
+        let lines = Data(String(repeating: line, count: 1100).utf8)
+        #expect { try BatchManifest.parse(lines, file: "jobs.jsonl", format: .jsonLines, baseDirectory: Self.base) } throws: { error in
+            let e = error as? BadgeError
+            return e?.message == "the file holds more than 1000000 JSON values; badge reads no more" && e?.location?.line == 1001
+        }
+    }
+}
