@@ -79,7 +79,7 @@ struct ComfyWorkflow: Sendable {
                 let text = try value.nonEmptyString()
                 let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 guard parts.count == 3, parts[1] == "inputs", !parts[0].isEmpty, !parts[2].isEmpty else {
-                    throw value.error("\"\(text)\" is not a place in the workflow", hint: "write it as NODE.inputs.NAME, e.g. \"6.inputs.text\"")
+                    throw value.error("\(ConfigExcerpt.quoted(text)) is not a place in the workflow", hint: "write it as NODE.inputs.NAME, e.g. \"6.inputs.text\"")
                 }
                 let ids = nodes.map(\.key).sorted { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }
                 guard let node = nodes.first(where: { $0.key == parts[0] }) else {

@@ -315,13 +315,13 @@ package struct JSONParser {
             let key = try parseString()
             if let first = seen[key] {
                 throw fail(
-                    "duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))",
+                    "duplicate key \(ConfigExcerpt.quoted(key)) (first defined at line \(first.line), column \(first.column))",
                     at: keyLocation, hint: "keep one of the two")
             }
             seen[key] = keyLocation
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("expected ':' after the key \"\(key)\"")
+                throw fail("expected ':' after the key \(ConfigExcerpt.quoted(key))")
             }
             index += 1
             skipWhitespace()
@@ -340,7 +340,7 @@ package struct JSONParser {
                 depth -= 1
                 return JSONNode(.object(members), at: start)
             }
-            throw fail("expected ',' or '}' after the value of \"\(key)\", found \(describe(bytes[index]))",
+            throw fail("expected ',' or '}' after the value of \(ConfigExcerpt.quoted(key)), found \(describe(bytes[index]))",
                        hint: bytes[index] == UInt8(ascii: "\"") ? "a comma is missing" : nil)
         }
     }
@@ -494,7 +494,7 @@ package struct JSONParser {
         }
         let literal = String(decoding: bytes[begin..<index], as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
-            throw fail("the number \(literal) is out of range", at: start)
+            throw fail("the number \(ConfigExcerpt.of(literal)) is out of range", at: start)
         }
         return JSONNode(.number(value, literal: literal), at: start)
     }
