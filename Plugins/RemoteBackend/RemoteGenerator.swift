@@ -225,13 +225,24 @@ public struct RemoteGenerator: MultiImageGenerator {
     /// cancelled meanwhile (its answer may name something the server made); the
     /// waits between retries still end at once on cancellation.
     func sendWithRetries(_ request: HTTPRequest, via http: any HTTPTransport, finishingInFlight: Bool = false) async throws -> HTTPResponse {
+        try await sendWithRetries(request, via: http, finishingInFlight: finishingInFlight, unlessDone: nil)!
+    }
+
+    /// `sendWithRetries`, asking `done` after every failure (a network error, a
+    /// status worth retrying) whether the server did what was asked after all
+    /// (an answer lost on the way): then nothing is sent again, and it returns nil.
+    func sendWithRetries(
+        _ request: HTTPRequest, via http: any HTTPTransport, finishingInFlight: Bool, unlessDone done: (@Sendable () async -> Bool)?
+    ) async throws -> HTTPResponse? {
         let policy = RetryPolicy(retries: options.retries, maxRetryAfter: options.maxRetryAfter)
         var attempt = 0
         while true {
             let response: HTTPResponse
             do {
                 response = try await finishingInFlight ? Task.detached { try await http.send(request) }.value : http.send(request)
-            } catch let error as BadgeError where RetryPolicy.isRetryable(error) && attempt < policy.retries {
+            } catch let error as BadgeError where error.code != .cancelled {
+                if let done, await done() { return nil }
+                guard RetryPolicy.isRetryable(error) && attempt < policy.retries else { throw error.attributed(to: name) }
                 let delay = policy.backoff(attempt: attempt)
                 logger.info("retrying after a network error", metadata: ["backend": "\(name)", "cause": "\(error.message)", "in": "\(delay)"])
                 try await Task.sleep(for: delay)
@@ -241,6 +252,7 @@ public struct RemoteGenerator: MultiImageGenerator {
                 throw error.attributed(to: name)
             }
             guard RetryPolicy.isRetryable(status: response.status) else { return response }
+            if let done, await done() { return nil }
             let asked = RetryPolicy.serverDelay(response, now: now())
             if let asked, asked > policy.maxRetryAfter {
                 let when = now().addingTimeInterval(Double(asked.components.seconds))

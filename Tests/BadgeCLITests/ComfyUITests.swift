@@ -90,7 +90,7 @@ struct ComfyUITests {
         let requests = try Self.received(server, mode: "ok")
         let upload = try #require(requests.first)
         #expect(upload.method == "POST" && upload.path == "/upload/image" && upload.violations.isEmpty)
-        #expect(upload.body["type"] as? String == "input" && upload.body["overwrite"] as? String == "true")
+        #expect(upload.body["type"] as? String == "input" && upload.body["overwrite"] == nil, "an upload never overwrites")
         let image = try #require(upload.body["image"] as? [String: Any])
         #expect(image["content_type"] as? String == "image/png")
         try RemoteSourceTests.checkUpload(try #require(Data(base64Encoded: image["b64"] as? String ?? "")), side: 256)

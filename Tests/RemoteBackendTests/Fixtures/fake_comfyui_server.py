@@ -9,6 +9,7 @@ in API format and a client_id; node_errors when it does not validate), GET
 POST /interrupt, POST /queue {"delete": [...]}, GET /system_stats and
 GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
 received, with the problems found in each workflow."""
+import hashlib
 import json
 import threading
 import time
@@ -24,7 +25,8 @@ PNG = png(64, 64, (30, 160, 90))
 lock = threading.Lock()
 received = []
 counters = {}
-runs = {}        # prompt_id -> {"mode", "polls", "number"}
+runs = {}        # prompt_id -> {"mode", "polls", "number", "client_id"}
+stored = {}      # uploaded file name -> sha256 of its bytes
 uploads = set()  # names of uploaded pictures
 
 
@@ -153,7 +155,20 @@ class Handler(JSONHandler):
             if problems:
                 return self.reply(400, {"error": "no image"})
             name = fields["image"]["filename"]
+            digest = hashlib.sha256(fields["image"]["b64"].encode()).hexdigest()
+            if mode == "upload-rename":
+                # A server that files uploads under names of its own: the answer's name is the one to use.
+                name = "server-" + name
             with lock:
+                # As ComfyUI does without overwrite=true: a different file of the same name is
+                # kept, and the new one renamed "name (1).png".
+                if fields.get("overwrite") != "true":
+                    stem, dot, ext = name.rpartition(".")
+                    k = 1
+                    while name in stored and stored[name] != digest:
+                        name = f"{stem} ({k}).{ext}" if dot else f"{name} ({k})"
+                        k += 1
+                stored[name] = digest
                 uploads.add(name)
             return self.reply(200, {"name": name, "subfolder": "", "type": "input"})
         try:
@@ -212,6 +227,22 @@ class Handler(JSONHandler):
             return self.reply(400, {"error": {"type": "invalid_prompt", "message": "Cannot execute because the prompt is not a workflow",
                                               "details": "", "extra_info": {}}, "node_errors": {}})
         errors = node_errors_for(prompt)
+        if mode == "drop-after-queue" and n == 1:
+            # The run is queued, then the connection drops before the answer: the client
+            # cannot know, unless it looks its own prompt_id up.
+            with lock:
+                prompt_id = body.get("prompt_id") or str(uuid.uuid4())
+                runs[prompt_id] = {"mode": mode, "polls": 0, "number": len(runs), "client_id": body.get("client_id")}
+            self.close_connection = True
+            return
+        if mode == "node-errors-200":
+            # Real ComfyUI: a workflow with one bad output still queues the valid ones ("Output will be ignored").
+            prompt_id = body.get("prompt_id") or str(uuid.uuid4())
+            with lock:
+                runs[prompt_id] = {"mode": mode, "polls": 0, "number": len(runs), "client_id": body.get("client_id")}
+            return self.reply(200, {"prompt_id": prompt_id, "number": runs[prompt_id]["number"], "node_errors": {
+                "12": {"errors": [{"type": "value_not_in_list", "message": "Value not in list", "details": "upscale_model: 'x.pth' not in []",
+                                   "extra_info": {"input_name": "upscale_model"}}], "dependent_outputs": ["13"], "class_type": "UpscaleModelLoader"}}})
         if mode == "node-errors":
             errors["4"] = {"errors": [{"type": "value_not_in_list", "message": "Value not in list",
                                        "details": f"ckpt_name: '{CHECKPOINT}' not in ['sd_xl_base_1.0.safetensors']",
@@ -220,10 +251,10 @@ class Handler(JSONHandler):
         if errors:
             return self.reply(400, {"error": {"type": "prompt_outputs_failed_validation", "message": "Prompt outputs failed validation",
                                               "details": "", "extra_info": {}}, "node_errors": errors})
-        prompt_id = str(uuid.uuid4())
+        prompt_id = body.get("prompt_id") or str(uuid.uuid4())
         with lock:
             number = len(runs)
-            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number}
+            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number, "client_id": body.get("client_id"), "prompt": prompt}
         return self.reply(200, {"prompt_id": prompt_id, "number": number, "node_errors": {}})
 
 
