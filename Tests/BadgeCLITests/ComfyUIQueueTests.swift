@@ -67,3 +67,20 @@ struct ComfyUIQueueTests {
         #expect(loaded == names.map { "server-" + $0 }, "each job loads the server's name for its own upload: \(loaded) vs \(names)")
     }
 }
+
+extension ComfyUIQueueTests {
+    /// On cancel (here the deadline), every queue item that carries this run's
+    /// client_id goes, a copy queued earlier included; another client's stays.
+    @Test func everyQueueItemOfThisRunsClientIsRemoved() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        let config = try ComfyUITests.config(s, server, modes: ["pending-copies"], extra: #", "timeoutSeconds": 1, "retries": 0"#)
+        let result = try await ComfyUITests.run(s, config, "pending-copies")
+        #expect(result.status == 1 && result.stderr.contains("did not finish within"), "\(result.stderr)")
+        let requests = try ComfyUITests.received(server, mode: "pending-copies")
+        let id = try #require(requests.first { $0.path == "/prompt" }?.body["prompt_id"] as? String)
+        let deleted = requests.filter { $0.method == "POST" && $0.path == "/queue" }.flatMap { $0.body["delete"] as? [String] ?? [] }
+        #expect(Set(deleted) == [id, "copy-" + id], "\(deleted)")
+    }
+}

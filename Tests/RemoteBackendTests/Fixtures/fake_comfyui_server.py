@@ -106,8 +106,13 @@ class Handler(JSONHandler):
         if route == "/queue":
             with lock:
                 mine = [(rid, run) for rid, run in runs.items() if run["mode"] == mode and not run.get("deleted")]
-            running = [[run["number"], rid, {}, {}, ["9"]] for rid, run in mine if mode in ("hang", "ok")]
-            pending = [[run["number"], rid, {}, {}, ["9"]] for rid, run in mine if mode == "pending"]
+            running = [[run["number"], rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine if mode in ("hang", "ok")]
+            pending = [[run["number"], rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine
+                       if mode in ("pending", "pending-copies")]
+            if mode == "pending-copies":
+                # A copy of the run an earlier attempt queued (same client_id), and another client's run.
+                pending += [[run["number"] + 100, "copy-" + rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine]
+                pending += [[999, "someone-else", {}, {"client_id": "another-client"}, ["9"]]]
             return self.reply(200, {"queue_running": running, "queue_pending": pending})
         if route == "/view":
             query = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
@@ -123,7 +128,7 @@ class Handler(JSONHandler):
                 return self.reply(200, {})
             run["polls"] += 1
             polls = run["polls"]
-        if mode in ("hang", "pending") or (mode == "ok" and polls < 3):
+        if mode in ("hang", "pending", "pending-copies") or (mode == "ok" and polls < 3):
             # Queued or running: ComfyUI's history has no entry for the run yet.
             return self.reply(200, {})
         outputs = {"9": {"images": [{"filename": "badge_00001_.png", "subfolder": "", "type": "output"}]}}
