@@ -23,12 +23,12 @@ public enum Provenance {
                              hint: "only badges written by badge can be verified")
         }
         guard metadata.backendType == ProceduralGenerator.type else {
-            throw BadgeError(.usage, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
+            throw BadgeError(.unsupportedFormat, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
                              path: url.path)
         }
         guard let model = metadata.model, let engine = BadgeArt.engines[model] else {
             let known = BadgeArt.engines.keys.sorted().joined(separator: ", ")
-            throw BadgeError(.usage, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(known)",
+            throw BadgeError(.unsupportedFormat, "this badge was drawn by \(metadata.model ?? "an unknown art engine"); this badge draws with \(known)",
                              path: url.path, hint: "verify it with the version of badge that made it")
         }
         guard let seed = metadata.seed else {

@@ -213,6 +213,10 @@ struct ComfyClient {
         /// `/view?filename=&subfolder=&type=`. The server chose these names: one that
         /// leaves the output folder (`..`, an absolute path, a backslash) is refused.
         func url(base: URL) throws -> URL {
+            if type == "temp" {
+                throw BadgeError(.generationFailed, "the ComfyUI run made only a preview (an image of type \"temp\"), which ComfyUI deletes",
+                                 hint: "use a SaveImage node in the workflow, not PreviewImage")
+            }
             func escapes(_ text: String) -> Bool {
                 text.hasPrefix("/") || text.contains("\\") || text.split(separator: "/").contains("..")
                     || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
