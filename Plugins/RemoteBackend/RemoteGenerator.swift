@@ -387,7 +387,13 @@ public struct RemoteGenerator: MultiImageGenerator {
 
     static func serverMessage(_ response: HTTPResponse) -> String? {
         if let object = JSONBody.any(response.body) as? [String: Any] {
-            if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
+                // ComfyUI says which node in `details` ("Node ID '#4'"), apart from its message.
+                if let details = error["details"] as? String, !details.isEmpty, !message.contains(details) {
+                    return message + " (" + String(details.prefix(300)) + ")"
+                }
+                return message
+            }
             if let error = object["error"] as? String { return error }
             if let detail = object["detail"] as? String { return detail }
             if let message = object["message"] as? String { return message }
@@ -441,8 +447,11 @@ extension RemoteGenerator: ProbingGenerator {
 }
 
 extension RemoteGenerator {
-    /// ComfyUI answered `/system_stats`: is it ComfyUI, and does it have the
-    /// checkpoints the workflows load (`/object_info/CheckpointLoaderSimple` lists them)?
+    /// ComfyUI answered `/system_stats`: is it ComfyUI, and can it run the
+    /// workflows? `GET /object_info` (once) describes every node class the
+    /// server has: each workflow node's `class_type` must be there, and each
+    /// input the workflow sets from a list of allowed values (a checkpoint,
+    /// a sampler) must be one of them. Inputs badge fills itself are skipped.
     func probeComfyUI(_ stats: HTTPResponse, request: HTTPRequest, via http: any HTTPTransport) async throws -> Availability {
         guard (200..<300).contains(stats.status),
               let object = JSONBody.any(stats.body) as? [String: Any], object["system"] != nil
@@ -450,27 +459,51 @@ extension RemoteGenerator {
             return .unavailable(reason: "\(Redact.url(request.url)) does not answer as ComfyUI's /system_stats does (HTTP \(stats.status))",
                                 hint: "check url: ComfyUI's address, e.g. http://127.0.0.1:8188")
         }
-        let wanted = Set([options.workflow, options.img2imgWorkflow].compactMap { $0 }.flatMap(\.checkpoints))
-        guard !wanted.isEmpty else { return .available }
+        let workflows = [options.workflow, options.img2imgWorkflow].compactMap { $0 }
+        guard !workflows.isEmpty else { return .available }
         var info = request
-        info.url = options.baseURL.appendingPathComponent("object_info/CheckpointLoaderSimple")
+        info.url = options.baseURL.appendingPathComponent("object_info")
+        info.maxResponseBytes = 64 << 20
         let response = try await http.send(info)
-        guard (200..<300).contains(response.status),
-              let nodes = JSONBody.any(response.body) as? [String: Any],
-              let required = ((nodes["CheckpointLoaderSimple"] as? [String: Any])?["input"] as? [String: Any])?["required"] as? [String: Any],
-              let spec = required["ckpt_name"] as? [Any]
-        else {
-            return .unavailable(reason: "ComfyUI did not list its checkpoints (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
+        guard (200..<300).contains(response.status), let classes = JSONBody.any(response.body) as? [String: Any] else {
+            return .unavailable(reason: "ComfyUI did not describe its nodes (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
         }
-        // Older servers: [[names...], {...}]; newer: ["COMBO", {"options": [names...]}].
-        let listed = (spec.first as? [String]) ?? ((spec.dropFirst().first as? [String: Any])?["options"] as? [String]) ?? []
-        let missing = wanted.subtracting(listed).sorted()
-        guard missing.isEmpty else {
-            let has = listed.isEmpty ? "none" : listed.prefix(20).map { OutsideText.printable($0) }.joined(separator: ", ")
-            return .unavailable(reason: "the workflow names checkpoints ComfyUI does not have: \(missing.joined(separator: ", "))",
-                                hint: "put them in ComfyUI's models/checkpoints, or change the workflow (the server has: \(has))")
+        var problems: [String] = []
+        var offered: [String] = []
+        for workflow in workflows {
+            let file = URL(fileURLWithPath: workflow.path).lastPathComponent
+            for node in workflow.nodes {
+                let kind = OutsideText.printable(String(node.classType.prefix(80)))
+                guard let spec = classes[node.classType] as? [String: Any] else {
+                    problems.append("\(file) node \(node.id) is a \(kind), a node class this server does not have")
+                    continue
+                }
+                let input = spec["input"] as? [String: Any] ?? [:]
+                let declared = (input["required"] as? [String: Any] ?? [:]).merging(input["optional"] as? [String: Any] ?? [:]) { a, _ in a }
+                for (name, value) in node.values where !workflow.fills(node: node.id, input: name) {
+                    guard case let .string(text) = value.value, let allowed = Self.allowedValues(declared[name]), !allowed.contains(text) else { continue }
+                    problems.append("\(file) node \(node.id) (\(kind)) sets \(name) to \"\(OutsideText.printable(String(text.prefix(80))))\", which this server does not offer")
+                    if offered.isEmpty {
+                        offered = allowed.prefix(20).map { OutsideText.printable(String($0.prefix(80))) }
+                        offered[0] = "\(name): " + offered[0]
+                    }
+                }
+            }
+        }
+        guard problems.isEmpty else {
+            let has = offered.isEmpty ? "" : " (the server has \(offered.joined(separator: ", ")))"
+            return .unavailable(reason: "the workflow does not fit this ComfyUI: " + problems.prefix(5).joined(separator: "; "),
+                                hint: "install the missing nodes or models (checkpoints go in ComfyUI's models/checkpoints), or change the workflow\(has)")
         }
         return .available
+    }
+
+    /// An input's allowed values from `/object_info`: older servers `[[names...], {...}]`, newer `["COMBO", {"options": [names...]}]`.
+    static func allowedValues(_ spec: Any?) -> [String]? {
+        guard let spec = spec as? [Any] else { return nil }
+        if let names = spec.first as? [String] { return names }
+        if spec.first as? String == "COMBO" { return (spec.dropFirst().first as? [String: Any])?["options"] as? [String] }
+        return nil
     }
 }
 

@@ -83,4 +83,15 @@ extension ComfyUIQueueTests {
         let deleted = requests.filter { $0.method == "POST" && $0.path == "/queue" }.flatMap { $0.body["delete"] as? [String] ?? [] }
         #expect(Set(deleted) == [id, "copy-" + id], "\(deleted)")
     }
+
+    /// A class the server lacks: its 400 names the node in `details`, which the error carries.
+    @Test func aMissingClassIsReportedWithItsNode() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        let config = try ComfyUITests.config(s, server, modes: ["missing-class"], extra: #", "retries": 0"#)
+        let result = try await ComfyUITests.run(s, config, "missing-class")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("HTTP 400: Cannot execute because a node is missing the class_type property. (Node ID '#3')"), "\(result.stderr)")
+    }
 }

@@ -214,7 +214,7 @@ struct ComfyUITests {
         let s = try Sandbox()
         let server = try FixtureServer(script: Self.server)
         defer { server.stop() }
-        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "not-comfyui"])
+        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "probe-no-class", "not-comfyui"])
         let result = try await s.run(["backends", "--probe", "--json", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": Self.key])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -225,6 +225,10 @@ struct ComfyUITests {
         #expect((row("probe-missing")["reason"] as? String)?.contains("v1-5-pruned-emaonly.safetensors") == true, "\(row("probe-missing"))")
         #expect((row("probe-missing")["hint"] as? String)?.contains("sd_xl_base_1.0.safetensors") == true, "\(row("probe-missing"))")
         #expect((row("not-comfyui")["reason"] as? String)?.contains("system_stats") == true, "\(row("not-comfyui"))")
-        #expect(try Self.received(server, mode: "ok").map(\.path) == ["/system_stats", "/object_info/CheckpointLoaderSimple"])
+        // A node class the server lacks is named with its node; inputs badge fills (LoadImage's image) are not checked.
+        #expect(row("probe-no-class")["available"] as? Bool == false)
+        #expect((row("probe-no-class")["reason"] as? String)?.contains("img2img-sd15.json node 3 is a KSampler, a node class this server does not have") == true,
+                "\(row("probe-no-class"))")
+        #expect(try Self.received(server, mode: "ok").map(\.path) == ["/system_stats", "/object_info"], "one /object_info for both workflows")
     }
 }

@@ -96,11 +96,28 @@ class Handler(JSONHandler):
                 return self.reply(200, "<!DOCTYPE html><html><body>Welcome</body></html>", "text/html")
             return self.reply(200, {"system": {"os": "posix", "comfyui_version": "0.3.40", "python_version": "3.11"},
                                     "devices": [{"name": "cuda:0", "type": "cuda", "vram_total": 8589934592}]})
-        if route == "/object_info/CheckpointLoaderSimple":
+        if route in ("/object_info", "/object_info/CheckpointLoaderSimple"):
             names = ["sd_xl_base_1.0.safetensors"] if mode == "probe-missing" else [CHECKPOINT, "sd_xl_base_1.0.safetensors"]
-            spec = ["COMBO", {"options": names}] if mode == "probe-combo" else [names, {"tooltip": "The name of the checkpoint"}]
-            return self.reply(200, {"CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": spec}},
-                                                               "output": ["MODEL", "CLIP", "VAE"], "name": "CheckpointLoaderSimple"}})
+            def combo(values):
+                return ["COMBO", {"options": values}] if mode == "probe-combo" else [values, {"tooltip": "one of these"}]
+            classes = {
+                "CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": combo(names)}}, "output": ["MODEL", "CLIP", "VAE"]},
+                "KSampler": {"input": {"required": {"model": ["MODEL"], "seed": ["INT", {}], "steps": ["INT", {}], "cfg": ["FLOAT", {}],
+                                                    "sampler_name": combo(["euler", "dpmpp_2m"]), "scheduler": combo(["normal", "karras"]),
+                                                    "positive": ["CONDITIONING"], "negative": ["CONDITIONING"], "latent_image": ["LATENT"],
+                                                    "denoise": ["FLOAT", {}]}}},
+                "EmptyLatentImage": {"input": {"required": {"width": ["INT", {}], "height": ["INT", {}], "batch_size": ["INT", {}]}}},
+                "CLIPTextEncode": {"input": {"required": {"text": ["STRING", {}], "clip": ["CLIP"]}}},
+                "VAEDecode": {"input": {"required": {"samples": ["LATENT"], "vae": ["VAE"]}}},
+                "VAEEncode": {"input": {"required": {"pixels": ["IMAGE"], "vae": ["VAE"]}}},
+                "SaveImage": {"input": {"required": {"images": ["IMAGE"], "filename_prefix": ["STRING", {}]}}},
+                "LoadImage": {"input": {"required": {"image": combo(sorted(uploads))}}},
+            }
+            if mode == "probe-no-class":
+                del classes["KSampler"]
+            if route == "/object_info/CheckpointLoaderSimple":
+                return self.reply(200, {"CheckpointLoaderSimple": classes["CheckpointLoaderSimple"]})
+            return self.reply(200, classes)
         if route.startswith("/history/"):
             return self.history(mode, route[len("/history/"):])
         if route == "/queue":
@@ -231,6 +248,10 @@ class Handler(JSONHandler):
         if not isinstance(prompt, dict):
             return self.reply(400, {"error": {"type": "invalid_prompt", "message": "Cannot execute because the prompt is not a workflow",
                                               "details": "", "extra_info": {}}, "node_errors": {}})
+        if mode == "missing-class":
+            # Real ComfyUI for a class_type it does not have: 400, the node in details, node_errors empty.
+            return self.reply(400, {"error": {"type": "missing_node_type", "message": "Cannot execute because a node is missing the class_type property.",
+                                              "details": "Node ID '#3'", "extra_info": {}}, "node_errors": {}})
         errors = node_errors_for(prompt)
         if mode == "drop-after-queue" and n == 1:
             # The run is queued, then the connection drops before the answer: the client
