@@ -32,6 +32,11 @@ public struct RemoteGenerator: MultiImageGenerator {
             generator.limits = limits
             generator.decoder = environment.decoder
             generator.workingDirectory = environment.workingDirectory
+            // Only a SaveImage node writes where badge fetches from (PreviewImage's "temp" images are deleted).
+            for workflow in [generator.options.workflow, generator.options.img2imgWorkflow].compactMap({ $0 })
+            where !workflow.nodes.contains(where: { $0.classType == "SaveImage" }) {
+                environment.logger.warning("backend \"\(config.name)\": the workflow \(workflow.path) has no SaveImage node; its runs will end without an image badge can fetch (add one)")
+            }
             return generator
         }
     }

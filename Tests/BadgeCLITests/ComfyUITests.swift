@@ -186,6 +186,15 @@ struct ComfyUITests {
         let txt2img = Self.examples.appendingPathComponent("txt2img-sd15.json").path
         let good = try await validate(workflow: txt2img, inputs: #"{"prompt": "6.inputs.text"}"#)
         #expect(good.status == 0, "\(good.stderr)")
+        #expect(!good.stderr.contains("SaveImage"), "\(good.stderr)")
+        // A workflow with a PreviewImage and no SaveImage is valid, with a warning.
+        var previewOnly = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: txt2img))) as? [String: Any])
+        previewOnly["9"] = ["class_type": "PreviewImage", "inputs": ["images": ["8", 0]]]
+        let preview = s.root.appendingPathComponent("preview-only.json")
+        try JSONSerialization.data(withJSONObject: previewOnly).write(to: preview)
+        let warned = try await validate(workflow: preview.path, inputs: #"{"prompt": "6.inputs.text"}"#)
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("warning: backend \"comfy\": the workflow \(preview.path) has no SaveImage node"), "\(warned.stderr)")
         let uiFormat = try await validate(workflow: ui.path, inputs: #"{"prompt": "6.inputs.text"}"#)
         #expect(uiFormat.status == 1 && uiFormat.stderr.contains("UI format") && uiFormat.stderr.contains("Export (API)"), "\(uiFormat.stderr)")
         let noNode = try await validate(workflow: txt2img, inputs: #"{"prompt": "12.inputs.text"}"#)
