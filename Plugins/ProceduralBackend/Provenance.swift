@@ -28,13 +28,13 @@ public enum Provenance {
                              hint: "only badges written by badge can be verified")
         }
         guard metadata.backendType == ProceduralGenerator.type else {
-            throw BadgeError(.usage, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
+            throw BadgeError(.unsupportedFormat, "this badge was made by the \(metadata.backendType) backend \"\(metadata.backend)\"; only procedural badges can be re-rendered",
                              path: url.path)
         }
         guard let model = metadata.model, model == ProceduralGenerator.artEngineVersion else {
             let drawnBy = metadata.model.map { OutsideText.printable($0) } ?? "an unknown art engine"
             let release = metadata.model.flatMap { retired[$0] }
-            throw BadgeError(.usage, "this badge was drawn by \(drawnBy); this version of badge draws only with \(ProceduralGenerator.artEngineVersion)",
+            throw BadgeError(.unsupportedFormat, "this badge was drawn by \(drawnBy); this version of badge draws only with \(ProceduralGenerator.artEngineVersion)",
                              path: url.path,
                              hint: release.map { "verify it with badge \($0), which draws \(drawnBy)" } ?? "verify it with the version of badge that made it")
         }

@@ -42,22 +42,38 @@ struct ComfyClient {
         }
 
         let clientID = UUID().uuidString.lowercased()
-        let body = try JSONBody.encode(["prompt": workflow.filled(values), "client_id": clientID])
+        // badge names the run itself (ComfyUI takes a client's prompt_id), so a POST whose
+        // answer is lost can be looked up on the server before it is sent again.
+        let promptID = UUID().uuidString.lowercased()
+        let body = try JSONBody.encode(["prompt": workflow.filled(values), "client_id": clientID, "prompt_id": promptID])
         let promptURL = url("prompt")
         let context = ResponseContext(backend: name, url: Redact.url(promptURL))
         // A queued run is answered even if badge is cancelled meanwhile: only its id lets it be removed.
+        let client = self
         let queued = try await generator.sendWithRetries(
-            options.post(to: promptURL, json: body, accept: "application/json", credentials: credentials), via: http, finishingInFlight: true)
-        let answer = (try? JSONSerialization.jsonObject(with: queued.body)) as? [String: Any]
-        if let nodeErrors = answer?["node_errors"] as? [String: Any], !nodeErrors.isEmpty {
-            throw Self.nodeErrorsError(nodeErrors, answer: answer ?? [:], workflow: workflow, context: context)
-        }
-        guard (200..<300).contains(queued.status) else { throw generator.serverError(queued, url: context.url) }
-        let object = try JSONBody.object(queued, context: context)
-        guard let id = object["prompt_id"] as? String, !id.isEmpty, id.count <= 128,
-              id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" })
-        else {
-            throw BadgeError(.generationFailed, "ComfyUI queued the workflow but gave no usable \"prompt_id\"", backend: name, path: context.url)
+            options.post(to: promptURL, json: body, accept: "application/json", credentials: credentials), via: http, finishingInFlight: true,
+            unlessDone: { await client.isQueued(promptID) })
+        var id = promptID
+        if let queued {
+            let answer = JSONBody.any(queued.body) as? [String: Any]
+            if let nodeErrors = answer?["node_errors"] as? [String: Any], !nodeErrors.isEmpty {
+                // A 200 with node errors still queued the valid outputs ("Output will be ignored"): remove that run first.
+                if (200..<300).contains(queued.status) {
+                    let queuedID = (answer?["prompt_id"] as? String).flatMap { ServerID.isValid($0) ? $0 : nil } ?? promptID
+                    await abandon(queuedID, clientID: clientID)
+                }
+                throw Self.nodeErrorsError(nodeErrors, answer: answer ?? [:], workflow: workflow, context: context)
+            }
+            guard (200..<300).contains(queued.status) else { throw generator.serverError(queued, url: context.url) }
+            let object = try JSONBody.object(queued, context: context)
+            guard let answered = object["prompt_id"] as? String, ServerID.isValid(answered) else {
+                await abandon(promptID, clientID: clientID)
+                throw BadgeError(.generationFailed, "ComfyUI queued the workflow but gave no usable \"prompt_id\"", backend: name, path: context.url)
+            }
+            id = answered
+        } else {
+            generator.logger.info("comfyui: the answer to POST /prompt was lost, but the run is queued; not sending it again",
+                                  metadata: ["backend": "\(name)", "id": "\(promptID)"])
         }
         generator.logger.debug("comfyui run queued", metadata: ["backend": "\(name)", "id": "\(OutsideText.printable(id))"])
 
@@ -67,7 +83,7 @@ struct ComfyClient {
             image = try await follow(id)
         } catch {
             // Whatever ends our interest in the run, it should not go on using the server's GPU.
-            await abandon(id)
+            await abandon(id, clientID: clientID)
             throw error
         }
         let viewURL: URL
@@ -83,13 +99,16 @@ struct ComfyClient {
 
     // MARK: - Steps
 
-    /// `POST /upload/image`; returns the name a LoadImage node takes.
+    /// `POST /upload/image`; returns the name a LoadImage node takes, as the
+    /// server's answer gives it. The upload is named by the hash of the bytes
+    /// sent (one picture at two sizes is two files) and never overwrites: a
+    /// server that has another file of that name keeps both and says which.
     func upload(_ source: SourcePicture) async throws -> String {
         let uploadURL = url("upload/image")
         let form = [
-            HTTPFormPart(name: "image", data: source.png, filename: "badge-source-\(source.sha256.prefix(16)).png", contentType: "image/png"),
+            HTTPFormPart(name: "image", data: source.png, filename: "badge-source-\(BatchHash.sha256(source.png).prefix(24)).png",
+                         contentType: "image/png"),
             HTTPFormPart(name: "type", value: "input"),
-            HTTPFormPart(name: "overwrite", value: "true"),
         ]
         let response = try await generator.sendWithRetries(
             options.post(to: uploadURL, form: form, accept: "application/json", credentials: credentials), via: http)
@@ -109,39 +128,70 @@ struct ComfyClient {
         let historyURL = url("history/" + id)
         let context = ResponseContext(backend: name, url: Redact.url(historyURL))
         var wait = Self.firstPoll
+        let timedOut = BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
+                                  path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
         while true {
-            let response = try await generator.sendWithRetries(get(historyURL, timeout: .seconds(30)), via: http)
+            // Each poll gets what is left of the deadline, not a time of its own: a slow
+            // or huge answer cannot carry the run past it.
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw timedOut }
+            let response = try await generator.sendWithRetries(get(historyURL, timeout: min(.seconds(30), left)), via: http)
             guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
             let history = try JSONBody.object(response, context: context)
             if let run = history[id] as? [String: Any], let done = try Self.result(of: run, id: id, context: context) {
                 return done
             }
-            if ContinuousClock.now.advanced(by: wait) > deadline {
-                throw BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
-                                 path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
-            }
+            if ContinuousClock.now.advanced(by: wait) > deadline { throw timedOut }
             try await Task.sleep(for: wait)
             wait = min(wait * 2, options.pollInterval)
         }
     }
 
-    /// Best effort, never cancelled itself: interrupts the run if it is the
-    /// one executing, and deletes it from the queue.
-    func abandon(_ id: String) async {
+    /// Whether the run `id` is on the server (queued, running or done): asked
+    /// after a POST /prompt whose answer did not arrive, before sending it again.
+    func isQueued(_ id: String) async -> Bool {
+        let client = self
+        return await Task.detached {
+            if let history = try? await client.http.send(client.get(client.url("history/" + id), timeout: .seconds(5))),
+               (200..<300).contains(history.status), (JSONBody.any(history.body) as? [String: Any])?[id] != nil {
+                return true
+            }
+            if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
+               let object = JSONBody.any(queue.body) as? [String: Any] {
+                let entries = ((object["queue_running"] as? [[Any]]) ?? []) + ((object["queue_pending"] as? [[Any]]) ?? [])
+                return entries.contains { $0.count > 1 && ($0[1] as? String) == id }
+            }
+            return false
+        }.value
+    }
+
+    /// Best effort, never cancelled itself: interrupts the run if one of this
+    /// run's is executing, and deletes from the queue `id` and every item that
+    /// carries this run's `clientID` (a copy queued by a retry included).
+    func abandon(_ id: String, clientID: String) async {
         let client = self
         await Task.detached {
-            var executing = false
+            var running: [String] = []
+            var ours: Set<String> = [id]
             if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
-               let object = (try? JSONSerialization.jsonObject(with: queue.body)) as? [String: Any],
-               let running = object["queue_running"] as? [[Any]] {
-                executing = running.contains { $0.count > 1 && ($0[1] as? String) == id }
+               let object = JSONBody.any(queue.body) as? [String: Any] {
+                func mine(_ entry: [Any]) -> String? {
+                    guard entry.count > 1, let entryID = entry[1] as? String else { return nil }
+                    let extra = entry.count > 3 ? entry[3] as? [String: Any] : nil
+                    return entryID == id || (extra?["client_id"] as? String) == clientID ? entryID : nil
+                }
+                running = (object["queue_running"] as? [[Any]] ?? []).compactMap(mine)
+                let pending = (object["queue_pending"] as? [[Any]] ?? []).compactMap(mine)
+                ours.formUnion(running + pending)
             }
-            if executing, let body = try? JSONBody.encode(["prompt_id": id]) {
+            let executing = !running.isEmpty
+            for runningID in running {
+                guard let body = try? JSONBody.encode(["prompt_id": runningID]) else { continue }
                 var interrupt = client.options.post(to: client.url("interrupt"), json: body, accept: "application/json", credentials: client.credentials)
                 interrupt.timeout = .seconds(5)
                 _ = try? await client.http.send(interrupt)
             }
-            if let body = try? JSONBody.encode(["delete": [id]]) {
+            if let body = try? JSONBody.encode(["delete": ours.sorted()]) {
                 var delete = client.options.post(to: client.url("queue"), json: body, accept: "application/json", credentials: client.credentials)
                 delete.timeout = .seconds(5)
                 _ = try? await client.http.send(delete)
@@ -163,6 +213,10 @@ struct ComfyClient {
         /// `/view?filename=&subfolder=&type=`. The server chose these names: one that
         /// leaves the output folder (`..`, an absolute path, a backslash) is refused.
         func url(base: URL) throws -> URL {
+            if type == "temp" {
+                throw BadgeError(.generationFailed, "the ComfyUI run made only a preview (an image of type \"temp\"), which ComfyUI deletes",
+                                 hint: "use a SaveImage node in the workflow, not PreviewImage")
+            }
             func escapes(_ text: String) -> Bool {
                 text.hasPrefix("/") || text.contains("\\") || text.split(separator: "/").contains("..")
                     || text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }

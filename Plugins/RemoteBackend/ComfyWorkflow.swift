@@ -37,6 +37,28 @@ struct ComfyWorkflow: Sendable {
         }
     }
 
+    /// Every node: its id, its class and its inputs that are values (not links to another node's output).
+    var nodes: [(id: String, classType: String, values: [(name: String, value: JSONNode)])] {
+        guard case let .object(members) = graph.value else { return [] }
+        return members.compactMap { member in
+            guard case let .object(fields) = member.value.value,
+                  case let .string(kind)? = fields.first(where: { $0.key == "class_type" })?.value.value else { return nil }
+            var values: [(name: String, value: JSONNode)] = []
+            if case let .object(inputs)? = fields.first(where: { $0.key == "inputs" })?.value.value {
+                for input in inputs {
+                    if case .array = input.value.value { continue }
+                    values.append((input.key, input.value))
+                }
+            }
+            return (member.key, kind, values)
+        }
+    }
+
+    /// Whether badge fills this node's input itself (the prompt, the seed, the uploaded picture...).
+    func fills(node: String, input: String) -> Bool {
+        targets.values.contains { $0.node == node && $0.input == input }
+    }
+
     /// Reads the workflow `file` names (relative to `base`) and checks `mapping` against it.
     /// `required`: the slots this workflow must have a place for.
     static func load(_ file: ConfigValue, mapping: ConfigValue?, required: [Slot], base: URL) throws -> ComfyWorkflow {
@@ -79,7 +101,7 @@ struct ComfyWorkflow: Sendable {
                 let text = try value.nonEmptyString()
                 let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 guard parts.count == 3, parts[1] == "inputs", !parts[0].isEmpty, !parts[2].isEmpty else {
-                    throw value.error("\"\(text)\" is not a place in the workflow", hint: "write it as NODE.inputs.NAME, e.g. \"6.inputs.text\"")
+                    throw value.error("\(ConfigExcerpt.quoted(text)) is not a place in the workflow", hint: "write it as NODE.inputs.NAME, e.g. \"6.inputs.text\"")
                 }
                 let ids = nodes.map(\.key).sorted { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }
                 guard let node = nodes.first(where: { $0.key == parts[0] }) else {

@@ -57,7 +57,16 @@ enum JSONBody {
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 
+    /// The answer as a JSON object, parsed only when it holds at most
+    /// `JSONBudget.maxServerValues` values (the bytes are bounded by
+    /// maxResponseBytes as they arrive).
     static func object(_ response: HTTPResponse, context: ResponseContext) throws -> [String: Any] {
+        guard JSONBudget.fits(response.body) else {
+            throw BadgeError(.generationFailed,
+                             "the server's answer holds more than \(JSONBudget.maxServerValues) JSON values (\(response.body.count) bytes); badge reads no more",
+                             backend: context.backend, path: context.url,
+                             hint: "an image API answers with a few values and the image; check that url points at the right API")
+        }
         guard let any = try? JSONSerialization.jsonObject(with: response.body),
               let object = any as? [String: Any]
         else {
@@ -67,6 +76,12 @@ enum JSONBody {
                              hint: "check that url points at the API, not a web page")
         }
         return object
+    }
+
+    /// Any JSON value in `data`, or nil when it is not JSON or holds more than the budget's values.
+    static func any(_ data: Data) -> Any? {
+        guard JSONBudget.fits(data) else { return nil }
+        return try? JSONSerialization.jsonObject(with: data)
     }
 }
 
@@ -238,7 +253,7 @@ struct Automatic1111Dialect: Dialect {
     /// `all_seeds`); empty when it does not say.
     static func seeds(_ info: Any?) -> [UInt64] {
         guard let text = info as? String, text.utf8.count <= 1 << 20,
-              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              let object = JSONBody.any(Data(text.utf8)) as? [String: Any],
               let all = object["all_seeds"] as? [Any]
         else { return [] }
         let seeds = all.compactMap { ($0 as? Int).flatMap { $0 >= 0 ? UInt64($0) : nil } }

@@ -33,6 +33,13 @@ struct JobsClient {
         guard let id = (job["id"] as? String) ?? (job["id"] as? Int).map(String.init) ?? (job["job_id"] as? String) else {
             throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
         }
+        // The id goes into the status and cancel URLs: "../../admin/wipe" would become GET /admin/wipe, with the key.
+        guard ServerID.isValid(id) else {
+            throw BadgeError(.generationFailed,
+                             "the server gave the job an id badge will not put in a URL: \"\(OutsideText.printable(String(id.prefix(80)), keepingNewlines: false))\"",
+                             backend: generator.name, path: context.url,
+                             hint: "an id is 1 to 128 letters, digits, '-' and '_'; nothing more was sent to the server")
+        }
         generator.logger.debug("job submitted", metadata: ["backend": "\(generator.name)", "id": "\(Redact.scrub(id, secrets: generator.secrets))"])
         if Task.isCancelled {
             await cancelJob(id, credentials: credentials)
@@ -50,9 +57,15 @@ struct JobsClient {
                 }
                 try await Task.sleep(for: wait)
                 let statusURL = url(options.statusPath, id: id)
+                // A poll gets what is left of the deadline, not a time of its own.
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else {
+                    throw BadgeError(.timeout, "the job \(id) did not finish within \(options.timeout)", backend: generator.name,
+                                     path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
+                }
                 let polled = try await generator.sendWithRetries(
                     HTTPRequest(url: statusURL, headers: [("Accept", "application/json")] + credentials,
-                                connectTimeout: options.connectTimeout, timeout: .seconds(30), idleTimeout: options.idleTimeout,
+                                connectTimeout: options.connectTimeout, timeout: min(.seconds(30), left), idleTimeout: options.idleTimeout,
                                 maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP,
                                 caFile: options.caFile),
                     via: http)
@@ -91,6 +104,7 @@ struct JobsClient {
         let http = self.http
         let logger = generator.logger
         let name = generator.name
+        let id = Redact.scrub(id, secrets: generator.secrets)
         await Task.detached {
             var shortened = request
             shortened.timeout = .seconds(5)

@@ -32,6 +32,11 @@ public struct RemoteGenerator: MultiImageGenerator {
             generator.limits = limits
             generator.decoder = environment.decoder
             generator.workingDirectory = environment.workingDirectory
+            // Only a SaveImage node writes where badge fetches from (PreviewImage's "temp" images are deleted).
+            for workflow in [generator.options.workflow, generator.options.img2imgWorkflow].compactMap({ $0 })
+            where !workflow.nodes.contains(where: { $0.classType == "SaveImage" }) {
+                environment.logger.warning("backend \"\(config.name)\": the workflow \(workflow.path) has no SaveImage node; its runs will end without an image badge can fetch (add one)")
+            }
             return generator
         }
     }
@@ -225,13 +230,24 @@ public struct RemoteGenerator: MultiImageGenerator {
     /// cancelled meanwhile (its answer may name something the server made); the
     /// waits between retries still end at once on cancellation.
     func sendWithRetries(_ request: HTTPRequest, via http: any HTTPTransport, finishingInFlight: Bool = false) async throws -> HTTPResponse {
+        try await sendWithRetries(request, via: http, finishingInFlight: finishingInFlight, unlessDone: nil)!
+    }
+
+    /// `sendWithRetries`, asking `done` after every failure (a network error, a
+    /// status worth retrying) whether the server did what was asked after all
+    /// (an answer lost on the way): then nothing is sent again, and it returns nil.
+    func sendWithRetries(
+        _ request: HTTPRequest, via http: any HTTPTransport, finishingInFlight: Bool, unlessDone done: (@Sendable () async -> Bool)?
+    ) async throws -> HTTPResponse? {
         let policy = RetryPolicy(retries: options.retries, maxRetryAfter: options.maxRetryAfter)
         var attempt = 0
         while true {
             let response: HTTPResponse
             do {
                 response = try await finishingInFlight ? Task.detached { try await http.send(request) }.value : http.send(request)
-            } catch let error as BadgeError where RetryPolicy.isRetryable(error) && attempt < policy.retries {
+            } catch let error as BadgeError where error.code != .cancelled {
+                if let done, await done() { return nil }
+                guard RetryPolicy.isRetryable(error) && attempt < policy.retries else { throw error.attributed(to: name) }
                 let delay = policy.backoff(attempt: attempt)
                 logger.info("retrying after a network error", metadata: ["backend": "\(name)", "cause": "\(error.message)", "in": "\(delay)"])
                 try await Task.sleep(for: delay)
@@ -241,6 +257,7 @@ public struct RemoteGenerator: MultiImageGenerator {
                 throw error.attributed(to: name)
             }
             guard RetryPolicy.isRetryable(status: response.status) else { return response }
+            if let done, await done() { return nil }
             let asked = RetryPolicy.serverDelay(response, now: now())
             if let asked, asked > policy.maxRetryAfter {
                 let when = now().addingTimeInterval(Double(asked.components.seconds))
@@ -256,43 +273,72 @@ public struct RemoteGenerator: MultiImageGenerator {
         }
     }
 
-    /// Fetches a result URL: no credentials, at most 3 redirects (https only),
-    /// and only a URL `checkResultURL` admits. A failure says the download
-    /// failed, never how the connection went: a server must not learn from
-    /// badge's errors which ports of the user's machine answer.
+    /// The most redirects a result URL may take.
+    static let maxResultRedirects = 3
+
+    /// Fetches a result URL: no credentials, and only URLs `checkResultURL`
+    /// admits. Redirects are followed here, not by the transport, so each
+    /// hop passes the same check before it is requested (at most 3, never
+    /// one seen before). A failure says the download failed, never how the
+    /// connection went: a server must not learn from badge's errors which
+    /// ports of the user's machine answer.
     func download(_ url: URL, via http: any HTTPTransport) async throws -> Data {
         try checkResultURL(url)
-        let request = HTTPRequest(
-            url: url, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
-            maxResponseBytes: options.maxResponseBytes, maxRedirects: 3, allowsInsecureHTTP: false, caFile: options.caFile)
         let hint = "result URLs expire; generate again"
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch let error as BadgeError {
-            if error.code == .cancelled { throw error.attributed(to: name) }
-            // What badge itself refused (a redirect off https, too many, too large) is said; how a connection failed is not.
-            let refused = error.message.contains("redirect") || error.message.contains("larger than")
-            throw BadgeError(.network, refused ? "cannot download the image: " + error.message : "cannot download the image from its result URL",
-                             backend: name, path: Redact.url(url), hint: hint)
+        var current = url
+        var seen: Set<String> = [url.absoluteString]
+        while true {
+            let request = HTTPRequest(
+                url: current, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
+                maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: false, caFile: options.caFile)
+            let response: HTTPResponse
+            do {
+                response = try await http.send(request)
+            } catch let error as BadgeError {
+                if error.code == .cancelled { throw error.attributed(to: name) }
+                // What badge itself refused (too large) is said; how a connection failed is not.
+                let refused = error.message.contains("larger than")
+                throw BadgeError(.network, refused ? "cannot download the image: " + error.message : "cannot download the image from its result URL",
+                                 backend: name, path: Redact.url(current), hint: hint)
+            }
+            if [301, 302, 303, 307, 308].contains(response.status) {
+                let location = response.headers.first { $0.name.lowercased() == "location" }?.value ?? ""
+                guard let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: current)?.absoluteURL,
+                      !location.isEmpty else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects without a valid Location", backend: name,
+                                     path: Redact.url(current), hint: hint)
+                }
+                guard seen.count <= Self.maxResultRedirects else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects more than \(Self.maxResultRedirects) times",
+                                     backend: name, path: Redact.url(url), hint: hint)
+                }
+                guard seen.insert(next.absoluteString).inserted else {
+                    throw BadgeError(.generationFailed, "the server's result URL redirects in a loop", backend: name,
+                                     path: Redact.url(url), hint: hint)
+                }
+                try checkResultURL(next, redirected: true)
+                current = next
+                continue
+            }
+            guard (200..<300).contains(response.status) else {
+                throw BadgeError(.generationFailed, "cannot download the image from its result URL", backend: name, path: Redact.url(current), hint: hint)
+            }
+            return response.body
         }
-        guard (200..<300).contains(response.status) else {
-            throw BadgeError(.generationFailed, "cannot download the image from its result URL", backend: name, path: Redact.url(url), hint: hint)
-        }
-        return response.body
     }
 
     /// A result URL names where the server put the image; the server chose
     /// it, so it may point anywhere (a service on the user's own machine).
     /// Admitted: https on the base URL's host and port, or on a host the
     /// config's `resultHosts` lists; plain http only from a loopback server
-    /// to its own loopback host and port.
-    func checkResultURL(_ url: URL) throws {
+    /// to its own loopback host and port. Every redirect hop passes it too.
+    func checkResultURL(_ url: URL, redirected: Bool = false) throws {
         let scheme = url.scheme?.lowercased() ?? ""
         let host = (url.host ?? "").lowercased()
         let base = options.baseURL
         func refuse(_ message: String, hint: String) -> BadgeError {
-            BadgeError(.generationFailed, "the server's result URL " + message, backend: name, path: Redact.url(url), hint: hint)
+            BadgeError(.generationFailed, (redirected ? "the server's result URL redirects to a URL that " : "the server's result URL ") + message,
+                       backend: name, path: Redact.url(url), hint: hint)
         }
         guard scheme == "https" || scheme == "http" else {
             throw refuse("uses the scheme \"\(scheme)\"; badge fetches only https", hint: "the server must answer with an https URL or the image itself")
@@ -345,8 +391,14 @@ public struct RemoteGenerator: MultiImageGenerator {
     }
 
     static func serverMessage(_ response: HTTPResponse) -> String? {
-        if let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] {
-            if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
+        if let object = JSONBody.any(response.body) as? [String: Any] {
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
+                // ComfyUI says which node in `details` ("Node ID '#4'"), apart from its message.
+                if let details = error["details"] as? String, !details.isEmpty, !message.contains(details) {
+                    return message + " (" + String(details.prefix(300)) + ")"
+                }
+                return message
+            }
             if let error = object["error"] as? String { return error }
             if let detail = object["detail"] as? String { return detail }
             if let message = object["message"] as? String { return message }
@@ -400,36 +452,63 @@ extension RemoteGenerator: ProbingGenerator {
 }
 
 extension RemoteGenerator {
-    /// ComfyUI answered `/system_stats`: is it ComfyUI, and does it have the
-    /// checkpoints the workflows load (`/object_info/CheckpointLoaderSimple` lists them)?
+    /// ComfyUI answered `/system_stats`: is it ComfyUI, and can it run the
+    /// workflows? `GET /object_info` (once) describes every node class the
+    /// server has: each workflow node's `class_type` must be there, and each
+    /// input the workflow sets from a list of allowed values (a checkpoint,
+    /// a sampler) must be one of them. Inputs badge fills itself are skipped.
     func probeComfyUI(_ stats: HTTPResponse, request: HTTPRequest, via http: any HTTPTransport) async throws -> Availability {
         guard (200..<300).contains(stats.status),
-              let object = (try? JSONSerialization.jsonObject(with: stats.body)) as? [String: Any], object["system"] != nil
+              let object = JSONBody.any(stats.body) as? [String: Any], object["system"] != nil
         else {
             return .unavailable(reason: "\(Redact.url(request.url)) does not answer as ComfyUI's /system_stats does (HTTP \(stats.status))",
                                 hint: "check url: ComfyUI's address, e.g. http://127.0.0.1:8188")
         }
-        let wanted = Set([options.workflow, options.img2imgWorkflow].compactMap { $0 }.flatMap(\.checkpoints))
-        guard !wanted.isEmpty else { return .available }
+        let workflows = [options.workflow, options.img2imgWorkflow].compactMap { $0 }
+        guard !workflows.isEmpty else { return .available }
         var info = request
-        info.url = options.baseURL.appendingPathComponent("object_info/CheckpointLoaderSimple")
+        info.url = options.baseURL.appendingPathComponent("object_info")
+        info.maxResponseBytes = 64 << 20
         let response = try await http.send(info)
-        guard (200..<300).contains(response.status),
-              let nodes = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-              let required = ((nodes["CheckpointLoaderSimple"] as? [String: Any])?["input"] as? [String: Any])?["required"] as? [String: Any],
-              let spec = required["ckpt_name"] as? [Any]
-        else {
-            return .unavailable(reason: "ComfyUI did not list its checkpoints (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
+        guard (200..<300).contains(response.status), let classes = JSONBody.any(response.body) as? [String: Any] else {
+            return .unavailable(reason: "ComfyUI did not describe its nodes (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
         }
-        // Older servers: [[names...], {...}]; newer: ["COMBO", {"options": [names...]}].
-        let listed = (spec.first as? [String]) ?? ((spec.dropFirst().first as? [String: Any])?["options"] as? [String]) ?? []
-        let missing = wanted.subtracting(listed).sorted()
-        guard missing.isEmpty else {
-            let has = listed.isEmpty ? "none" : listed.prefix(20).map { OutsideText.printable($0) }.joined(separator: ", ")
-            return .unavailable(reason: "the workflow names checkpoints ComfyUI does not have: \(missing.joined(separator: ", "))",
-                                hint: "put them in ComfyUI's models/checkpoints, or change the workflow (the server has: \(has))")
+        var problems: [String] = []
+        var offered: [String] = []
+        for workflow in workflows {
+            let file = URL(fileURLWithPath: workflow.path).lastPathComponent
+            for node in workflow.nodes {
+                let kind = OutsideText.printable(String(node.classType.prefix(80)))
+                guard let spec = classes[node.classType] as? [String: Any] else {
+                    problems.append("\(file) node \(node.id) is a \(kind), a node class this server does not have")
+                    continue
+                }
+                let input = spec["input"] as? [String: Any] ?? [:]
+                let declared = (input["required"] as? [String: Any] ?? [:]).merging(input["optional"] as? [String: Any] ?? [:]) { a, _ in a }
+                for (name, value) in node.values where !workflow.fills(node: node.id, input: name) {
+                    guard case let .string(text) = value.value, let allowed = Self.allowedValues(declared[name]), !allowed.contains(text) else { continue }
+                    problems.append("\(file) node \(node.id) (\(kind)) sets \(name) to \"\(OutsideText.printable(String(text.prefix(80))))\", which this server does not offer")
+                    if offered.isEmpty {
+                        offered = allowed.prefix(20).map { OutsideText.printable(String($0.prefix(80))) }
+                        offered[0] = "\(name): " + offered[0]
+                    }
+                }
+            }
+        }
+        guard problems.isEmpty else {
+            let has = offered.isEmpty ? "" : " (the server has \(offered.joined(separator: ", ")))"
+            return .unavailable(reason: "the workflow does not fit this ComfyUI: " + problems.prefix(5).joined(separator: "; "),
+                                hint: "install the missing nodes or models (checkpoints go in ComfyUI's models/checkpoints), or change the workflow\(has)")
         }
         return .available
+    }
+
+    /// An input's allowed values from `/object_info`: older servers `[[names...], {...}]`, newer `["COMBO", {"options": [names...]}]`.
+    static func allowedValues(_ spec: Any?) -> [String]? {
+        guard let spec = spec as? [Any] else { return nil }
+        if let names = spec.first as? [String] { return names }
+        if spec.first as? String == "COMBO" { return (spec.dropFirst().first as? [String: Any])?["options"] as? [String] }
+        return nil
     }
 }
 
@@ -444,9 +523,10 @@ enum Redact {
         return components.string ?? "(a URL)"
     }
 
-    /// Control characters out first (a key split by them is whole again),
-    /// then every secret, longest first.
+    /// Every secret and piece of one out (`SecretScrubber`: whole, split by
+    /// invisible characters, 8 characters of it, a partial echo), then
+    /// control characters and bidi overrides.
     static func scrub(_ text: String, secrets: [String]) -> String {
-        secrets.reduce(OutsideText.printable(text)) { $0.replacingOccurrences(of: $1, with: "********") }
+        OutsideText.printable(SecretScrubber(secrets: secrets).scrub(text))
     }
 }

@@ -71,7 +71,7 @@ struct RemoteOptions: Sendable {
         guard let url = URL(string: urlText.hasSuffix("/") ? String(urlText.dropLast()) : urlText),
               let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil
         else {
-            throw urlValue.error("\"\(urlText)\" is not an http(s) URL", hint: "e.g. https://api.openai.com/v1 or http://127.0.0.1:7860")
+            throw urlValue.error("\(ConfigExcerpt.quoted(urlText)) is not an http(s) URL", hint: "e.g. https://api.openai.com/v1 or http://127.0.0.1:7860")
         }
         if url.user != nil || url.password != nil {
             throw urlValue.error("the URL contains credentials", hint: "put the key in an environment variable and name it with apiKeyEnv")
@@ -100,7 +100,7 @@ struct RemoteOptions: Sendable {
             for (i, host) in resultHosts.enumerated() {
                 let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
                 guard !bare.isEmpty, bare.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }), bare.contains(where: { $0 != "." }) else {
-                    throw try hosts.array()[i].error("\"\(host)\" is not a host name", hint: "e.g. \"images.example.com\" or \"*.blob.core.windows.net\"")
+                    throw try hosts.array()[i].error("\(ConfigExcerpt.quoted(host)) is not a host name", hint: "e.g. \"images.example.com\" or \"*.blob.core.windows.net\"")
                 }
             }
         }

@@ -87,7 +87,7 @@ public struct BadgeConfig: Sendable {
         for backend in backends {
             guard let fallback = backend.fallback, let value = section?.value(backend.name).flatMap({ try? $0.object() })?.value("fallback") else { continue }
             guard self.backend(named: fallback) != nil else {
-                throw value.error("no backend is named \"\(fallback)\"",
+                throw value.error("no backend is named \(ConfigExcerpt.quoted(fallback))",
                                   hint: "configured backends: \(backends.map(\.name).joined(separator: ", "))")
             }
             var seen = [backend.name]

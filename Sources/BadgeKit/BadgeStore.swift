@@ -11,6 +11,9 @@ public struct StoredBadge: Sendable, Equatable {
     /// For a history entry, when it was replaced: its file's status-change time, which the
     /// hard link into `history/` (and the rename over `badge.png`) set, and nothing later does.
     public var replacedAt: Date?
+    /// What a commit made private: a store made by an earlier badge (0755, files 0644)
+    /// is tightened to 0700 and 0600 on its first commit. Empty when nothing changed.
+    public var tightened: [String] = []
 }
 
 /// The persistence stage: one directory holding the one current `badge.png`,
@@ -26,9 +29,10 @@ public struct StoredBadge: Sendable, Equatable {
 /// All of it happens relative to the store directory opened by descriptor
 /// (O_DIRECTORY|O_NOFOLLOW): a history entry's name is its badge's id, and an
 /// id is 16 lowercase hex digits or the file is taken for a foreign one, so
-/// no name a file carries can lead out of the store. A store that another
-/// user owns or others may write to is refused; the store is created 0700
-/// and its files 0600.
+/// no name a file carries can lead out of the store. A store, or a history
+/// directory, that another user owns or others may write to is refused; the
+/// store is created 0700 and its files 0600, and a commit tightens an older
+/// store's 0755 and 0644 to those.
 public struct BadgeStore: Sendable {
     public static let badgeFileName = "badge.png"
     public static let historyDirectoryName = "history"
@@ -68,6 +72,8 @@ public struct BadgeStore: Sendable {
         let directory: Int32
         /// nil while there is no history directory (only when reading).
         let history: Int32?
+        /// What `tighten` made private during this operation.
+        var tightened: [String] = []
 
         init(directory: Int32, history: Int32?) {
             self.directory = directory
@@ -103,32 +109,74 @@ public struct BadgeStore: Sendable {
                 throw storeError("cannot open the store directory", error, path: directory.path)
             }
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
+        do {
+            try checkOwnership(fd, what: "store directory", url: directory)
+        } catch {
             Glibc.close(fd)
-            throw storeError("cannot open the store directory", SystemCallError("fstat", code), path: directory.path)
-        }
-        if info.st_uid != geteuid() {
-            Glibc.close(fd)
-            throw BadgeError(.store, "the store directory belongs to another user (uid \(info.st_uid)), who could plant files in it",
-                             path: directory.path,
-                             hint: "choose a store of your own with --store or $BADGE_STORE, or take it over: chown -R \(geteuid()) \(directory.path)")
-        }
-        if info.st_mode & 0o022 != 0 {
-            Glibc.close(fd)
-            let who = info.st_mode & 0o002 != 0 ? "every user" : "its group"
-            throw BadgeError(.store, "the store directory can be written by \(who), who could plant files in it", path: directory.path,
-                             hint: "make it yours alone: chmod 700 \(directory.path)")
+            throw error
         }
         let history: Int32?
         do {
             history = try openHistory(in: fd, create: create)
+            if let history { try checkOwnership(history, what: "store's history directory", url: historyURL) }
         } catch {
             Glibc.close(fd)
             throw error
         }
         return Handle(directory: fd, history: history)
+    }
+
+    /// Refuses a directory that another user owns or others may write to:
+    /// whoever can write there could plant files in it.
+    private func checkOwnership(_ fd: Int32, what: String, url: URL) throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw storeError("cannot open the \(what)", SystemCallError("fstat", errno), path: url.path)
+        }
+        if info.st_uid != geteuid() {
+            throw BadgeError(.store, "the \(what) belongs to another user (uid \(info.st_uid)), who could plant files in it",
+                             path: url.path,
+                             hint: "choose a store of your own with --store or $BADGE_STORE, or take it over: chown -R \(geteuid()) \(directory.path)")
+        }
+        if info.st_mode & 0o022 != 0 {
+            let who = info.st_mode & 0o002 != 0 ? "every user" : "its group"
+            throw BadgeError(.store, "the \(what) can be written by \(who), who could plant files in it", path: url.path,
+                             hint: "make it yours alone: chmod 700 \(url.path)")
+        }
+    }
+
+    /// What a command says when a commit made the store private (`StoredBadge.tightened`).
+    public static func tightenedMessage(_ paths: [String]) -> String {
+        "other users could read the store (an earlier badge made it 0755, its files 0644); it is now yours alone "
+            + "(0700, files 0600): \(paths.count) \(paths.count == 1 ? "path" : "paths") changed, from \(paths[0])"
+    }
+
+    /// Makes a store that others may read (one an earlier badge made: 0755,
+    /// its files 0644) the owner's alone: 0700 for the store and its history,
+    /// 0600 for the badge, the lock and the history's files. Returns the paths
+    /// it changed. Only regular files and directories of the owner are
+    /// touched (the store is already known to be writable by the owner alone).
+    private func tighten(_ store: Handle) -> [String] {
+        var changed: [String] = []
+        // The owner's bits stay as they are; the group's and others' go.
+        func narrow(_ fd: Int32, _ name: String?, url: URL) {
+            var info = stat()
+            let found = name.map { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) } ?? fstat(fd, &info)
+            guard found == 0, info.st_uid == geteuid(), info.st_mode & 0o077 != 0,
+                  info.st_mode & S_IFMT == (name == nil ? S_IFDIR : S_IFREG) else { return }
+            let mode = info.st_mode & 0o700
+            if (name.map { fchmodat(fd, $0, mode, 0) } ?? fchmod(fd, mode)) == 0 { changed.append(url.path) }
+        }
+        narrow(store.directory, nil, url: directory)
+        narrow(store.directory, Self.badgeFileName, url: badgeURL)
+        narrow(store.directory, Self.lockFileName, url: lockURL)
+        if let history = store.history {
+            narrow(history, nil, url: historyURL)
+            for name in directoryEntries(history) where name.hasSuffix(".png") {
+                narrow(history, name, url: historyURL.appendingPathComponent(name))
+            }
+        }
+        return changed
     }
 
     /// Creates the store directory 0700 (its parents as the user's umask says).
@@ -266,7 +314,7 @@ public struct BadgeStore: Sendable {
     public func commit(_ png: Data, metadata: BadgeMetadata) throws -> StoredBadge {
         try withLock { store in
             try replaceCurrent(with: png, in: store)
-            return StoredBadge(url: badgeURL, metadata: metadata, byteCount: png.count)
+            return StoredBadge(url: badgeURL, metadata: metadata, byteCount: png.count, tightened: store.tightened)
         }
     }
 
@@ -285,7 +333,7 @@ public struct BadgeStore: Sendable {
             }
             try replaceCurrent(with: data, in: store)
             try? fileSystem.unlinkat(store.history!, name)
-            return StoredBadge(url: badgeURL, metadata: entry.metadata, byteCount: data.count)
+            return StoredBadge(url: badgeURL, metadata: entry.metadata, byteCount: data.count, tightened: store.tightened)
         }
     }
 
@@ -367,6 +415,7 @@ public struct BadgeStore: Sendable {
         }
         defer { try? fileSystem.flock(fd, LOCK_UN) }
         sweepTemporaries(store)
+        store.tightened = tighten(store)
         return try body(store)
     }
 
@@ -410,20 +459,32 @@ public struct BadgeStore: Sendable {
     }
 
     /// Hard-links the current badge into history/ under its id (anything at
-    /// the badge path without a badge's metadata as `unknown-<time>`).
-    /// Idempotent: an entry left by a writer killed before its rename is simply reused.
+    /// the badge path without a badge's metadata as `unknown-<time>.png`, or
+    /// `unknown-<time>-<n>.png` when another foreign file was kept in the same
+    /// second). Idempotent: an entry left by a writer killed before its rename
+    /// is simply reused.
     private func keepCurrentInHistory(_ store: Handle) throws {
         var info = stat()
         guard fstatat(store.directory, Self.badgeFileName, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
-        let id = currentID(store) ?? "\(Self.foreignPrefix)\(Int(Date().timeIntervalSince1970))"
-        let name = "\(id).png"
-        let entry = historyURL.appendingPathComponent(name)
-        do {
-            try fileSystem.linkat(store.directory, Self.badgeFileName, store.history!, name)
-        } catch where error.errno == EEXIST {
-            return
-        } catch {
-            throw storeError("cannot keep the current badge in the history", error, path: entry.path)
+        let id = currentID(store)
+        let second = Int(Date().timeIntervalSince1970)
+        var attempt = 1
+        while true {
+            let name = id.map { "\($0).png" } ?? Self.foreignName(second: second, attempt: attempt)
+            let entry = historyURL.appendingPathComponent(name)
+            do {
+                try fileSystem.linkat(store.directory, Self.badgeFileName, store.history!, name)
+                break
+            } catch where error.errno == EEXIST {
+                var existing = stat()
+                // A badge's id names one badge; a foreign entry is the same file only if it is the same inode.
+                if id != nil || (fstatat(store.history!, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
+                                 && existing.st_dev == info.st_dev && existing.st_ino == info.st_ino) { return }
+                attempt += 1
+                guard attempt <= 10_000 else { throw storeError("cannot keep the current badge in the history", error, path: entry.path) }
+            } catch {
+                throw storeError("cannot keep the current badge in the history", error, path: entry.path)
+            }
         }
         do {
             try fileSystem.fsync(store.history!)
@@ -447,15 +508,28 @@ public struct BadgeStore: Sendable {
                 kept += 1
             }
         }
-        let foreign = directoryEntries(history).compactMap { name -> (Int, String)? in
-            guard name.hasPrefix(Self.foreignPrefix), name.hasSuffix(".png"),
-                  let time = Int(name.dropFirst(Self.foreignPrefix.count).dropLast(4)) else { return nil }
-            return (time, name)
-        }
-        for (_, name) in foreign.sorted(by: >).dropFirst(historyLimit) {
+        let foreign = directoryEntries(history).compactMap { name in Self.foreignOrder(name).map { ($0, name) } }
+        for (_, name) in foreign.sorted(by: { ($0.0.second, $0.0.attempt) > ($1.0.second, $1.0.attempt) }).dropFirst(historyLimit) {
             try? fileSystem.unlinkat(history, name)
         }
     }
 
     private static let foreignPrefix = "unknown-"
+
+    /// `unknown-<second>.png`, or `unknown-<second>-<attempt>.png` after the first.
+    static func foreignName(second: Int, attempt: Int) -> String {
+        attempt == 1 ? "\(foreignPrefix)\(second).png" : "\(foreignPrefix)\(second)-\(attempt).png"
+    }
+
+    /// The second and attempt of a foreign entry's name; nil for any other name.
+    static func foreignOrder(_ name: String) -> (second: Int, attempt: Int)? {
+        guard name.hasPrefix(foreignPrefix), name.hasSuffix(".png") else { return nil }
+        let parts = name.dropFirst(foreignPrefix.count).dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+        guard let second = parts.first.flatMap({ Int($0) }) else { return nil }
+        switch parts.count {
+        case 1: return (second, 1)
+        case 2: return Int(parts[1]).map { (second, $0) }
+        default: return nil
+        }
+    }
 }

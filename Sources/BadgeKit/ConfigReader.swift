@@ -43,7 +43,7 @@ public struct ConfigValue: Sendable {
     public func int(in range: ClosedRange<Int>? = nil) throws -> Int {
         guard case let .number(value, literal) = node.value else { throw typeError("a whole number") }
         guard let int = Int(literal) ?? (value.rounded() == value && abs(value) < 9e15 ? Int(value) : nil) else {
-            throw error("expected a whole number, found \(literal)")
+            throw error("expected a whole number, found \(ConfigExcerpt.of(literal))")
         }
         if let range, !range.contains(int) {
             throw error("\(int) is out of range", hint: "use a value from \(range.lowerBound) to \(range.upperBound)")
@@ -57,8 +57,8 @@ public struct ConfigValue: Sendable {
     public func uint64() throws -> UInt64 {
         let literal: String, shown: String
         switch node.value {
-        case let .number(_, text): (literal, shown) = (text, text)
-        case let .string(text): (literal, shown) = (text, JSONWriter.quote(text))
+        case let .number(_, text): (literal, shown) = (text, ConfigExcerpt.of(text))
+        case let .string(text): (literal, shown) = (text, ConfigExcerpt.quoted(text))
         default: throw typeError("a whole number (or a string of its digits)")
         }
         guard let v = LosslessUInt64.parse(literal) else {
@@ -81,7 +81,7 @@ public struct ConfigValue: Sendable {
         let s = try string()
         guard choices.contains(s) else {
             let suggestion = ConfigObject.closest(to: s, in: choices).map { "did you mean \"\($0)\"? " } ?? ""
-            throw error("\"\(s)\" is not one of \(choices.map { "\"\($0)\"" }.joined(separator: ", "))",
+            throw error("\(ConfigExcerpt.quoted(s)) is not one of \(choices.map { "\"\($0)\"" }.joined(separator: ", "))",
                         hint: suggestion.isEmpty ? nil : suggestion.trimmingCharacters(in: .whitespaces))
         }
         return s
@@ -142,7 +142,8 @@ public struct ConfigObject: Sendable {
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-"
         }
-        if !plain { return "\(keyPath)[\(JSONWriter.quote(key))]" }
+        if !plain { return "\(keyPath)[\(JSONWriter.quote(ConfigExcerpt.of(key)))]" }
+        if key.count > ConfigExcerpt.limit { return "\(keyPath)[\(JSONWriter.quote(ConfigExcerpt.of(key)))]" }
         return keyPath.isEmpty ? key : "\(keyPath).\(key)"
     }
 
@@ -164,7 +165,7 @@ public struct ConfigObject: Sendable {
         for member in members where !allowed.contains(member.key) {
             var hint = "known keys here: \(allowed.sorted().joined(separator: ", "))"
             if let near = Self.closest(to: member.key, in: allowed) { hint = "did you mean \"\(near)\"? " + hint }
-            throw BadgeError(.config, "unknown key \"\(member.key)\"", path: file, location: member.keyLocation,
+            throw BadgeError(.config, "unknown key \(ConfigExcerpt.quoted(member.key))", path: file, location: member.keyLocation,
                              keyPath: childPath(member.key), hint: hint)
         }
     }
@@ -203,5 +204,22 @@ public struct ConfigObject: Sendable {
             previous = current
         }
         return previous[b.count]
+    }
+}
+
+/// A value from a file quoted in an error: at most about 80 characters of it,
+/// and how long it is when it is longer. A 100 KB number is not echoed whole.
+public enum ConfigExcerpt {
+    public static let limit = 80
+
+    public static func of(_ text: String) -> String {
+        guard text.count > limit else { return text }
+        return String(text.prefix(limit)) + "… (\(text.count) characters)"
+    }
+
+    /// `text` in double quotes, cut as `of` cuts it (the count outside the quotes).
+    public static func quoted(_ text: String) -> String {
+        guard text.count > limit else { return JSONWriter.quote(text) }
+        return JSONWriter.quote(String(text.prefix(limit)) + "…") + " (\(text.count) characters)"
     }
 }

@@ -155,12 +155,16 @@ public struct ImageIntake: Sendable {
 
     /// What decoding the image will take in memory, worked out from its
     /// header: the decoded image (4 bytes a pixel, as libgd holds it) and
-    /// what the decoder needs beside it: an interlaced PNG is held whole at
-    /// its own bit depth (twice: as stored and deinterlaced); a progressive
-    /// JPEG keeps every DCT coefficient of the image (2 bytes a sample, at
-    /// the components' sampling); a WebP is decoded to a 4-byte-a-pixel
-    /// buffer first (lossless: plus its own ARGB buffer of the same size;
-    /// lossy: plus its YUV planes); a GIF is read as one byte a pixel first.
+    /// what the decoder needs beside it: gd reads every PNG into one buffer
+    /// of the whole frame (a byte a sample, 16-bit samples stripped) before
+    /// it fills its image, and a grey or palette PNG into a palette image
+    /// first (a byte a pixel); an interlaced PNG is also held whole at its
+    /// own bit depth (twice: as stored and deinterlaced); a progressive JPEG
+    /// keeps every DCT coefficient of the image (2 bytes a sample, at the
+    /// components' sampling); a WebP is decoded to a 4-byte-a-pixel buffer
+    /// first (lossless, also inside a VP8X container: plus its own ARGB
+    /// buffer of the same size; lossy: plus its YUV planes and any alpha
+    /// plane); a GIF is read as one byte a pixel first.
     public static func decodeBytes(_ data: Data, _ header: Header) -> Int {
         let pixels = header.width * header.height
         return 4 * pixels + workingBytes(data, header)
@@ -170,11 +174,16 @@ public struct ImageIntake: Sendable {
         let pixels = header.width * header.height
         switch header.format {
         case .png:
-            guard let ihdr = pngIHDR(data), ihdr.interlaced else { return 0 }
+            guard let ihdr = pngIHDR(data) else { return 0 }
+            let frame = header.width * ihdr.channels * header.height
+            let palette = ihdr.colorType == 0 || ihdr.colorType == 3 ? pixels : 0
+            guard ihdr.interlaced else { return frame + palette }
             let rowBytes = (header.width * ihdr.bitsPerPixel + 7) / 8 + 1
-            return 2 * rowBytes * header.height
+            return frame + palette + 2 * rowBytes * header.height
         case .jpeg:
-            guard let frame = jpegFrame(data), frame.progressive else { return 0 }
+            // No frame found where the intake found one: count it as the worst, progressive 4:4:4.
+            guard let frame = jpegFrame(data) else { return 3 * pixels * 2 }
+            guard frame.progressive else { return 0 }
             let hMax = frame.sampling.map(\.h).max() ?? 1, vMax = frame.sampling.map(\.v).max() ?? 1
             return frame.sampling.reduce(0) { sum, factor in
                 let columns = (header.width * factor.h + hMax * 8 - 1) / (hMax * 8)
@@ -182,11 +191,33 @@ public struct ImageIntake: Sendable {
                 return sum + columns * rows * 64 * 2
             }
         case .webp:
-            let lossless = data.count >= 16 && data[(data.startIndex + 12)..<(data.startIndex + 16)].elementsEqual(Array("VP8L".utf8))
-            return lossless ? 8 * pixels : 4 * pixels + pixels * 3 / 2
+            let coding = webpCoding(data)
+            return coding.lossless ? 8 * pixels : 4 * pixels + pixels * 3 / 2 + (coding.alpha ? pixels : 0)
         case .gif:
             return pixels
         }
+    }
+
+    /// How a WebP's image is coded: lossless (VP8L) or lossy (VP8), and
+    /// whether a lossy one has an alpha plane (ALPH). A simple file's first
+    /// chunk says; an extended one (VP8X) is walked chunk by chunk to its image.
+    static func webpCoding(_ data: Data) -> (lossless: Bool, alpha: Bool) {
+        var offset = 12
+        var alpha = false
+        while offset + 8 <= data.count {
+            let base = data.startIndex + offset
+            let fourCC = String(decoding: data[base..<(base + 4)], as: UTF8.self)
+            switch fourCC {
+            case "VP8L": return (true, false)
+            case "VP8 ": return (false, alpha)
+            case "ALPH": alpha = true
+            default: break
+            }
+            let size = Int(data[base + 4]) | Int(data[base + 5]) << 8 | Int(data[base + 6]) << 16 | Int(data[base + 7]) << 24
+            offset += 8 + size + (size & 1)
+        }
+        // No image chunk found: the larger of the two.
+        return (true, false)
     }
 
     /// Why the estimate is what it is, in words, for the error.
@@ -195,50 +226,53 @@ public struct ImageIntake: Sendable {
         switch header.format {
         case .png:
             guard let ihdr = pngIHDR(data) else { return "a \(size) PNG" }
-            return "a \(size) PNG of \(ihdr.bitsPerPixel) bits a pixel\(ihdr.interlaced ? ", interlaced" : "")"
+            return "a \(size) PNG of \(ihdr.bitsPerPixel) bits a pixel\(ihdr.interlaced ? ", interlaced" : ""), read into a buffer of the whole frame"
         case .jpeg:
             return "a \(size) \(jpegFrame(data)?.progressive == true ? "progressive" : "baseline") JPEG"
         case .webp:
-            let lossless = data.count >= 16 && data[(data.startIndex + 12)..<(data.startIndex + 16)].elementsEqual(Array("VP8L".utf8))
-            return "a \(size) \(lossless ? "lossless" : "lossy") WebP"
+            return "a \(size) \(webpCoding(data).lossless ? "lossless" : "lossy") WebP"
         case .gif:
             return "a \(size) GIF"
         }
     }
 
-    /// Bits a pixel and interlacing, from an IHDR the intake has checked.
-    static func pngIHDR(_ data: Data) -> (bitsPerPixel: Int, interlaced: Bool)? {
+    /// Bits a pixel, channels, colour type and interlacing, from an IHDR the intake has checked.
+    static func pngIHDR(_ data: Data) -> (bitsPerPixel: Int, channels: Int, colorType: Int, interlaced: Bool)? {
         guard data.count >= 33 else { return nil }
         let base = data.startIndex + 16
         let depth = Int(data[base + 8]), colorType = Int(data[base + 9])
         let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 4
-        return (depth * channels, data[base + 12] != 0)
+        return (depth * channels, channels, colorType, data[base + 12] != 0)
     }
 
-    /// A JPEG's frame: progressive or not, and each component's sampling factors.
+    /// A JPEG's frame: progressive or not, and each component's sampling
+    /// factors. The segments before it are skipped by their lengths however
+    /// many there are (a megabyte of APP padding included), as a decoder does.
     static func jpegFrame(_ data: Data) -> (progressive: Bool, sampling: [(h: Int, v: Int)])? {
-        let bytes = [UInt8](data.prefix(1 << 20))
-        var i = 2
-        while i + 4 <= bytes.count, bytes[i] == 0xFF {
-            let marker = Int(bytes[i + 1])
-            if marker == 0xFF { i += 1; continue }
-            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
-            if marker == 0xD9 || marker == 0xDA { return nil }
-            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-            if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
-                guard i + 10 <= bytes.count else { return nil }
-                let count = Int(bytes[i + 9])
-                var sampling: [(h: Int, v: Int)] = []
-                for c in 0..<count {
-                    let at = i + 10 + c * 3 + 1
-                    guard at < bytes.count else { break }
-                    sampling.append((max(1, Int(bytes[at] >> 4)), max(1, Int(bytes[at] & 0x0F))))
+        data.withUnsafeBytes { raw -> (progressive: Bool, sampling: [(h: Int, v: Int)])? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var i = 2
+            while i + 4 <= bytes.count, bytes[i] == 0xFF {
+                let marker = Int(bytes[i + 1])
+                if marker == 0xFF { i += 1; continue }
+                if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { i += 2; continue }
+                if marker == 0xD9 || marker == 0xDA { return nil }
+                let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+                if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                    guard i + 10 <= bytes.count else { return nil }
+                    let count = Int(bytes[i + 9])
+                    var sampling: [(h: Int, v: Int)] = []
+                    for c in 0..<count {
+                        let at = i + 10 + c * 3 + 1
+                        guard at < bytes.count else { break }
+                        sampling.append((max(1, Int(bytes[at] >> 4)), max(1, Int(bytes[at] & 0x0F))))
+                    }
+                    return ([0xC2, 0xC6, 0xCA, 0xCE].contains(marker), sampling.isEmpty ? [(1, 1)] : sampling)
                 }
-                return ([0xC2, 0xC6, 0xCA, 0xCE].contains(marker), sampling.isEmpty ? [(1, 1)] : sampling)
+                i += 2 + max(length, 2)
             }
-            i += 2 + length
+            return nil
         }
-        return nil
     }
 
     /// The scans of a JPEG: its start-of-scan markers, counted by walking the

@@ -67,6 +67,10 @@ package struct JSONMember: Sendable, Hashable {
 /// duplicate keys, trailing commas, comments, and bytes that are not UTF-8.
 package struct JSONParser {
     package static let maxDepth = 128
+    /// The most values one document may hold (every object, array, member
+    /// value and element). A parsed value costs ~140 bytes: 60 MB of `[0,0,…]`
+    /// took 4.3 GB before parsing stopped at the first value past this.
+    package static let maxNodes = 1_000_000
 
     private let bytes: [UInt8]
     private let file: String?
@@ -74,16 +78,28 @@ package struct JSONParser {
     private var line = 1
     private var lineStart = 0
     private var depth = 0
+    private var nodes = 0
+    private let nodeLimit: Int
 
-    private init(bytes: [UInt8], file: String?) {
+    private init(bytes: [UInt8], file: String?, nodeLimit: Int) {
         self.bytes = bytes
         self.file = file
+        self.nodeLimit = nodeLimit
     }
 
     /// Parses one JSON document. `file` is used in error messages.
     package static func parse(_ data: Data, file: String? = nil) throws -> JSONNode {
-        var parser = JSONParser(bytes: [UInt8](data), file: file)
-        return try parser.parseDocument()
+        var used = 0
+        return try parse(data, file: file, maxNodes: maxNodes, used: &used)
+    }
+
+    /// Parses one JSON document of at most `maxNodes` values, adding the
+    /// values it holds to `used` (JSON Lines share one budget across lines).
+    package static func parse(_ data: Data, file: String?, maxNodes: Int, used: inout Int) throws -> JSONNode {
+        var parser = JSONParser(bytes: [UInt8](data), file: file, nodeLimit: maxNodes - used)
+        let node = try parser.parseDocument()
+        used += parser.nodes
+        return node
     }
 
     package static func parse(_ text: String, file: String? = nil) throws -> JSONNode {
@@ -219,10 +235,15 @@ package struct JSONParser {
     }
 
     private mutating func parseValue() throws -> JSONNode {
-        let start = here
         guard index < bytes.count else {
             throw fail("unexpected end of file where a value was expected")
         }
+        nodes += 1
+        if nodes > nodeLimit {
+            throw fail("the file holds more than \(Self.maxNodes) JSON values; badge reads no more",
+                       hint: "split it (a batch manifest can also run in shards: --shard K/N)")
+        }
+        let start = here
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -294,13 +315,13 @@ package struct JSONParser {
             let key = try parseString()
             if let first = seen[key] {
                 throw fail(
-                    "duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))",
+                    "duplicate key \(ConfigExcerpt.quoted(key)) (first defined at line \(first.line), column \(first.column))",
                     at: keyLocation, hint: "keep one of the two")
             }
             seen[key] = keyLocation
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("expected ':' after the key \"\(key)\"")
+                throw fail("expected ':' after the key \(ConfigExcerpt.quoted(key))")
             }
             index += 1
             skipWhitespace()
@@ -319,7 +340,7 @@ package struct JSONParser {
                 depth -= 1
                 return JSONNode(.object(members), at: start)
             }
-            throw fail("expected ',' or '}' after the value of \"\(key)\", found \(describe(bytes[index]))",
+            throw fail("expected ',' or '}' after the value of \(ConfigExcerpt.quoted(key)), found \(describe(bytes[index]))",
                        hint: bytes[index] == UInt8(ascii: "\"") ? "a comma is missing" : nil)
         }
     }
@@ -473,7 +494,7 @@ package struct JSONParser {
         }
         let literal = String(decoding: bytes[begin..<index], as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
-            throw fail("the number \(literal) is out of range", at: start)
+            throw fail("the number \(ConfigExcerpt.of(literal)) is out of range", at: start)
         }
         return JSONNode(.number(value, literal: literal), at: start)
     }

@@ -2,9 +2,10 @@ import Foundation
 
 /// Text that came from outside (a server's answer or headers, a plugin's
 /// output, a file's metadata), made safe to print: C0 control characters
-/// (but newline and tab), DEL and C1 control characters are dropped, so an
-/// ESC sequence in a server's error cannot retitle the window or clear the
-/// screen. Applied where such text is printed (the CLI's Terminal and log
+/// (but newline and tab), DEL, C1 control characters and the bidi
+/// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are
+/// dropped, so an ESC sequence in a server's error cannot retitle the window
+/// or clear the screen, nor a right-to-left override reverse a file name. Applied where such text is printed (the CLI's Terminal and log
 /// handler) and where a backend hands a server's words on (RemoteBackend's
 /// scrubber).
 public enum OutsideText {
@@ -24,6 +25,8 @@ public enum OutsideText {
         case 0x0A: return !keepingNewlines
         case 0x09: return false
         case 0x00...0x1F, 0x7F...0x9F: return true
+        // Bidi embeddings, overrides and isolates: they reorder what follows on the line.
+        case 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
         }
     }

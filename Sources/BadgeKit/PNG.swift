@@ -73,6 +73,21 @@ public enum PNG {
         }
     }
 
+    /// The chunks a still picture needs, and all that a picture from outside keeps.
+    public static let stillImageChunkTypes: Set<String> = ["IHDR", "PLTE", "tRNS", "IDAT", "IEND"]
+
+    /// A PNG that badge did not draw, cut down to IHDR, PLTE, tRNS, IDAT and
+    /// IEND: an APNG's frames (acTL, fcTL, fdAT), a server's text (tEXt,
+    /// zTXt, iTXt: a workflow, a file name, a decompression bomb) and every
+    /// other ancillary chunk are dropped; the pixels are the same. Unknown
+    /// critical chunks were refused by the decoder before this. Returns the
+    /// data untouched when there is nothing to drop.
+    public static func stillImage(_ data: Data) throws -> Data {
+        let all = try chunks(in: data)
+        let kept = all.filter { stillImageChunkTypes.contains($0.type) }
+        return kept.count == all.count ? data : assemble(kept)
+    }
+
     /// Serialises chunks after the signature, computing each CRC.
     public static func assemble(_ chunks: [PNGChunk]) -> Data {
         var out = Data(signature)

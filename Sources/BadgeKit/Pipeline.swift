@@ -8,8 +8,12 @@ import Logging
 public enum BadgeDestination: Sendable {
     /// Commit it as the current badge.
     case store(BadgeStore)
-    /// Write it to a file and leave the store alone (a preview, a batch output).
+    /// Write it to a file and leave the store alone (a preview, a batch output),
+    /// under the `OutputTarget` policy: a FIFO or a device is written into, a
+    /// symbolic link followed, a directory refused.
     case file(URL)
+    /// Write it to standard output and leave the store alone (`--output -`).
+    case standardOutput
 }
 
 /// The result of one run through the pipeline.
@@ -91,18 +95,15 @@ public struct Pipeline: Sendable {
         switch destination {
         case let .store(store):
             let stored = try await BlockingExecutor.run { try store.commit(png, metadata: metadata) }
+            if !stored.tightened.isEmpty { environment.logger.warning("\(BadgeStore.tightenedMessage(stored.tightened))") }
             await TestHold.at("after-commit", environment)
             url = stored.url
         case let .file(target):
-            try await BlockingExecutor.run {
-                do {
-                    try AtomicFileWriter().write(png, to: target)
-                } catch {
-                    throw BadgeError(.io, "cannot write the badge", path: target.path, cause: "\(error)",
-                                     hint: "check that the directory exists and is writable")
-                }
-            }
+            try await BlockingExecutor.run { try OutputWriter().write(png, to: .path(target), what: "the badge") }
             url = target
+        case .standardOutput:
+            try await BlockingExecutor.run { try OutputWriter().write(png, to: .standardOutput, what: "the badge") }
+            url = URL(fileURLWithPath: "/dev/stdout")
         }
         environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)"])
         return PipelineOutcome(url: url, metadata: metadata, byteCount: png.count, duration: ContinuousClock.now - started)
@@ -325,7 +326,9 @@ public struct Pipeline: Sendable {
         let fits = header.format == .png && header.width == request.size && header.height == request.size
         if !image.isDrawnInProcess || !fits {
             guard let decoder = environment.decoder else {
-                if fits || header.format == .png { return (data, metadata(for: request, image, backend, header, commitment)) }
+                if fits || header.format == .png {
+                    return (try outsidePNG(data, image), metadata(for: request, image, backend, header, commitment))
+                }
                 throw BadgeError(.unsupportedFormat, "the backend made a \(header.format.rawValue.uppercased()) image and nothing here can convert it",
                                  backend: backend.name, hint: "make the backend write PNG")
             }
@@ -336,6 +339,7 @@ public struct Pipeline: Sendable {
                     try await withTaskCancellationHandler {
                         try await decoder.validate(data, header: header, stop: stop)
                     } onCancel: { stop.stop() }
+                    data = try outsidePNG(data, image)
                 } else {
                     // A JPEG, a WebP, or a picture of another size becomes the PNG badge the user asked for.
                     let input = data
@@ -350,6 +354,13 @@ public struct Pipeline: Sendable {
             }
         }
         return (data, metadata(for: request, image, backend, header, commitment))
+    }
+
+    /// A PNG kept at its size is rebuilt unless this process drew it: cut to
+    /// the chunks of a still picture (`PNG.stillImage`), so nothing a server,
+    /// a plugin or an imported file carried beside its pixels is committed.
+    private func outsidePNG(_ data: Data, _ image: GeneratedImage) throws -> Data {
+        image.isDrawnInProcess ? data : try PNG.stillImage(data)
     }
 
     private func metadata(

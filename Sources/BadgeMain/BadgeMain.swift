@@ -1,5 +1,6 @@
 import ArgumentParser
 import BadgeKit
+import ExecBackend
 import Foundation
 
 /// badge's command line, for a `main` function: badge's own or that of a
@@ -27,6 +28,9 @@ public enum BadgeMain {
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // An exec plugin's descendant that left its process group with setsid comes to
+        // badge when its parent exits, and is killed once no plugin runs.
+        OrphanReaper.enable()
         Prewarm.start(for: given)
         let arguments: [String]
         do {
@@ -87,6 +91,7 @@ public enum BadgeMain {
             if code == .success {
                 print(CompletionScripts.adjusted(withGlobalOptions(text)))
             } else {
+                text = Terminal.clean(text)
                 // Every error starts "error:", as badge's own do; argument-parser writes "Error:".
                 if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
                 if Terminal.stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, text.hasPrefix("error: ") {

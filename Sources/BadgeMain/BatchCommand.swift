@@ -192,12 +192,7 @@ struct BatchCommand: AsyncParsableCommand {
         try await BlockingExecutor.run {
             let sheet = ContactSheet(entries: entries, largestBadge: max(ContactSheet.smallestThumbnail, items.map(\.request.size).max() ?? 0))
             let data = ContactSheet.format(of: target.path) == .html ? try sheet.html(title: title) : try sheet.png()
-            do {
-                try AtomicFileWriter().write(data, to: target)
-            } catch {
-                throw BadgeError(.io, "cannot write the contact sheet", path: target.path, cause: "\(error)",
-                                 hint: "check that the directory exists and is writable")
-            }
+            try OutputWriter().write(data, to: .path(target), what: "the contact sheet")
         }
         if json {
             Terminal.note("contact sheet: \(target.path)")

@@ -82,7 +82,7 @@ final class BatchProgress: @unchecked Sendable {
             case .failed: failed += 1
             case .cancelled: cancelled += 1
             }
-            if !live { lines.write(Data((Self.line(for: result) + "\n").utf8)) }
+            if !live { lines.write(Data((Terminal.clean(Self.line(for: result), keepingNewlines: false) + "\n").utf8)) }
         }
         lock.unlock()
         draw(force: false)
@@ -132,7 +132,7 @@ final class BatchProgress: @unchecked Sendable {
         }
         if stopping { text += "  stopping… \(total - done) left" }
         if let shown = lastStarted.flatMap({ running.contains($0) ? $0 : nil }) ?? running.first {
-            text += "  " + OutsideText.printable(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
+            text += "  " + Terminal.clean(shown, keepingNewlines: false) + (running.count > 1 ? " +\(running.count - 1)" : "")
         }
         return text
     }

@@ -191,7 +191,7 @@ struct CandidatePicker {
             let name = "badge-candidate-\(candidate.number)-seed\(candidate.request.seed).png"
             let url = environment.workingDirectory.appendingPathComponent(name)
             do {
-                try AtomicFileWriter().write(made.png, to: url)
+                try OutputWriter().write(made.png, to: .path(url), what: "the candidate")
                 written.append(name)
             } catch {
                 return "Could not save \(name): \(error); nothing is committed."

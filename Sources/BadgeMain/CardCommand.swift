@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import BadgeCard
 import BadgeKit
@@ -22,20 +25,20 @@ struct CardBackCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var source: CardSource
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write.", valueName: "file"),
+    @Option(name: .shortAndLong, help: ArgumentHelp("The PNG to write (- for standard output).", valueName: "file"),
             completion: .file(extensions: ["png"]))
     var output = "badge-back.png"
 
     func run() async throws {
         let context = try global.makeContext()
         let badge = try source.load(context)
-        let target = OutputFile.url(output, context)
+        let target = OutputFile.target(output, context)
         let (png, size) = try await BlockingExecutor.run {
             let face = try badge.backFace().render(front: try badge.decode())
             return (try PNGEncoder.encode(face, level: 6), face.width)
         }
-        try await OutputFile.write(png, to: target)
-        Terminal.out("Wrote the back of the card (\(size)×\(size), \(BackFace.label) \(badge.longDate)): \(target.path)")
+        try await OutputFile.write(png, to: target, what: "the back of the card")
+        OutputFile.report("Wrote the back of the card (\(size)×\(size), \(BackFace.label) \(badge.longDate)): \(target.displayPath)", for: target)
     }
 }
 
@@ -90,8 +93,8 @@ struct CardFlipCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try global.makeContext()
         let badge = try source.load(context)
-        let target = OutputFile.url(output, context)
-        let format = FlipAnimation.Format(pathExtension: target.pathExtension) ?? .apng
+        let target = OutputFile.target(output, context)
+        let format = FlipAnimation.Format(pathExtension: (output as NSString).pathExtension) ?? .apng
         let configured = FlipAnimation(timeline: FlipTimeline(direction: direction), frameRate: frameRate, size: size ?? 0,
                                       hold: hold, background: background.flatMap { RGBA(hex: $0) })
         let explicitSize = size
@@ -102,9 +105,9 @@ struct CardFlipCommand: AsyncParsableCommand {
             let faces = try animation.faces(badge: image, back: try badge.backFace())
             return (try animation.encode(format, front: faces.front, back: faces.back), animation.frames.count, animation.timeline.duration)
         }
-        try await OutputFile.write(file, to: target)
+        try await OutputFile.write(file, to: target, what: "the flip")
         let kind = format == .gif ? "GIF" : "animated PNG"
-        Terminal.out("Wrote the flip (\(kind), \(frames) frames at \(frameRate) fps, the turn takes \(String(format: "%.2f", duration)) s): \(target.path)")
+        OutputFile.report("Wrote the flip (\(kind), \(frames) frames at \(frameRate) fps, the turn takes \(String(format: "%.2f", duration)) s): \(target.displayPath)", for: target)
     }
 }
 
@@ -143,6 +146,11 @@ struct CardHTMLCommand: AsyncParsableCommand {
             return CardPage(front: badge.png, back: back, promise: badge.metadata.extra["promise"] ?? badge.metadata.prompt, date: badge.longDate).html
         }
         try await BlockingExecutor.run {
+            var info = stat()
+            if stat(folder.path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                throw BadgeError(.usage, "cannot write the card page: \(folder.path) is not a directory", path: folder.path,
+                                 hint: "give a directory (it is created if missing)")
+            }
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
@@ -150,7 +158,7 @@ struct CardHTMLCommand: AsyncParsableCommand {
                                  hint: "choose a directory you can write to")
             }
         }
-        try await OutputFile.write(Data(html.utf8), to: target)
+        try await OutputFile.write(Data(html.utf8), to: .path(target), what: "the card page")
         Terminal.out("Wrote the card page: \(target.path)\nOpen it in a browser; drag the badge sideways, tap it, or press Space to turn it over.")
     }
 }

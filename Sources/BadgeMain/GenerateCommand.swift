@@ -18,7 +18,7 @@ struct BadgeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The day you begin, YYYY-MM-DD (default: now).", valueName: "date"))
     var date: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file and leave the store alone (a preview).", valueName: "file"),
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file (- for standard output) and leave the store alone (a preview).", valueName: "file"),
             completion: .file(extensions: ["png"]))
     var output: String?
 
@@ -40,6 +40,9 @@ struct BadgeOptions: ParsableArguments {
         }
         if let output, output.hasSuffix("/") {
             throw ValidationError("--output names a file, not a directory: '\(output)'")
+        }
+        if output == "-" && json {
+            throw ValidationError("--output - writes the picture to standard output, where --json would go too; give one of them")
         }
     }
 
@@ -83,7 +86,10 @@ struct BadgeOptions: ParsableArguments {
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
         if let output {
-            destination = .file(BadgeConfig.resolvePath(output, relativeTo: context.environment.workingDirectory))
+            switch OutputTarget(output, relativeTo: context.environment.workingDirectory) {
+            case .standardOutput: destination = .standardOutput
+            case let .path(url): destination = .file(url)
+            }
         } else {
             destination = .store(context.store)
         }
@@ -118,7 +124,12 @@ struct BadgeOptions: ParsableArguments {
             try Terminal.json(info)
         } else {
             let headline = output == nil ? "Committed your Promise Badge." : "Wrote a preview; the current badge is unchanged."
-            Terminal.out(headline + "\n" + info.text)
+            if output == "-" {
+                // Standard output carries the picture: the report goes beside it, to standard error.
+                Terminal.note("Wrote a preview to standard output; the current badge is unchanged.\n" + info.text)
+            } else {
+                Terminal.out(headline + "\n" + info.text)
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ struct GlobalOptions: ParsableArguments {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let logger = StderrLogHandler.logger(verbose: verbose)
         let config = try BadgeConfig.load(explicit: config, variables: variables, workingDirectory: cwd)
+        let secrets = Self.secrets(of: config, variables: variables)
+        Terminal.scrubber.withLock { $0 = SecretScrubber(secrets: secrets) }
         let environment = BadgeEnvironment(
             sourceDate: try BadgeEnvironment.sourceDate(from: variables), variables: variables, logger: logger, http: Backends.http, decoder: Backends.decoder, workingDirectory: cwd)
         let storeDirectory = config.storeDirectory(explicit: store, variables: variables, workingDirectory: cwd)
@@ -29,6 +31,25 @@ struct GlobalOptions: ParsableArguments {
         return CommandContext(
             config: config, environment: environment, registry: Backends.registry(limits: config.intake),
             store: BadgeStore(directory: storeDirectory, historyLimit: config.historyLimit))
+    }
+}
+
+extension GlobalOptions {
+    /// The values the configuration's backends read as secrets (`apiKeyEnv`,
+    /// `passwordEnv`), and a Basic header's base64 made of one: never printed or logged.
+    static func secrets(of config: BadgeConfig, variables: [String: String]) -> [String] {
+        var found: [String] = []
+        for backend in config.backends {
+            let options = backend.options
+            for key in ["apiKeyEnv", "passwordEnv"] {
+                if let name = try? options.value(key)?.string(), let value = variables[name], !value.isEmpty { found.append(value) }
+            }
+            if let user = try? options.value("username")?.string(), let name = try? options.value("passwordEnv")?.string(),
+               let password = variables[name] {
+                found.append(Data("\(user):\(password)".utf8).base64EncodedString())
+            }
+        }
+        return found
     }
 }
 

@@ -27,7 +27,8 @@ struct StderrLogHandler: LogHandler {
                 && !lower.hasSuffix("env")
             line += " \(key)=\(secret ? "********" : "\(merged[key]!)")"
         }
-        // One line per event: values from outside lose their control characters and line breaks.
-        FileHandle.standardError.write(Data((OutsideText.printable(line, keepingNewlines: false) + "\n").utf8))
+        // One line per event: values from outside lose their control characters and line breaks,
+        // and every secret of the configuration is masked, in the message and the metadata alike.
+        FileHandle.standardError.write(Data((Terminal.clean(line, keepingNewlines: false) + "\n").utf8))
     }
 }

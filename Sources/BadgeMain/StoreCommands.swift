@@ -100,6 +100,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let store = context.store
         let id = self.id
         let restored = try await BlockingExecutor.run { try store.restore(id: id) }
+        if !restored.tightened.isEmpty { Terminal.note("badge: warning: " + BadgeStore.tightenedMessage(restored.tightened)) }
         let info = BadgeInfo(restored)
         if json { try Terminal.json(info) } else { Terminal.out("Restored your Promise Badge.\n" + info.text) }
     }

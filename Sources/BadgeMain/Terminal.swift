@@ -1,5 +1,6 @@
 import BadgeKit
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,16 @@ import Glibc
 /// foreign badge's prompt): control characters are dropped first
 /// (`OutsideText`), and `--json` escapes them.
 enum Terminal {
+    /// The secrets of this run's configuration (`SecretScrubber`): set once the
+    /// configuration is read, applied to every line printed and logged.
+    static let scrubber = Mutex(SecretScrubber(secrets: []))
+
+    /// Text as it may be printed: secrets masked, then control characters and
+    /// bidi overrides dropped (`OutsideText`). Every line badge prints goes through here.
+    static func clean(_ text: String, keepingNewlines: Bool = true) -> String {
+        OutsideText.printable(scrubber.withLock { $0 }.scrub(text), keepingNewlines: keepingNewlines)
+    }
+
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
@@ -44,11 +55,11 @@ enum Terminal {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(JSONError(error)) {
-                FileHandle.standardError.write(data + Data("\n".utf8))
+                FileHandle.standardError.write(Data(scrubber.withLock { $0 }.scrub(String(decoding: data, as: UTF8.self)).utf8) + Data("\n".utf8))
                 return
             }
         }
-        let description = OutsideText.printable(error.description)
+        let description = clean(error.description)
         var text = "error: \(description)\n"
         if stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil {
             text = "\u{1B}[1;31merror:\u{1B}[0m " + description + "\n"
@@ -57,18 +68,19 @@ enum Terminal {
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((OutsideText.printable(text) + "\n").utf8))
+        FileHandle.standardError.write(Data((clean(text) + "\n").utf8))
     }
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((OutsideText.printable(text) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((clean(text) + "\n").utf8))
     }
 
     /// Prints a value as pretty JSON with sorted keys.
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = OutsideText.escapingControls(inJSON: try encoder.encode(value))
+        let encoded = try encoder.encode(value)
+        let data = OutsideText.escapingControls(inJSON: Data(scrubber.withLock { $0 }.scrub(String(decoding: encoded, as: UTF8.self)).utf8))
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 

@@ -90,7 +90,7 @@ struct ComfyUITests {
         let requests = try Self.received(server, mode: "ok")
         let upload = try #require(requests.first)
         #expect(upload.method == "POST" && upload.path == "/upload/image" && upload.violations.isEmpty)
-        #expect(upload.body["type"] as? String == "input" && upload.body["overwrite"] as? String == "true")
+        #expect(upload.body["type"] as? String == "input" && upload.body["overwrite"] == nil, "an upload never overwrites")
         let image = try #require(upload.body["image"] as? [String: Any])
         #expect(image["content_type"] as? String == "image/png")
         try RemoteSourceTests.checkUpload(try #require(Data(base64Encoded: image["b64"] as? String ?? "")), side: 256)
@@ -117,8 +117,10 @@ struct ComfyUITests {
         #expect(results["node-errors"]?.status == 1)
         #expect(stderr("node-errors").contains(#"node 4 (CheckpointLoaderSimple), input "ckpt_name": Value not in list"#), "\(stderr("node-errors"))")
         #expect(stderr("exec-error").contains("in node 3 (KSampler): CUDA out of memory"), "\(stderr("exec-error"))")
+        #expect(stderr("view-temp").contains("made only a preview") && stderr("view-temp").contains("use a SaveImage node"), "\(stderr("view-temp"))")
         for mode in ["view-escape", "view-temp"] {
-            #expect(results[mode]?.status == 1 && stderr(mode).contains("outside its output folder"), "\(stderr(mode))")
+            #expect(results[mode]?.status == 1, "\(stderr(mode))")
+            #expect(mode == "view-temp" || stderr(mode).contains("outside its output folder"), "\(stderr(mode))")
             #expect(try !Self.received(server, mode: mode).contains { $0.path == "/view" }, "\(mode) fetched /view")
         }
         #expect(stderr("html-200").contains("not a JSON object"), "\(stderr("html-200"))")
@@ -184,6 +186,15 @@ struct ComfyUITests {
         let txt2img = Self.examples.appendingPathComponent("txt2img-sd15.json").path
         let good = try await validate(workflow: txt2img, inputs: #"{"prompt": "6.inputs.text"}"#)
         #expect(good.status == 0, "\(good.stderr)")
+        #expect(!good.stderr.contains("SaveImage"), "\(good.stderr)")
+        // A workflow with a PreviewImage and no SaveImage is valid, with a warning.
+        var previewOnly = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: txt2img))) as? [String: Any])
+        previewOnly["9"] = ["class_type": "PreviewImage", "inputs": ["images": ["8", 0]]]
+        let preview = s.root.appendingPathComponent("preview-only.json")
+        try JSONSerialization.data(withJSONObject: previewOnly).write(to: preview)
+        let warned = try await validate(workflow: preview.path, inputs: #"{"prompt": "6.inputs.text"}"#)
+        #expect(warned.status == 0, "\(warned.stderr)")
+        #expect(warned.stderr.contains("warning: backend \"comfy\": the workflow \(preview.path) has no SaveImage node"), "\(warned.stderr)")
         let uiFormat = try await validate(workflow: ui.path, inputs: #"{"prompt": "6.inputs.text"}"#)
         #expect(uiFormat.status == 1 && uiFormat.stderr.contains("UI format") && uiFormat.stderr.contains("Export (API)"), "\(uiFormat.stderr)")
         let noNode = try await validate(workflow: txt2img, inputs: #"{"prompt": "12.inputs.text"}"#)
@@ -212,7 +223,7 @@ struct ComfyUITests {
         let s = try Sandbox()
         let server = try FixtureServer(script: Self.server)
         defer { server.stop() }
-        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "not-comfyui"])
+        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "probe-no-class", "not-comfyui"])
         let result = try await s.run(["backends", "--probe", "--json", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": Self.key])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -223,6 +234,10 @@ struct ComfyUITests {
         #expect((row("probe-missing")["reason"] as? String)?.contains("v1-5-pruned-emaonly.safetensors") == true, "\(row("probe-missing"))")
         #expect((row("probe-missing")["hint"] as? String)?.contains("sd_xl_base_1.0.safetensors") == true, "\(row("probe-missing"))")
         #expect((row("not-comfyui")["reason"] as? String)?.contains("system_stats") == true, "\(row("not-comfyui"))")
-        #expect(try Self.received(server, mode: "ok").map(\.path) == ["/system_stats", "/object_info/CheckpointLoaderSimple"])
+        // A node class the server lacks is named with its node; inputs badge fills (LoadImage's image) are not checked.
+        #expect(row("probe-no-class")["available"] as? Bool == false)
+        #expect((row("probe-no-class")["reason"] as? String)?.contains("img2img-sd15.json node 3 is a KSampler, a node class this server does not have") == true,
+                "\(row("probe-no-class"))")
+        #expect(try Self.received(server, mode: "ok").map(\.path) == ["/system_stats", "/object_info"], "one /object_info for both workflows")
     }
 }

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import Foundation
 import Testing
 
@@ -182,6 +183,57 @@ struct BatchPlanTests {
             Issue.record("must fail")
         } catch let error as BadgeError {
             #expect(error.message.contains("procedurall") && error.hint?.contains("did you mean \"procedural\"") == true)
+        }
+    }
+}
+
+/// Issue #31: manifests are read under a budget of cells and values, stopping at the first excess.
+/// The million-value parses run on threads of their own (`onOwnThread`).
+struct ManifestBudgetTests {
+    static let base = URL(fileURLWithPath: "/tmp")
+
+    @Test func aCSVPastItsCellBudgetStopsThere() async throws {
+        let error = try await onOwnThread { () -> BadgeError? in
+            let data = Data("name,prompt\n".utf8) + Data(repeating: UInt8(ascii: ","), count: CSVTable.maxCells + 10)
+            do {
+                _ = try BatchManifest.parse(data, file: "jobs.csv", format: .csv, baseDirectory: Self.base)
+                return nil
+            } catch {
+                return error as? BadgeError
+            }
+        }
+        #expect(error?.message == "the CSV file holds more than 1000000 cells; badge reads no more", "\(String(describing: error))")
+        #expect(error?.location?.line == 2 && error?.location?.column == CSVTable.maxCells - 1 && error?.path == "jobs.csv",
+                "\(String(describing: error?.location))")
+    }
+
+    @Test func aJSONManifestPastItsValueBudgetStopsThere() async throws {
+        let errors = try await onOwnThread { () -> [BadgeError?] in
+            let array = Data("[".utf8) + Data(String(repeating: "0,", count: JSONParser.maxNodes + 5).utf8) + Data("0]".utf8)
+            let line = Data(String(repeating: "0,", count: JSONParser.maxNodes + 5).utf8)
+            let oneLine = Data("{\"prompt\": [".utf8) + line + Data("0]}\n".utf8)
+            return [(array, BatchManifest.Format.json, "jobs.json"), (oneLine, .jsonLines, "jobs.jsonl")].map { data, format, file in
+                do {
+                    _ = try BatchManifest.parse(data, file: file, format: format, baseDirectory: Self.base)
+                    return nil
+                } catch {
+                    return error as? BadgeError
+                }
+            }
+        }
+        for error in errors {
+            #expect(error?.message == "the file holds more than 1000000 JSON values; badge reads no more", "\(String(describing: error))")
+            #expect(error?.location?.line == 1)
+        }
+    }
+
+    /// JSON Lines share one budget across their lines: each parse adds what it read.
+    @Test func oneBudgetIsSharedAcrossDocuments() throws {
+        var used = 0
+        _ = try JSONParser.parse(Data("[1,2,3]".utf8), file: "a.jsonl", maxNodes: 6, used: &used)
+        #expect(used == 4)
+        #expect { try JSONParser.parse(Data("[1,2]".utf8), file: "a.jsonl", maxNodes: 6, used: &used) } throws: { error in
+            (error as? BadgeError)?.message.hasPrefix("the file holds more than") == true
         }
     }
 }

@@ -113,3 +113,28 @@ struct ConfigErrorTests {
         }
     }
 }
+
+/// Issue #31: a config error quotes at most about 80 characters of the value.
+struct ConfigExcerptTests {
+    @Test func aHugeValueIsQuotedInPart() throws {
+        let number = String(repeating: "9", count: 100_000) + ".5"
+        let key = String(repeating: "k", count: 5_000)
+        let cases = [
+            #"{"historyLimit": \#(number)}"#,
+            #"{"defaults": {"seed": \#(number)}}"#,
+            #"{"\#(key)": 1}"#,
+            #"{"backends": {"r": {"type": "http", "fallback": "\#(String(repeating: "u", count: 100_000))"}}}"#,
+        ]
+        for text in cases {
+            do {
+                _ = try BadgeConfig.parse(Data(text.utf8), file: "config.json")
+                Issue.record("must fail: \(text.prefix(60))")
+            } catch let error as BadgeError {
+                #expect(error.description.count < 600, "\(error.description.count) characters: \(error.description.prefix(300))")
+                #expect(error.description.contains("characters)"), "\(error.description.prefix(300))")
+            }
+        }
+        #expect(ConfigExcerpt.of("short") == "short")
+        #expect(ConfigExcerpt.of(String(repeating: "x", count: 81)) == String(repeating: "x", count: 80) + "… (81 characters)")
+    }
+}

@@ -94,11 +94,24 @@ struct ImportBackendTests {
         }
     }
 
+    /// Issue #31: `badge:x-source holiday-GPS.jpg` told anyone with the badge the photo's name.
+    @Test func theSourceIsRecordedByItsHashNeverItsName() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-import-name-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let named = dir.appendingPathComponent("holiday-GPS.png")
+        try FileManager.default.copyItem(atPath: try Self.firstPNG(), toPath: named.path)
+        let (image, png) = try await importing(named.path)
+        #expect(image.extra["source-sha256"] == BatchHash.sha256(try Data(contentsOf: named)))
+        #expect(!image.extra.values.contains { $0.contains("holiday") }, "\(image.extra)")
+        #expect(!png.contains(Data("holiday".utf8)))
+    }
+
     @Test func standardInputIsReadWithACap() async throws {
         let png = try Data(contentsOf: URL(fileURLWithPath: try Self.firstPNG()))
         var generator = ImportGenerator(readStandardInput: { _ in png })
         let (image, _, _) = try await GeneratorConformance.generateOnce(generator, BadgeRequest(prompt: "p", size: 64, source: "-"))
-        #expect(image.extra["source"] == "-")
+        #expect(image.extra["source-sha256"] == BatchHash.sha256(png))
         generator.limits.maxFileBytes = 10
         generator.readStandardInput = ImportGenerator.readStandardInput
         generator.readStandardInput = { limit in Data(count: limit) }

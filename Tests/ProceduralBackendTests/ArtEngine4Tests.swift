@@ -329,7 +329,7 @@ struct ArtEngine4Tests {
             _ = try await Provenance.verify(fixture)
         } throws: { error in
             guard let error = error as? BadgeError else { return false }
-            return error.code == .usage
+            return error.code == .unsupportedFormat
                 && error.message == "this badge was drawn by art-engine 3; this version of badge draws only with art-engine 5"
                 && error.hint == "verify it with badge 0.2.0, which draws art-engine 3"
         }

@@ -22,6 +22,25 @@ struct JobsTests {
         #expect(requests.allSatisfy { $0["authorization"] as? String == "Bearer \(RemoteHarness.key)" })
     }
 
+    /// Issue #31: "../../admin/wipe" became GET /admin/wipe, sent with the key.
+    @Test(arguments: [("jobs-traversal", "../../admin/wipe"), ("jobs-slash", "a/b")])
+    func aJobIdThatWouldSteerAURLIsRefusedBeforeAnyRequest(mode: String, id: String) async throws {
+        let h = try RemoteHarness()
+        defer { h.stop() }
+        let before = try await h.received().count
+        do {
+            _ = try await h.run(mode: mode, api: "jobs", options: Self.options)
+            Issue.record("must fail")
+        } catch let error as BadgeError {
+            #expect(error.message == "the server gave the job an id badge will not put in a URL: \"\(id)\"", "\(error)")
+            #expect(error.hint?.contains("nothing more was sent") == true)
+        }
+        let requests = try await h.received().dropFirst(before)
+        #expect(requests.count == 1, "only the submit: \(requests.map { $0["path"] ?? "" })")
+        #expect((requests.first?["path"] as? String)?.hasSuffix("/predictions") == true)
+        #expect(h.currentBadge == h.previousBadge)
+    }
+
     @Test func anInlineOutputNeedsNoDownload() async throws {
         let h = try RemoteHarness()
         defer { h.stop() }

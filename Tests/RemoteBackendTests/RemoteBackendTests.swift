@@ -55,9 +55,9 @@ struct RemoteBackendTests {
             // The redirect path: the first hop is fetched (the redirect itself is refused).
             do {
                 _ = try await h.run(mode: "url-redirect-other-host", options: ["retries": "0"])
-                Issue.record("a redirect to plain http must be refused")
+                Issue.record("a redirect to another host must be refused")
             } catch let error as BadgeError {
-                #expect(error.description.contains("not https"), "\(error)")
+                #expect(error.description.contains("redirects to a URL that is not on the configured url's host and port (localhost)"), "\(error)")
             }
             let requests = try await h.received()
             // The generation request carried the key, so its absence below is the download's doing.
@@ -129,8 +129,10 @@ struct RemoteBackendTests {
         ("drip", "time limit"),
         ("hang", "time limit"),
         ("url-file", "scheme \"file\""),
-        ("url-redirect-other-host", "not https"),
-        ("url-redirect-file", "cannot download the image: refused a redirect to a URL that is not https"),
+        ("url-redirect-other-host", "the server's result URL redirects to a URL that is not on the configured url's host and port (localhost)"),
+        ("url-redirect-other-port", "the server's result URL redirects to a URL that is not on the configured url's host and port (127.0.0.1)"),
+        ("url-redirect-loop", "the server's result URL redirects in a loop"),
+        ("url-redirect-file", "the server's result URL redirects to a URL that uses the scheme \"file\"; badge fetches only https"),
         ("html-200", "not a JSON object (text/html"),
         ("sustained-429-61", "more than maxRetryAfterSeconds (60 s)"),
     ])

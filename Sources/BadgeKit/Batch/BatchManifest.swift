@@ -88,13 +88,14 @@ package struct BatchManifest: Sendable {
         var jobs: [BatchJob] = []
         var lineNumber = 0
         var lineOffset = 0
+        var values = 0
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             defer { lineOffset += line.count + 1 }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let node: JSONNode
             do {
-                node = try JSONParser.parse(Data(line), file: file)
+                node = try JSONParser.parse(Data(line), file: file, maxNodes: JSONParser.maxNodes, used: &values)
             } catch var error as BadgeError {
                 if let at = error.location {
                     error.location = SourceLocation(line: lineNumber, column: at.column, offset: lineOffset + at.offset)

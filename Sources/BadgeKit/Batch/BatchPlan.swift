@@ -85,7 +85,7 @@ package struct BatchPlan: Sendable {
                 let names = config.backends.map(\.name)
                 var hint = "configured backends: \(names.joined(separator: ", "))"
                 if let near = ConfigObject.closest(to: backendName, in: names) { hint = "did you mean \"\(near)\"? " + hint }
-                throw job.origin.error("job \"\(job.name)\": no backend is named \"\(backendName)\"", hint: hint)
+                throw job.origin.error("job \(ConfigExcerpt.quoted(job.name)): no backend is named \(ConfigExcerpt.quoted(backendName))", hint: hint)
             }
             if job.source == "-" {
                 throw job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",

@@ -13,6 +13,10 @@ package struct CSVTable: Sendable {
     package var header: [Cell]
     package var rows: [[Cell]]
 
+    /// The most cells a table may hold. Each costs ~50 bytes kept: 60 MB of
+    /// commas took 3.0 GB before reading stopped at the first cell past this.
+    package static let maxCells = 1_000_000
+
     package static func parse(_ data: Data, file: String?) throws -> CSVTable {
         guard let text = String(data: data, encoding: .utf8) else {
             let offset = firstInvalidUTF8(in: data)
@@ -25,11 +29,20 @@ package struct CSVTable: Sendable {
         var cellStart = SourceLocation(line: 1, column: 1, offset: 0)
         var line = 1, column = 1, offset = 0
         var inQuotes = false, wasQuoted = false, afterQuote = false
-        var scalars = Array(text.unicodeScalars)
-        if scalars.first == "\u{FEFF}" { scalars.removeFirst() }  // Excel's byte-order mark
-        var i = 0
+        // Walked in place (an array of the scalars would take 4 bytes a character more).
+        let scalars = text.unicodeScalars
+        var i = scalars.startIndex
+        if scalars.first == "\u{FEFF}" { i = scalars.index(after: i) }  // Excel's byte-order mark
+        func next(after index: String.UnicodeScalarView.Index) -> Unicode.Scalar? {
+            let following = scalars.index(after: index)
+            return following < scalars.endIndex ? scalars[following] : nil
+        }
+        var cells = 0
+        var overBudget = false
 
         func endCell() {
+            cells += 1
+            if cells > maxCells { overBudget = true }
             record.append(Cell(text: cell, location: cellStart))
             cell = ""
             wasQuoted = false
@@ -46,13 +59,13 @@ package struct CSVTable: Sendable {
             BadgeError(.config, message, path: file, location: here(), hint: hint)
         }
 
-        while i < scalars.count {
+        while i < scalars.endIndex {
             let c = scalars[i]
             if inQuotes {
                 if c == "\"" {
-                    if i + 1 < scalars.count && scalars[i + 1] == "\"" {
+                    if next(after: i) == "\"" {
                         cell.unicodeScalars.append("\"")
-                        i += 2; column += 2; offset += 2
+                        i = scalars.index(i, offsetBy: 2); column += 2; offset += 2
                         continue
                     }
                     inQuotes = false
@@ -63,10 +76,18 @@ package struct CSVTable: Sendable {
                 }
             } else if c == "," {
                 endCell()
+                if overBudget {
+                    throw fail("the CSV file holds more than \(maxCells) cells; badge reads no more",
+                               hint: "split it, or run it in shards (--shard K/N)")
+                }
                 cellStart = SourceLocation(line: line, column: column + 1, offset: offset + 1)
             } else if c == "\r" || c == "\n" {
-                if c == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n" { i += 1 }
+                if c == "\r" && next(after: i) == "\n" { i = scalars.index(after: i) }
                 endRecord()
+                if overBudget {
+                    throw fail("the CSV file holds more than \(maxCells) cells; badge reads no more",
+                               hint: "split it, or run it in shards (--shard K/N)")
+                }
                 line += 1; column = 0
                 cellStart = SourceLocation(line: line, column: 1, offset: offset + 1)
             } else if afterQuote {
@@ -80,7 +101,7 @@ package struct CSVTable: Sendable {
             } else {
                 cell.unicodeScalars.append(c)
             }
-            i += 1; column += 1; offset += 1
+            i = scalars.index(after: i); column += 1; offset += 1
         }
         if inQuotes {
             throw BadgeError(.config, "a quoted cell is never closed", path: file, location: cellStart,

@@ -9,6 +9,7 @@ in API format and a client_id; node_errors when it does not validate), GET
 POST /interrupt, POST /queue {"delete": [...]}, GET /system_stats and
 GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
 received, with the problems found in each workflow."""
+import hashlib
 import json
 import threading
 import time
@@ -24,7 +25,8 @@ PNG = png(64, 64, (30, 160, 90))
 lock = threading.Lock()
 received = []
 counters = {}
-runs = {}        # prompt_id -> {"mode", "polls", "number"}
+runs = {}        # prompt_id -> {"mode", "polls", "number", "client_id"}
+stored = {}      # uploaded file name -> sha256 of its bytes
 uploads = set()  # names of uploaded pictures
 
 
@@ -94,18 +96,40 @@ class Handler(JSONHandler):
                 return self.reply(200, "<!DOCTYPE html><html><body>Welcome</body></html>", "text/html")
             return self.reply(200, {"system": {"os": "posix", "comfyui_version": "0.3.40", "python_version": "3.11"},
                                     "devices": [{"name": "cuda:0", "type": "cuda", "vram_total": 8589934592}]})
-        if route == "/object_info/CheckpointLoaderSimple":
+        if route in ("/object_info", "/object_info/CheckpointLoaderSimple"):
             names = ["sd_xl_base_1.0.safetensors"] if mode == "probe-missing" else [CHECKPOINT, "sd_xl_base_1.0.safetensors"]
-            spec = ["COMBO", {"options": names}] if mode == "probe-combo" else [names, {"tooltip": "The name of the checkpoint"}]
-            return self.reply(200, {"CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": spec}},
-                                                               "output": ["MODEL", "CLIP", "VAE"], "name": "CheckpointLoaderSimple"}})
+            def combo(values):
+                return ["COMBO", {"options": values}] if mode == "probe-combo" else [values, {"tooltip": "one of these"}]
+            classes = {
+                "CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": combo(names)}}, "output": ["MODEL", "CLIP", "VAE"]},
+                "KSampler": {"input": {"required": {"model": ["MODEL"], "seed": ["INT", {}], "steps": ["INT", {}], "cfg": ["FLOAT", {}],
+                                                    "sampler_name": combo(["euler", "dpmpp_2m"]), "scheduler": combo(["normal", "karras"]),
+                                                    "positive": ["CONDITIONING"], "negative": ["CONDITIONING"], "latent_image": ["LATENT"],
+                                                    "denoise": ["FLOAT", {}]}}},
+                "EmptyLatentImage": {"input": {"required": {"width": ["INT", {}], "height": ["INT", {}], "batch_size": ["INT", {}]}}},
+                "CLIPTextEncode": {"input": {"required": {"text": ["STRING", {}], "clip": ["CLIP"]}}},
+                "VAEDecode": {"input": {"required": {"samples": ["LATENT"], "vae": ["VAE"]}}},
+                "VAEEncode": {"input": {"required": {"pixels": ["IMAGE"], "vae": ["VAE"]}}},
+                "SaveImage": {"input": {"required": {"images": ["IMAGE"], "filename_prefix": ["STRING", {}]}}},
+                "LoadImage": {"input": {"required": {"image": combo(sorted(uploads))}}},
+            }
+            if mode == "probe-no-class":
+                del classes["KSampler"]
+            if route == "/object_info/CheckpointLoaderSimple":
+                return self.reply(200, {"CheckpointLoaderSimple": classes["CheckpointLoaderSimple"]})
+            return self.reply(200, classes)
         if route.startswith("/history/"):
             return self.history(mode, route[len("/history/"):])
         if route == "/queue":
             with lock:
                 mine = [(rid, run) for rid, run in runs.items() if run["mode"] == mode and not run.get("deleted")]
-            running = [[run["number"], rid, {}, {}, ["9"]] for rid, run in mine if mode in ("hang", "ok")]
-            pending = [[run["number"], rid, {}, {}, ["9"]] for rid, run in mine if mode == "pending"]
+            running = [[run["number"], rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine if mode in ("hang", "ok")]
+            pending = [[run["number"], rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine
+                       if mode in ("pending", "pending-copies")]
+            if mode == "pending-copies":
+                # A copy of the run an earlier attempt queued (same client_id), and another client's run.
+                pending += [[run["number"] + 100, "copy-" + rid, {}, {"client_id": run.get("client_id")}, ["9"]] for rid, run in mine]
+                pending += [[999, "someone-else", {}, {"client_id": "another-client"}, ["9"]]]
             return self.reply(200, {"queue_running": running, "queue_pending": pending})
         if route == "/view":
             query = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
@@ -121,7 +145,7 @@ class Handler(JSONHandler):
                 return self.reply(200, {})
             run["polls"] += 1
             polls = run["polls"]
-        if mode in ("hang", "pending") or (mode == "ok" and polls < 3):
+        if mode in ("hang", "pending", "pending-copies") or (mode == "ok" and polls < 3):
             # Queued or running: ComfyUI's history has no entry for the run yet.
             return self.reply(200, {})
         outputs = {"9": {"images": [{"filename": "badge_00001_.png", "subfolder": "", "type": "output"}]}}
@@ -153,7 +177,20 @@ class Handler(JSONHandler):
             if problems:
                 return self.reply(400, {"error": "no image"})
             name = fields["image"]["filename"]
+            digest = hashlib.sha256(fields["image"]["b64"].encode()).hexdigest()
+            if mode == "upload-rename":
+                # A server that files uploads under names of its own: the answer's name is the one to use.
+                name = "server-" + name
             with lock:
+                # As ComfyUI does without overwrite=true: a different file of the same name is
+                # kept, and the new one renamed "name (1).png".
+                if fields.get("overwrite") != "true":
+                    stem, dot, ext = name.rpartition(".")
+                    k = 1
+                    while name in stored and stored[name] != digest:
+                        name = f"{stem} ({k}).{ext}" if dot else f"{name} ({k})"
+                        k += 1
+                stored[name] = digest
                 uploads.add(name)
             return self.reply(200, {"name": name, "subfolder": "", "type": "input"})
         try:
@@ -211,7 +248,27 @@ class Handler(JSONHandler):
         if not isinstance(prompt, dict):
             return self.reply(400, {"error": {"type": "invalid_prompt", "message": "Cannot execute because the prompt is not a workflow",
                                               "details": "", "extra_info": {}}, "node_errors": {}})
+        if mode == "missing-class":
+            # Real ComfyUI for a class_type it does not have: 400, the node in details, node_errors empty.
+            return self.reply(400, {"error": {"type": "missing_node_type", "message": "Cannot execute because a node is missing the class_type property.",
+                                              "details": "Node ID '#3'", "extra_info": {}}, "node_errors": {}})
         errors = node_errors_for(prompt)
+        if mode == "drop-after-queue" and n == 1:
+            # The run is queued, then the connection drops before the answer: the client
+            # cannot know, unless it looks its own prompt_id up.
+            with lock:
+                prompt_id = body.get("prompt_id") or str(uuid.uuid4())
+                runs[prompt_id] = {"mode": mode, "polls": 0, "number": len(runs), "client_id": body.get("client_id")}
+            self.close_connection = True
+            return
+        if mode == "node-errors-200":
+            # Real ComfyUI: a workflow with one bad output still queues the valid ones ("Output will be ignored").
+            prompt_id = body.get("prompt_id") or str(uuid.uuid4())
+            with lock:
+                runs[prompt_id] = {"mode": mode, "polls": 0, "number": len(runs), "client_id": body.get("client_id")}
+            return self.reply(200, {"prompt_id": prompt_id, "number": runs[prompt_id]["number"], "node_errors": {
+                "12": {"errors": [{"type": "value_not_in_list", "message": "Value not in list", "details": "upscale_model: 'x.pth' not in []",
+                                   "extra_info": {"input_name": "upscale_model"}}], "dependent_outputs": ["13"], "class_type": "UpscaleModelLoader"}}})
         if mode == "node-errors":
             errors["4"] = {"errors": [{"type": "value_not_in_list", "message": "Value not in list",
                                        "details": f"ckpt_name: '{CHECKPOINT}' not in ['sd_xl_base_1.0.safetensors']",
@@ -220,10 +277,10 @@ class Handler(JSONHandler):
         if errors:
             return self.reply(400, {"error": {"type": "prompt_outputs_failed_validation", "message": "Prompt outputs failed validation",
                                               "details": "", "extra_info": {}}, "node_errors": errors})
-        prompt_id = str(uuid.uuid4())
+        prompt_id = body.get("prompt_id") or str(uuid.uuid4())
         with lock:
             number = len(runs)
-            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number}
+            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number, "client_id": body.get("client_id"), "prompt": prompt}
         return self.reply(200, {"prompt_id": prompt_id, "number": number, "node_errors": {}})
 
 

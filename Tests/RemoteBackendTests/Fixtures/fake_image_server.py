@@ -191,9 +191,20 @@ class Handler(JSONHandler):
             return self.reply(200, PNG, "image/png")
         if self.path.startswith("/bounce-file"):
             return self.reply(302, b"", headers=[("Location", "file:///etc/passwd")])
+        if self.path.startswith("/bounce-port"):
+            # Same host, another port: a service the user runs.
+            port = self.server.server_address[1]
+            other = port + 1 if port < 65535 else port - 1
+            return self.reply(302, b"", headers=[("Location", f"http://127.0.0.1:{other}/secret.png")])
+        if self.path.startswith("/bounce-loop"):
+            return self.reply(302, b"", headers=[("Location", "/bounce-loop-2" if self.path == "/bounce-loop" else "/bounce-loop")])
         if self.path.startswith("/bounce"):
             port = self.server.server_address[1]
             return self.reply(302, b"", headers=[("Location", f"http://localhost:{port}/files/badge.png")])
+        # Any other path is recorded too: a test can tell a request badge should never have made.
+        with lock:
+            received.append({"mode": "unknown", "path": self.path, "body": None, "violations": [],
+                             "authorization": self.headers.get("Authorization")})
         self.reply(404, {"error": "no such path"})
 
     def do_POST(self):
@@ -234,6 +245,13 @@ class Handler(JSONHandler):
 
         if self.path.endswith("/predictions"):
             job_id = f"job-{mode}-{n}"
+            if mode == "jobs-traversal":
+                job_id = "../../admin/wipe"
+            if mode == "jobs-slash":
+                job_id = "a/b"
+            if mode == "jobs-echo-key":
+                # A valid id that is the key itself: logged on cancel, named in the timeout.
+                job_id = (self.headers.get("Authorization") or "").replace("Bearer ", "")
             with lock:
                 jobs[job_id] = {"polls": 0}
             if mode == "jobs-slow-submit":
@@ -312,6 +330,17 @@ class Handler(JSONHandler):
         if mode == "echo-key":
             key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
             return self.reply(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
+        if mode == "echo-key-split":
+            # Every way a server has echoed a key: whole, split by a line break, with a
+            # zero-width joiner inside, and as OpenAI's partial "sk-...abcd".
+            key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
+            half = len(key) // 2
+            message = (f"Incorrect API key provided: {key[:3]}...{key[-4:]}; you sent {key}, or {key[:half]}\n{key[half:]}"
+                       f" or {key[:half]}\u200d{key[half:]}")
+            return self.reply(401, {"error": {"message": message}}, headers=[("x-request-id", key)])
+        if mode == "json-values":
+            # 60 MB of values under a 64 MiB maxResponseBytes: 30 million zeros.
+            return self.reply(200, b'{"data":[' + b"0," * 30_000_000 + b'0]}')
         if mode == "huge":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -359,6 +388,10 @@ class Handler(JSONHandler):
             return self.reply(200, {"data": [{"url": "file:///etc/passwd"}]})
         if mode == "url-redirect-other-host":
             return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce"}]})
+        if mode == "url-redirect-other-port":
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce-port"}]})
+        if mode == "url-redirect-loop":
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce-loop"}]})
         if mode == "url-redirect-file":
             return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port}/bounce-file"}]})
         self.reply(404, {"error": f"unknown mode {mode}"})

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BadgeKit
+import Foundation
+import Synchronization
+
+/// Plugins' descendants that escaped their process group. A plugin runs in a
+/// session of its own, and its group is killed after every run; but a child
+/// that calls `setsid` (a daemon) starts a session of its own too, and the
+/// group kill never reaches it. With `PR_SET_CHILD_SUBREAPER`, such a
+/// process, once its parent exits, becomes badge's child instead of init's:
+/// whenever no plugin run is in flight, every child of badge that is not one
+/// badge started is one of them, and is killed and reaped.
+///
+/// Only a program that starts no children of its own besides plugins may
+/// enable it (the `badge` executable): in a process that also runs, say, test
+/// servers, those would be taken for orphans.
+public enum OrphanReaper {
+    private struct State {
+        var enabled = false
+        var running = 0
+    }
+
+    private static let state = Mutex(State())
+
+    /// Makes this process the subreaper of its descendants. Returns false
+    /// when the kernel refused (a setsid grandchild then outlives the run).
+    @discardableResult
+    public static func enable() -> Bool {
+        // prctl is variadic and so not callable from Swift; through dlsym, its
+        // integer arguments are passed as the ABI passes them to any function.
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(nil, "prctl") else { return false }
+        let prctl = unsafeBitCast(symbol, to: Prctl.self)
+        let setChildSubreaper: Int32 = 36  // PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
+        guard prctl(setChildSubreaper, 1, 0, 0, 0) == 0 else { return false }
+        state.withLock { $0.enabled = true }
+        return true
+    }
+
+    /// A plugin run begins.
+    static func runStarted() {
+        state.withLock { $0.running += 1 }
+    }
+
+    /// A plugin run has ended and its group was killed: when it was the last
+    /// in flight, what remains of any plugin's descendants is killed.
+    static func runEnded(group: pid_t?) async {
+        let last = state.withLock { state -> Bool in
+            state.running -= 1
+            return state.enabled && state.running == 0
+        }
+        guard last else { return }
+        // Detached: a cancelled run (Ctrl-C) still has its orphans killed.
+        await Task.detached {
+            try? await BlockingExecutor.run {
+            // A process killed with its group reparents its own children only when it
+            // has really exited: wait (bounded) for the group to be gone first.
+            if let group, group > 1 {
+                let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+                while kill(-group, 0) == 0 && ContinuousClock.now < deadline { usleep(2_000) }
+            }
+            killOrphans()
+            }
+        }.value
+    }
+
+    /// Kills and reaps every child of this process (in the badge executable,
+    /// once no plugin runs, all of them are plugins' orphans). Repeats while
+    /// it finds any: a killed orphan's own children come to badge in turn.
+    static func killOrphans() {
+        let me = getpid()
+        for _ in 0..<50 {
+            let orphans = children(of: me)
+            if orphans.isEmpty { return }
+            for pid in orphans { _ = kill(pid, SIGKILL) }
+            for pid in orphans {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
+    }
+
+    /// The processes whose parent is `parent`, from /proc.
+    static func children(of parent: pid_t) -> [pid_t] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return names.compactMap { name -> pid_t? in
+            guard let pid = pid_t(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After the command's ")": state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, pid_t(fields[1]) == parent else { return nil }
+            return pid
+        }
+    }
+}

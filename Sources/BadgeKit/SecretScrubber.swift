@@ -1,0 +1,132 @@
+import Foundation
+
+/// The one scrubber for every string that leaves badge (an error, a log
+/// line and its metadata, a revised prompt, a job id): each secret, and any
+/// piece of one, becomes `********`. It finds
+/// - a secret whole, or split by line breaks, tabs, control characters or
+///   zero-width characters (U+200B–U+200D, U+2060, U+FEFF), which a
+///   terminal does not show;
+/// - any 8 or more consecutive characters of a secret (a truncated echo);
+/// - the partial echo servers print, the secret's last four characters
+///   after `...`, `…` or `*` (OpenAI: `sk-...abcd`, `sk-proj-****abcd`),
+///   with the word they end.
+public struct SecretScrubber: Sendable {
+    public static let mask = "********"
+    /// The secrets, at least 4 bytes each.
+    public let secrets: [String]
+    private let grams: Set<UInt64>
+    private let suffixes: [[UInt8]]
+
+    public init(secrets: [String]) {
+        let kept = Array(Set(secrets.filter { $0.utf8.count >= 4 })).sorted { $0.utf8.count > $1.utf8.count }
+        self.secrets = kept
+        var grams: Set<UInt64> = []
+        var suffixes: [[UInt8]] = []
+        // Pieces are taken within a secret's words: "Bearer sk-…" gives pieces of
+        // "sk-…", never " sk-…", which would take the space before an echo too.
+        for word in kept.flatMap({ $0.split(separator: " ") }) {
+            let bytes = Array(word.utf8)
+            if bytes.count >= Self.piece {
+                for start in 0...(bytes.count - Self.piece) { grams.insert(Self.pack(bytes[start..<(start + Self.piece)])) }
+            }
+            if bytes.count >= 8 { suffixes.append(Array(bytes.suffix(4))) }
+        }
+        self.grams = grams
+        self.suffixes = suffixes
+    }
+
+    /// The shortest piece of a secret that is masked: 8 bytes, one UInt64.
+    static let piece = 8
+
+    /// Eight bytes as one number, for a set without an array per byte looked at.
+    static func pack(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Characters a terminal shows as nothing: stripped before matching, so a secret split by them is found.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x200B...0x200D, 0x2060, 0xFEFF: return true
+        default: return false
+        }
+    }
+
+    public func scrub(_ text: String) -> String {
+        guard !secrets.isEmpty, !text.isEmpty else { return text }
+        // The visible bytes, each with the range of scalars it came from.
+        let scalars = Array(text.unicodeScalars)
+        var visible: [UInt8] = []
+        var origin: [Int] = []
+        visible.reserveCapacity(text.utf8.count)
+        for (index, scalar) in scalars.enumerated() where !Self.isInvisible(scalar) {
+            for byte in String(scalar).utf8 {
+                visible.append(byte)
+                origin.append(index)
+            }
+        }
+        // Scalars to mask, as half-open ranges: each secret whole first (a header's "Bearer …" with its scheme).
+        var masked: [Range<Int>] = []
+        for secret in secrets {
+            let bytes = Array(secret.utf8)
+            guard bytes.count <= visible.count else { continue }
+            var at = 0
+            while at + bytes.count <= visible.count {
+                if visible[at] == bytes[0], visible[at..<(at + bytes.count)].elementsEqual(bytes) {
+                    masked.append(origin[at]..<(origin[at + bytes.count - 1] + 1))
+                    at += bytes.count
+                } else {
+                    at += 1
+                }
+            }
+        }
+        if visible.count >= Self.piece {
+            var start = 0
+            while start + Self.piece <= visible.count {
+                guard grams.contains(Self.pack(visible[start..<(start + Self.piece)])) else { start += 1; continue }
+                var end = start + Self.piece
+                while end < visible.count && end - start < 4096, grams.contains(Self.pack(visible[(end - Self.piece + 1)...end])) { end += 1 }
+                masked.append(origin[start]..<(origin[end - 1] + 1))
+                start = end
+            }
+        }
+        for suffix in suffixes {
+            var at = 0
+            while at + suffix.count <= visible.count {
+                defer { at += 1 }
+                guard visible[at..<(at + suffix.count)].elementsEqual(suffix) else { continue }
+                // An ellipsis or stars just before it: a partial echo.
+                var back = at
+                var stars = 0
+                while back > 0, visible[back - 1] == 0x2A || visible[back - 1] == 0x2E { back -= 1; stars += 1 }
+                if stars == 0, back >= 3, visible[(back - 3)..<back].elementsEqual([0xE2, 0x80, 0xA6]) { back -= 3; stars = 1 }
+                guard stars > 0 else { continue }
+                // The rest of the word before it (the secret's visible prefix).
+                while back > 0, !Self.isWordBreak(visible[back - 1]) { back -= 1 }
+                masked.append(origin[back]..<(origin[at + suffix.count - 1] + 1))
+            }
+        }
+        guard !masked.isEmpty else { return text }
+        masked.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in masked {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        var out = String.UnicodeScalarView()
+        var index = 0
+        for range in merged {
+            out.append(contentsOf: scalars[index..<range.lowerBound])
+            out.append(contentsOf: Self.mask.unicodeScalars)
+            index = range.upperBound
+        }
+        out.append(contentsOf: scalars[index...])
+        return String(out)
+    }
+
+    private static func isWordBreak(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x22 || byte == 0x27 || byte == 0x3A || byte == 0x3D || byte == 0x28 || byte == 0x5B || byte == 0x7B || byte == 0x2C
+    }
+}

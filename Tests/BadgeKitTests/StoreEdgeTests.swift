@@ -1,0 +1,138 @@
+import BadgeKit
+import BadgeKitTesting
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func mode(_ url: URL) throws -> mode_t {
+    var info = stat()
+    guard lstat(url.path, &info) == 0 else { throw SystemCallError("lstat", errno) }
+    return info.st_mode & 0o7777
+}
+
+/// Issue #31: history/ is checked like the store, an older store is made
+/// private by its first commit, and two foreign badges replaced in one second
+/// are both kept.
+struct StoreEdgeTests {
+    @Test func aHistoryOthersCanWriteToIsRefusedLikeTheStore() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        let first = try f.commit(1)
+        chmod(store.historyURL.path, 0o777)
+        let (second, metadata) = try StoreFixture.badge(2)
+        for attempt in [{ _ = try store.commit(second, metadata: metadata) }, { _ = try store.history() }] {
+            do {
+                try attempt()
+                Issue.record("a world-writable history must be refused")
+            } catch let error as BadgeError {
+                #expect(error.code == .store)
+                #expect(error.message == "the store's history directory can be written by every user, who could plant files in it", "\(error)")
+                #expect(error.path == store.historyURL.path)
+                #expect(error.hint == "make it yours alone: chmod 700 \(store.historyURL.path)")
+            }
+        }
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the current badge is unchanged")
+        chmod(store.historyURL.path, 0o700)
+        try store.commit(second, metadata: metadata)
+        #expect(try store.current()?.metadata.prompt == "promise 2")
+    }
+
+    @Test func aHistoryAnotherUserOwnsIsRefused() throws {
+        guard geteuid() == 0 else {
+            print("StoreEdgeTests.aHistoryAnotherUserOwnsIsRefused: skipped, it needs root to give history/ away (chown)")
+            return
+        }
+        let f = StoreFixture()
+        let store = f.store()
+        let first = try f.commit(1)
+        #expect(chown(store.historyURL.path, 65534, 65534) == 0)
+        let (second, metadata) = try StoreFixture.badge(2)
+        do {
+            try store.commit(second, metadata: metadata)
+            Issue.record("another user's history must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .store)
+            #expect(error.message == "the store's history directory belongs to another user (uid 65534), who could plant files in it", "\(error)")
+            #expect(error.path == store.historyURL.path)
+        }
+        #expect(try Data(contentsOf: store.badgeURL) == first)
+    }
+
+    /// A store an earlier badge made (0755, files 0644) becomes 0700/0600 on
+    /// the next commit, which says what it changed.
+    @Test func anOlderStoreIsTightenedOnTheFirstCommitAndSaysSo() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        try f.commit(1)
+        try f.commit(2)
+        let entry = try #require(try store.history().first).url
+        let lock = store.directory.appendingPathComponent(BadgeStore.lockFileName)
+        for (url, old) in [(store.directory, 0o755), (store.historyURL, 0o755), (store.badgeURL, 0o644), (entry, 0o644), (lock, 0o644)] {
+            #expect(chmod(url.path, mode_t(old)) == 0)
+        }
+        // Reading changes nothing.
+        _ = try store.current()
+        #expect(try mode(store.badgeURL) == 0o644)
+
+        let (png, metadata) = try StoreFixture.badge(3)
+        let stored = try store.commit(png, metadata: metadata)
+        #expect(Set(stored.tightened) == Set([store.directory.path, store.historyURL.path, store.badgeURL.path, entry.path, lock.path]),
+                "\(stored.tightened)")
+        #expect(try mode(store.directory) == 0o700)
+        #expect(try mode(store.historyURL) == 0o700)
+        #expect(try mode(lock) == 0o600)
+        for file in try FileManager.default.contentsOfDirectory(at: store.historyURL, includingPropertiesForKeys: nil) {
+            #expect(try mode(file) == 0o600, "\(file.path)")
+        }
+        #expect(try mode(store.badgeURL) == 0o600)
+        let message = BadgeStore.tightenedMessage(stored.tightened)
+        #expect(message.contains("it is now yours alone (0700, files 0600)") && message.contains("5 paths changed"), "\(message)")
+
+        let (next, nextMetadata) = try StoreFixture.badge(4)
+        #expect(try store.commit(next, metadata: nextMetadata).tightened.isEmpty, "a private store is left as it is")
+    }
+
+    /// Two foreign files at badge.png, each replaced within the same second,
+    /// used to share `unknown-<second>.png`: the second was lost.
+    @Test func twoForeignBadgesReplacedInOneSecondAreBothKept() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        try f.commit(1)
+        var kept: [Data] = []
+        // Retry in the rare case the second ticks over between the two commits.
+        for _ in 0..<5 {
+            try? FileManager.default.removeItem(at: store.historyURL)
+            try f.commit(1)
+            kept = []
+            let before = Int(Date().timeIntervalSince1970)
+            for k in 1...2 {
+                let foreign = TestPNG.solid(width: 4, height: 4, rgb: (UInt8(k), 2, 3))
+                try FileManager.default.removeItem(at: store.badgeURL)
+                try foreign.write(to: store.badgeURL)
+                kept.append(foreign)
+                try f.commit(10 + k)
+            }
+            if Int(Date().timeIntervalSince1970) == before { break }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).filter { $0.hasPrefix("unknown-") }.sorted()
+        #expect(names.count == 2, "\(names)")
+        let contents = try Set(names.map { try Data(contentsOf: store.historyURL.appendingPathComponent($0)) })
+        #expect(contents == Set(kept), "both foreign files are kept, byte for byte")
+        #expect(names.contains { $0.hasSuffix("-2.png") }, "\(names)")
+    }
+
+    /// The second foreign entry counts in pruning, newest kept.
+    @Test func foreignEntriesOfOneSecondArePrunedInOrder() throws {
+        let f = StoreFixture()
+        let store = f.store(historyLimit: 2)
+        try f.commit(1, to: store)
+        for name in ["unknown-100.png", "unknown-100-2.png", "unknown-100-3.png", "unknown-99-7.png"] {
+            try Data("stale".utf8).write(to: store.historyURL.appendingPathComponent(name))
+        }
+        try f.commit(2, to: store)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).filter { $0.hasPrefix("unknown-") }.sorted()
+        #expect(names == ["unknown-100-2.png", "unknown-100-3.png"])
+    }
+}
