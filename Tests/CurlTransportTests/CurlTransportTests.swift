@@ -44,10 +44,18 @@ struct CurlTransportTests {
     }
 
     @Test func refusesPlainHTTPBeyondLoopbackAndOtherSchemes() async throws {
-        for url in ["http://example.com/x", "http://10.0.0.1/x", "file:///etc/passwd", "ftp://127.0.0.1/x"] {
-            await #expect(throws: BadgeError.self) {
+        // Refused by policy, before any connection: not a failed connection's error.
+        let refusals = [
+            ("http://example.com/x", "refusing plain http to example.com: only loopback may use http"),
+            ("http://10.0.0.1/x", "refusing plain http to 10.0.0.1: only loopback may use http"),
+            ("file:///etc/passwd", "refusing the URL scheme \"file\""),
+            ("ftp://127.0.0.1/x", "refusing the URL scheme \"ftp\""),
+        ]
+        for (url, message) in refusals {
+            let error = await #expect(throws: BadgeError.self) {
                 _ = try await transport.send(HTTPRequest(url: URL(string: url)!))
             }
+            #expect(error?.code == .network && error?.message == message && error?.path == url, "\(url): \(String(describing: error))")
         }
         do {
             _ = try await transport.send(HTTPRequest(url: URL(string: "http://example.com/x")!))
