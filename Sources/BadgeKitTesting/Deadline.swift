@@ -112,3 +112,28 @@ private final class Race<T: Sendable>: Sendable {
         }
     }
 }
+
+/// A bound on a hang for a blocking read of a child's output or a wait for
+/// its end: SIGKILLs the child unless `cancel()` comes within `seconds`,
+/// which ends the read and the wait. Watched from a thread of its own.
+package final class KillTimer: Sendable {
+    private let cancelled = DispatchSemaphore(value: 0)
+    private let killed = Atomic<Bool>(false)
+    package let seconds: Double
+
+    package init(_ process: ChildProcess, after seconds: Double) {
+        self.seconds = seconds
+        Thread { [self] in
+            if cancelled.wait(timeout: .now() + seconds) == .timedOut {
+                killed.store(true, ordering: .relaxed)
+                process.signal(SIGKILL)
+            }
+        }.start()
+    }
+
+    /// Stops the timer: the child ended (or said what was awaited) in time.
+    package func cancel() { cancelled.signal() }
+
+    /// Whether the time ran out and the child was killed.
+    package var fired: Bool { killed.load(ordering: .relaxed) }
+}

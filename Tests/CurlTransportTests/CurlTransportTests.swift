@@ -142,7 +142,10 @@ struct CurlTransportTests {
             let task = Task {
                 try await transport.send(HTTPRequest(url: server.url("/stall?seconds=300"), timeout: .seconds(600), idleTimeout: .seconds(600)))
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancelled once the transfer is under way: the server has sent its first bytes.
+            try await waitUntil("the stalled transfer to begin", timeout: .seconds(120)) {
+                (try? server.get("/stalled")).map { String(decoding: $0, as: UTF8.self) } == "1"
+            }
             let clock = ContinuousClock()
             let started = clock.now
             task.cancel()
