@@ -115,7 +115,9 @@ struct BatchCommandTests {
         #expect(interrupted.values.filter { $0 == "ok" }.count == done.count)
         #expect(interrupted.values.contains("cancelled"))
 
-        let rerun = try await s.run(arguments + ["--concurrency", "2"])
+        // Up to 37 badges of 512 px from a debug build: about 25 s alone, and past the
+        // default 60 s bound on a hang beside the other suites on 2 loaded cores.
+        let rerun = try await s.run(arguments + ["--concurrency", "2"], timeout: 300)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stdout.contains("\(done.count) already up to date"), "\(rerun.stdout)")
         #expect(rerun.stdout.contains("Made \(40 - done.count) badges"), "\(rerun.stdout)")
