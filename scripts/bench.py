@@ -261,21 +261,24 @@ def remote_latencies(output):
 
 
 def bench_mixed(rows, work, env):
-    """Remote jobs' latency in a batch that also draws 4096 px badges, each on
-    every core (the procedural instance takes one job at a time, so its
-    bands and PNG bands run on badge's worker threads beside the Swift tasks
-    that carry the remote jobs), against the same remote jobs alone. The
-    server answers after 250 ms; a job's latency is its duration in the
-    batch's manifest, from its start to its file written."""
+    """Remote jobs' latency in a batch that also draws 4096 px badges, two at
+    a time, each on every core (two procedural instances that take one job
+    at a time each, so each drawing's bands and PNG bands are shared out
+    between threads, beside the Swift tasks that carry the remote jobs),
+    against the same remote jobs alone. The server answers after 250 ms; a
+    job's latency is its duration in the batch's manifest, from its start to
+    its file written."""
     server = serve()
     config = os.path.join(work, "mixed.json")
     with open(config, "w") as f:
         json.dump({"backends": {
             "remote": {"type": "http", "api": "openai", "url": f"http://127.0.0.1:{server.server_address[1]}/slow/v1",
                        "apiKeyEnv": "BENCH_KEY", "retries": 0},
-            "drawn": {"type": "procedural", "concurrency": 1}}}, f)
+            "drawn-a": {"type": "procedural", "concurrency": 1},
+            "drawn-b": {"type": "procedural", "concurrency": 1}}}, f)
     remote = [{"name": f"r{i}", "prompt": f"Promise number {i}", "backend": "remote", "size": 64} for i in range(24)]
-    drawn = [{"name": f"d{i}", "prompt": f"Promise number {i}", "backend": "drawn", "size": 4096, "seed": i} for i in range(3)]
+    drawn = [{"name": f"d{i}", "prompt": f"Promise number {i}", "backend": f"drawn-{'ab'[i % 2]}", "size": 4096, "seed": i}
+             for i in range(4)]
     # The drawings first, so they are under way when the remote jobs start.
     for name, jobs in [("alone", remote), ("mixed", drawn + remote)]:
         with open(os.path.join(work, f"{name}.jsonl"), "w") as f:
@@ -290,9 +293,9 @@ def bench_mixed(rows, work, env):
         latencies[name] = remote_latencies(output)
     server.shutdown()
     alone, mixed = latencies["alone"], latencies["mixed"]
-    rows.append(("remote job latency beside 3 x 4096 px, median", statistics.median(mixed), min(mixed),
+    rows.append(("remote job latency beside 4 x 4096 px, median", statistics.median(mixed), min(mixed),
                  "remote alone", statistics.median(alone), min(alone)))
-    rows.append(("remote job latency beside 3 x 4096 px, slowest", max(mixed), max(mixed),
+    rows.append(("remote job latency beside 4 x 4096 px, slowest", max(mixed), max(mixed),
                  "remote alone", max(alone), max(alone)))
 
 
