@@ -7,7 +7,8 @@ start-up, drawing, encoding and writing all count, as a user sees them.
 
 BENCH_ONLY=SECTION (`make bench BENCH_ONLY=batch-scale`) runs one section:
 batch-scale is `badge batch` at 1,000, 10,000 and 100,000 jobs; comfyui is the
-ComfyUI path's overhead over a fake server's own time; serve is `badge serve`
+ComfyUI path's overhead over a fake server's own time; latency is the remote
+jobs' latency in a batch that also draws 4096 px badges; serve is `badge serve`
 under wrk against nginx (scripts/bench_serve.py).
 """
 import http.server
@@ -253,6 +254,55 @@ def bench_batch(rows, work, env):
     server.shutdown()
 
 
+def remote_latencies(output):
+    """The durations (ms) of the remote jobs that `badge batch` wrote into `output`, from its manifest."""
+    with open(os.path.join(output, "manifest.json")) as f:
+        results = json.load(f)["results"]
+    failed = [f"{r['key']}: {r.get('error', {}).get('message', r['status'])}" for r in results if r["status"] != "ok"]
+    if failed:
+        sys.exit(f"bench: {len(failed)} batch jobs failed in {output}, the first {failed[0]}")
+    return [r["durationSeconds"] * 1000 for r in results if r["request"]["backend"] == "remote"]
+
+
+def bench_mixed(rows, work, env):
+    """Remote jobs' latency in a batch that also draws 4096 px badges, two at
+    a time, each on every core (two procedural instances that take one job
+    at a time each, so each drawing's bands and PNG bands are shared out
+    between threads, beside the Swift tasks that carry the remote jobs),
+    against the same remote jobs alone. The server answers after 250 ms; a
+    job's latency is its duration in the batch's manifest, from its start to
+    its file written."""
+    server = serve()
+    config = os.path.join(work, "mixed.json")
+    with open(config, "w") as f:
+        json.dump({"backends": {
+            "remote": {"type": "http", "api": "openai", "url": f"http://127.0.0.1:{server.server_address[1]}/slow/v1",
+                       "apiKeyEnv": "BENCH_KEY", "retries": 0},
+            "drawn-a": {"type": "procedural", "concurrency": 1},
+            "drawn-b": {"type": "procedural", "concurrency": 1}}}, f)
+    remote = [{"name": f"r{i}", "prompt": f"Promise number {i}", "backend": "remote", "size": 64} for i in range(24)]
+    drawn = [{"name": f"d{i}", "prompt": f"Promise number {i}", "backend": f"drawn-{'ab'[i % 2]}", "size": 4096, "seed": i}
+             for i in range(4)]
+    # The drawings first, so they are under way when the remote jobs start.
+    for name, jobs in [("alone", remote), ("mixed", drawn + remote)]:
+        with open(os.path.join(work, f"{name}.jsonl"), "w") as f:
+            f.writelines(json.dumps(job) + "\n" for job in jobs)
+    remote_env = dict(env, BENCH_KEY="bench-key")
+    latencies = {}
+    for name in ["alone", "mixed"]:
+        output = os.path.join(work, f"latency-{name}")
+        subprocess.run([BADGE, "batch", "--config", config, os.path.join(work, f"{name}.jsonl"), "--concurrency", "8",
+                        "--force", "--output", output], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=remote_env)
+        latencies[name] = remote_latencies(output)
+    server.shutdown()
+    alone, mixed = latencies["alone"], latencies["mixed"]
+    rows.append(("remote job latency beside 4 x 4096 px, median", statistics.median(mixed), min(mixed),
+                 "remote alone", statistics.median(alone), min(alone)))
+    rows.append(("remote job latency beside 4 x 4096 px, slowest", max(mixed), max(mixed),
+                 "remote alone", max(alone), max(alone)))
+
+
 SCALE_JOBS = [int(n) for n in os.environ.get("BENCH_SCALE_JOBS", "1000,10000,100000").split(",")]
 
 
@@ -428,13 +478,18 @@ def run(work):
             overhead = bench_comfyui(rows)
             extra.append(comfyui_line(overhead, rows[0]))
 
+        def latency(extra):
+            bench_mixed(rows, work, env)
+            for name, a, amin, peer_name, b, bmin in rows:
+                extra.append(f"{name}: {a:.0f} ms [{amin:.0f}]; {peer_name}: {b:.0f} ms [{bmin:.0f}]")
+
         def serve(extra):
             met = bench_serve(rows, extra, work, env, BADGE)
             for name, a, _, peer_name, b, _ in rows:
                 print(f"{name:48} {a:8.2f} ms {peer_name:>14} {b:8.2f} ms {b / a:6.2f}x")
             print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in met))
 
-        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "serve": serve}
+        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "latency": latency, "serve": serve}
         if only not in sections:
             sys.exit(f"bench: BENCH_ONLY={only} is not a section; the sections are: {', '.join(sections)}")
         extra = []
@@ -477,6 +532,7 @@ def run(work):
     bench_http(rows)
     comfyui_overhead = bench_comfyui(rows)
     bench_batch(rows, work, env)
+    bench_mixed(rows, work, env)
     extra = []
     bench_draw(extra)
     bench_import(rows, extra, work, env)

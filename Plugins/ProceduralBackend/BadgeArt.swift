@@ -82,9 +82,10 @@ struct BadgeArt {
         let round = style != .tile
         // Finding the font and fitting the caption (a measure at each size
         // tried) need nothing of the background. Drawn in bands, the caption
-        // is the first piece of work the drawing threads take: its rows come
-        // last, so it is ready before a band needs it, and no third thread
-        // takes a core from the two drawing (2-3 ms late, at times). Drawn
+        // is the first piece of work handed to the drawing threads, so it is
+        // usually ready before a band needs it, and no third thread takes a
+        // core from the two drawing (2-3 ms late, at times); a band that needs
+        // it first fits it itself, or waits for the thread fitting it. Drawn
         // whole, it is fitted on a thread of its own; with one thread allowed
         // (a batch keeps every core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption] in
@@ -93,8 +94,9 @@ struct BadgeArt {
             return Caption.fitted(Caption.forms(words), fonts: FontStack(primary: face), size: size, round: round)
         }
         let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
-        let slot = bands > 1 ? CaptionSlot() : nil
-        let pending = threads == 1 || slot != nil ? nil : BackgroundValue(fitting)
+        let cancellation = self.cancellation
+        let sharedCaption = bands > 1 ? SharedCaption { cancellation?.isCancelled == true ? nil : fitting() } : nil
+        let pending = threads == 1 || sharedCaption != nil ? nil : BackgroundValue(fitting)
         let ready = threads == 1 ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
@@ -108,7 +110,7 @@ struct BadgeArt {
         let composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
                                       look: look, motif: motif)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
-                        caption: { slot?.value ?? (try? pending?.value) ?? ready })
+                        caption: { sharedCaption?.value ?? (try? pending?.value) ?? ready })
         let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
         var encoded: BandedPNG?
         if bands == 1 {
@@ -118,36 +120,37 @@ struct BadgeArt {
             if cancellation?.isCancelled == true { throw CancellationError() }
         } else {
             // Every band draws the whole plan within its rows, on as many
-            // threads as there are cores: the same pixels as drawn whole. Work
-            // items are claimed in order: the caption first (the bands that
-            // draw it wait for it), then the bands, then the PNG's bands (each
-            // waits for the rows it reads). A round badge has transparent
-            // corners (RGBA); a tile is promised opaque (RGB), which the
-            // encoding checks.
+            // threads as there are cores (badge's own, `WorkerThreads`): the
+            // same pixels as drawn whole. `BandWork` hands out the caption,
+            // then the bands, and each PNG band once the rows it reads are
+            // drawn. A round badge has transparent corners (RGBA); a tile is
+            // promised opaque (RGB), which the encoding checks.
             let side = request.size
-            let shared = SharedCanvas(canvas: canvas)
-            let job = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
-            let drawn = DrawnBands(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) })
-            let cancellation = self.cancellation
-            DispatchQueue.concurrentPerform(iterations: 1 + bands + (job?.count ?? 0)) { item in
-                if item == 0 { return slot!.fill(cancellation?.isCancelled == true ? nil : fitting()) }
-                if item <= bands {
-                    let k = item - 1
-                    // Cancelled, the remaining bands are left undrawn (each still counts as done,
-                    // so nothing waits for it) and the picture is thrown away below.
-                    if cancellation?.isCancelled != true {
-                        let band = shared.canvas.rows(drawn.rows[k])
-                        band.mapRows()
-                        paint(plan, on: band, mask: nil)
+            let whole = SharedCanvas(canvas: canvas)
+            let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
+            let work = BandWork(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) },
+                                reads: png.map { png in (0..<png.count).map(png.rowsRead) } ?? [])
+            WorkerThreads.shared.share(threads: threads ?? Canvas.processorCount) {
+                while let piece = work.next() {
+                    switch piece {
+                    case .caption:
+                        sharedCaption?.make()
+                    case let .band(k):
+                        // Cancelled, the remaining bands are left undrawn (each still counts as
+                        // drawn, so no PNG band waits for it) and the picture is thrown away below.
+                        if cancellation?.isCancelled != true {
+                            let band = whole.canvas.rows(work.rows[k])
+                            band.mapRows()
+                            paint(plan, on: band, mask: nil)
+                        }
+                        work.drawn(k)
+                    case let .pngBand(k):
+                        if cancellation?.isCancelled != true { png?.compress(k) }
                     }
-                    return drawn.finish(k)
                 }
-                let k = item - 1 - bands
-                drawn.wait(forRows: job!.rowsRead(by: k))
-                if cancellation?.isCancelled != true { job!.compress(k) }
             }
             if cancellation?.isCancelled == true { throw CancellationError() }
-            encoded = job
+            encoded = png
         }
 
         var notes = [
@@ -207,51 +210,104 @@ struct BadgeArt {
         var caption: @Sendable () -> TextImage?
     }
 
-    /// The caption, fitted by one drawing thread and waited for by the bands that draw it.
-    private final class CaptionSlot: @unchecked Sendable {
-        // Written once, before `filled` is signalled; read only after a wait on it.
-        private var caption: TextImage?
-        private let filled = DispatchSemaphore(value: 0)
-
-        func fill(_ value: TextImage?) {
-            caption = value
-            filled.signal()
+    /// The caption, fitted once by whichever drawing thread first asks for
+    /// it; a thread that asks while another fits it waits for that one.
+    private final class SharedCaption: @unchecked Sendable {
+        private enum State {
+            case unmade
+            case making
+            case made(TextImage?)
         }
 
-        var value: TextImage? {
-            filled.wait()
-            defer { filled.signal() }
-            return caption
-        }
-    }
-
-    /// Which drawing bands are finished, for the PNG bands that read their rows.
-    private final class DrawnBands: @unchecked Sendable {
-        /// Each drawing band's rows.
-        let rows: [Range<Int>]
-        // `done` is read and written only with `condition` locked.
-        private var done: [Bool]
+        private let fit: @Sendable () -> TextImage?
+        // `state` is read and written only with `condition` locked.
+        private var state = State.unmade
         private let condition = NSCondition()
 
-        init(rows: [Range<Int>]) {
-            self.rows = rows
-            done = Array(repeating: false, count: rows.count)
+        init(_ fit: @escaping @Sendable () -> TextImage?) {
+            self.fit = fit
         }
 
-        func finish(_ k: Int) {
+        /// Fits it now, unless another thread has begun to.
+        func make() {
             condition.lock()
-            done[k] = true
+            guard case .unmade = state else { return condition.unlock() }
+            state = .making
+            condition.unlock()
+            let caption = fit()
+            condition.lock()
+            state = .made(caption)
             condition.broadcast()
             condition.unlock()
         }
 
-        /// Waits until every band holding some of `needed` is finished: each
-        /// is being drawn by another thread, since all were claimed before any
-        /// PNG band.
-        func wait(forRows needed: Range<Int>) {
-            let bands = rows.indices.filter { rows[$0].overlaps(needed) }
+        var value: TextImage? {
+            make()
             condition.lock()
-            while !bands.allSatisfy({ done[$0] }) { condition.wait() }
+            defer { condition.unlock() }
+            while true {
+                if case let .made(caption) = state { return caption }
+                condition.wait()
+            }
+        }
+    }
+
+    /// The pieces of a picture drawn in bands, each handed out once, when it
+    /// is ready: the caption and the drawing bands at once, a PNG band once
+    /// every drawing band whose rows it reads is drawn. No piece waits for
+    /// one that nobody has taken, so the picture is finished by however many
+    /// threads work on it, whichever pieces each takes.
+    private final class BandWork: @unchecked Sendable {
+        enum Piece {
+            case caption
+            case band(Int)
+            case pngBand(Int)
+        }
+
+        /// Each drawing band's rows.
+        let rows: [Range<Int>]
+        // The rest is read and written only with `condition` locked.
+        private let condition = NSCondition()
+        private var ready: [Piece]
+        /// For each PNG band not yet ready, the drawing bands it still waits for.
+        private var waiting: [Int: Set<Int>] = [:]
+        /// Pieces not yet handed out.
+        private var left: Int
+
+        /// `reads[k]`: the rows PNG band k reads.
+        init(rows: [Range<Int>], reads: [Range<Int>]) {
+            self.rows = rows
+            ready = [.caption] + rows.indices.map { .band($0) }
+            for (k, needed) in reads.enumerated() {
+                let bands = Set(rows.indices.filter { rows[$0].overlaps(needed) })
+                if bands.isEmpty { ready.append(.pngBand(k)) } else { waiting[k] = bands }
+            }
+            left = ready.count + waiting.count
+        }
+
+        /// The next piece to work on: waits while none is ready and some
+        /// are still to come; nil once every piece has been handed out.
+        func next() -> Piece? {
+            condition.lock()
+            defer { condition.unlock() }
+            while ready.isEmpty && left > 0 { condition.wait() }
+            guard left > 0 else { return nil }
+            left -= 1
+            if left == 0 { condition.broadcast() }
+            return ready.removeFirst()
+        }
+
+        /// Drawing band `k` is finished: the PNG bands waiting only for it are ready.
+        func drawn(_ k: Int) {
+            condition.lock()
+            for png in waiting.keys.sorted() {
+                waiting[png]?.remove(k)
+                if waiting[png]?.isEmpty == true {
+                    waiting[png] = nil
+                    ready.append(.pngBand(png))
+                }
+            }
+            condition.broadcast()
             condition.unlock()
         }
     }

@@ -1,6 +1,5 @@
 import BadgeKit
 import Canvas
-import Dispatch
 import Foundation
 
 /// The card turning all the way round, as an animated PNG or GIF: front to
@@ -124,10 +123,11 @@ public struct FlipAnimation: Sendable {
         }
     }
 
-    /// `work(k)` for k in 0..<count on every core; the results in order.
+    /// `work(k)` for k in 0..<count on every core, on badge's own threads
+    /// (`WorkerThreads`); the results in order.
     static func parallel<T>(_ count: Int, _ work: @Sendable (Int) throws -> T) throws -> [T] {
         let slots = Slots<T>(count: count)
-        DispatchQueue.concurrentPerform(iterations: count) { k in
+        WorkerThreads.shared.perform(iterations: count, threads: Canvas.processorCount) { k in
             slots.store(k, Result { try work(k) })
         }
         return try slots.values()

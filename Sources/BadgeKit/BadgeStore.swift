@@ -433,8 +433,10 @@ public struct BadgeStore: Sendable {
         } catch {
             throw storeError("cannot write the new badge", error, path: directory.path)
         }
+        TestHold.here("commit-after-fsync")
         do {
             try keepCurrentInHistory(store)
+            TestHold.here("commit-after-history-link")
             do {
                 try fileSystem.renameat(store.directory, temporary, store.directory, Self.badgeFileName)
             } catch {
@@ -444,6 +446,7 @@ public struct BadgeStore: Sendable {
             try? fileSystem.unlinkat(store.directory, temporary)
             throw error
         }
+        TestHold.here("commit-after-rename")
         do {
             try fileSystem.fsync(store.directory)
         } catch {

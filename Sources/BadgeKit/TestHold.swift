@@ -4,7 +4,9 @@ import Glibc
 #endif
 
 /// A seam for the tests of interrupted and killed runs. With `BADGE_TEST_HOLD`
-/// set to a stage's name ("before-commit", "after-commit"), a run that reaches
+/// set to a stage's name ("before-commit", "after-commit", or inside the
+/// store's commit: "commit-after-fsync", "commit-after-history-link",
+/// "commit-after-rename"), a run that reaches
 /// that stage says so on standard error ("badge: held at STAGE") and waits there
 /// until its standard input ends or its task is cancelled, so that a test can
 /// signal it at a known moment. Without the variable it does nothing, and a
@@ -34,6 +36,22 @@ package enum TestHold {
             }
         } onCancel: {
             release.fire()
+        }
+        #endif
+    }
+
+    /// The same seam inside blocking code that has no `BadgeEnvironment` (the
+    /// store's commit, on a thread of its own): the stage is read from the
+    /// process's environment, and the wait (for standard input's end) blocks
+    /// this thread. Without the variable, or in a release build, it does nothing.
+    package static func here(_ stage: String) {
+        #if DEBUG
+        guard ProcessInfo.processInfo.environment[variable] == stage else { return }
+        FileHandle.standardError.write(Data("badge: held at \(stage)\n".utf8))
+        var byte: UInt8 = 0
+        while true {
+            let n = read(STDIN_FILENO, &byte, 1)
+            if n == 0 || (n < 0 && errno != EINTR) { break }
         }
         #endif
     }

@@ -15,6 +15,9 @@ public final class FixtureServer: @unchecked Sendable {
         public var description: String
     }
 
+    /// How long a server may take to print its port (python3 starting on a loaded machine).
+    static let startLimit: Double = 120
+
     public init(script: URL) throws {
         process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -26,9 +29,16 @@ public final class FixtureServer: @unchecked Sendable {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        // A bound on a hang: a server that has not printed its port within the
+        // limit is killed, which ends the read.
+        let timer = KillTimer(process, after: Self.startLimit)
         let line = PipeReading.readLine(stdout.fileHandleForReading) ?? ""
+        timer.cancel()
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
+            if timer.fired {
+                throw StartError(description: "the fixture server \(script.lastPathComponent) did not print its port within \(Int(Self.startLimit)) s")
+            }
             let why = String(decoding: PipeReading.readAll(stderr.fileHandleForReading), as: UTF8.self)
             throw StartError(description: "the fixture server \(script.lastPathComponent) did not start: \(why)")
         }

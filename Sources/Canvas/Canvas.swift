@@ -137,11 +137,8 @@ public final class Canvas {
                     }
                 }
             }
-            if parts == 1 {
-                draw(0)
-            } else {
-                DispatchQueue.concurrentPerform(iterations: parts, execute: draw)
-            }
+            // On badge's own threads (`WorkerThreads`), never Dispatch's global queues.
+            WorkerThreads.shared.perform(iterations: parts, threads: parts, draw)
         }
     }
 

@@ -1,7 +1,6 @@
 import BadgeKit
 import CDeflate
 import CZlib
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -26,15 +25,12 @@ public enum PNGEncoder {
     public static func encode(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false, filter: Filter = .up) throws -> Data {
         let job = BandedPNG(canvas, level: level, filter: filter, opaque: !keepAlpha && canvas.isOpaque, checked: true)
         let workers = max(1, min(job.count, canvas.drawingThreads))
-        // Each worker takes the next band not yet taken (bands compress at very
-        // different speeds: the motif's rows are the slowest). The bands are the
-        // same however many workers: the bytes never depend on the threads.
-        if workers > 1 {
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while let k = job.nextBand() { job.compress(k) }
-            }
-        } else {
-            for k in 0..<job.count { job.compress(k) }
+        // Each worker (the calling thread and badge's own, `WorkerThreads`) takes
+        // the next band not yet taken (bands compress at very different speeds:
+        // the motif's rows are the slowest). The bands are the same however many
+        // workers: the bytes never depend on the threads.
+        WorkerThreads.shared.share(threads: workers) {
+            while let k = job.nextBand() { job.compress(k) }
         }
         return try job.finish()
     }

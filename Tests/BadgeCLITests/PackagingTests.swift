@@ -199,10 +199,15 @@ struct PackagingTests {
                              (local.appendingPathComponent("share"), 0o555), (stage, 0o755)] {
             chmod(path.path, mode_t(mode))
         }
-        let script = Self.repository.appendingPathComponent("scripts/install.sh").path
         // root writes anywhere: the install runs as nobody then, as a person without rights would.
+        // nobody may not reach the checkout (a clone in a 0700 folder, /root/src/badge), so the
+        // script runs from a copy in the work folder, which it can read, and from there.
+        let script = work.appendingPathComponent("install.sh")
+        try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("scripts/install.sh"), to: script)
+        chmod(script.path, 0o644)
         let asUser = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/bash"] : ["/bin/bash"]
-        let result = try await Self.run(asUser[0], Array(asUser.dropFirst()) + [script, "install", stage.path, readOnly.path, "/usr/local"])
+        let result = try await Self.run(asUser[0], Array(asUser.dropFirst()) + [script.path, "install", stage.path, readOnly.path, "/usr/local"],
+                                        in: work)
         #expect(result.status == 1)
         #expect(result.stderr.contains("Permission denied") && result.stderr.contains("nothing was installed"), "\(result.stderr)")
         #expect(Self.files(under: readOnly).isEmpty)

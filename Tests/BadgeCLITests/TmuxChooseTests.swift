@@ -82,8 +82,12 @@ final class TmuxPane: @unchecked Sendable {
             throw TmuxFailed(arguments: arguments, output: "\(error)")
         }
         try? output.fileHandleForWriting.close()
+        // A bound on a hang: a tmux command that has not ended within a minute is killed.
+        let timer = KillTimer(process, after: 60)
         let text = String(decoding: PipeReading.readAll(output.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
+        timer.cancel()
+        if timer.fired { throw TmuxFailed(arguments: arguments, output: "still running after \(Int(timer.seconds)) s, killed\n" + text) }
         if process.terminationStatus != 0 || process.terminationReason != .exit { throw TmuxFailed(arguments: arguments, output: text) }
         return text
     }

@@ -100,7 +100,9 @@ struct AnimationFileTests {
     @Test func framesOfDifferentSizesAreRefused() throws {
         let a = try PNGEncoder.encode(try Canvas(width: 8, height: 8, background: .white), keepAlpha: true)
         let b = try PNGEncoder.encode(try Canvas(width: 9, height: 8, background: .white), keepAlpha: true)
-        #expect(throws: BadgeError.self) { try APNGEncoder.assemble(frames: [a, b], delays: [.init(1, 10), .init(1, 10)]) }
+        let error = #expect(throws: BadgeError.self) { try APNGEncoder.assemble(frames: [a, b], delays: [.init(1, 10), .init(1, 10)]) }
+        #expect(error?.code == .generationFailed, "\(String(describing: error))")
+        #expect(error?.message == "frame 1 of the animation differs in size or colour type from the first", "\(String(describing: error))")
     }
 
     @Test func theFlipAsAPNGIsTrueColourWithEveryFrame() throws {
@@ -176,6 +178,9 @@ struct AnimationFileTests {
     @Test func aGIFCannotPlayFasterThan50FramesASecond() throws {
         let animation = FlipAnimation(frameRate: 60, size: 32)
         let faces = try animation.faces(badge: try Faces.front(side: 64), back: try Faces.back())
-        #expect(throws: BadgeError.self) { try animation.encode(.gif, front: faces.front, back: faces.back) }
+        let error = #expect(throws: BadgeError.self) { try animation.encode(.gif, front: faces.front, back: faces.back) }
+        #expect(error?.code == .usage, "\(String(describing: error))")
+        #expect(error?.message == "a GIF cannot play 60 frames a second", "\(String(describing: error))")
+        #expect(error?.hint == "use --fps 50 or less, or write an animated PNG (.png)", "\(String(describing: error))")
     }
 }

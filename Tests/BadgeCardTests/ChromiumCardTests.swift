@@ -64,15 +64,20 @@ struct ChromiumCardTests {
 
     /// Reads both pipes and waits for the process on threads of their own, so
     /// the browser's seconds never hold one of Swift's cooperative threads.
+    /// A bound on a hang: a driver still running after ten minutes is killed,
+    /// and its standard error says so.
     static func finish(_ process: ChildProcess, out: Pipe, err: Pipe) async -> (Data, String) {
         await withCheckedContinuation { continuation in
             Thread {
+                let timer = KillTimer(process, after: 600)
                 let errors = ErrorText()
                 let reader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
                 reader.start()
                 let output = out.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
-                continuation.resume(returning: (output, errors.wait()))
+                timer.cancel()
+                let killed = timer.fired ? "the browser driver was still running after \(Int(timer.seconds)) s and was killed\n" : ""
+                continuation.resume(returning: (output, killed + errors.wait()))
             }.start()
         }
     }

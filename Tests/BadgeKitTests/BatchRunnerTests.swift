@@ -206,8 +206,15 @@ final class BatchRunnerTests: @unchecked Sendable {
         #expect(try String(contentsOf: outside, encoding: .utf8) == "do not touch")
         let attributes = try FileManager.default.attributesOfItem(atPath: output.appendingPathComponent("a.png").path)
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
-        #expect(throws: BadgeError.self) { try BatchOutputDirectory(url: output).write(Data(), as: "../escape.png") }
-        #expect(throws: BadgeError.self) { try BatchOutputDirectory(url: output).write(Data(), as: ".hidden") }
+        // Refused by the name check itself, before any file is made: the
+        // parent folder exists, so without the check the write would escape.
+        for name in ["../escape.png", ".hidden", "sub/inner.png"] {
+            let error = #expect(throws: BadgeError.self, "\(name)") { try BatchOutputDirectory(url: output).write(Data("x".utf8), as: name) }
+            #expect(error?.code == .usage && error?.message == "\"\(name)\" is not a plain file name", "\(name): \(String(describing: error))")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("escape.png").path))
+        let written = try FileManager.default.contentsOfDirectory(atPath: output.path)
+        #expect(written == ["a.png"], "\(written)")
     }
 
     /// A drawn badge that cannot be written fails as the output's fault, not

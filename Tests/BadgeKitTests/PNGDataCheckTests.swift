@@ -80,7 +80,10 @@ struct PNGDataCheckTests {
         try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
         var idat = [UInt8](TestPNG.storedZlib(Self.rows(Self.side)))
         idat[idat.count - 1] ^= 0xFF  // the Adler-32
-        await #expect(throws: BadgeError.self) { _ = try await commit(Self.png(idat: Data(idat)), to: .file(target)) }
+        let error = await #expect(throws: BadgeError.self) { _ = try await commit(Self.png(idat: Data(idat)), to: .file(target)) }
+        #expect(error?.code == .invalidImage, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("the PNG's image data is not a valid zlib stream (incorrect data check") == true,
+                "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: target.path))
         let contents = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path)
         #expect(contents.isEmpty, "left behind: \(contents)")

@@ -47,11 +47,13 @@ struct PipelineTests {
             commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
         #expect(drawn.byteCount > limits.maxFileBytes)
         let before = try Data(contentsOf: fixture.store().badgeURL)
-        await #expect(throws: BadgeError.self) {
+        let refusal = await #expect(throws: BadgeError.self) {
             _ = try await pipeline.run(
                 request, backend: BackendInstance(name: "other", type: "fake", generator: FakeGenerator(.writes(png))),
                 commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
         }
+        #expect(refusal?.code == .imageTooLarge, "\(String(describing: refusal))")
+        #expect(refusal?.message == "the image is \(png.count) bytes; the limit is \(limits.maxFileBytes)", "\(String(describing: refusal))")
         #expect(try Data(contentsOf: fixture.store().badgeURL) == before)
     }
 

@@ -44,10 +44,18 @@ struct CurlTransportTests {
     }
 
     @Test func refusesPlainHTTPBeyondLoopbackAndOtherSchemes() async throws {
-        for url in ["http://example.com/x", "http://10.0.0.1/x", "file:///etc/passwd", "ftp://127.0.0.1/x"] {
-            await #expect(throws: BadgeError.self) {
+        // Refused by policy, before any connection: not a failed connection's error.
+        let refusals = [
+            ("http://example.com/x", "refusing plain http to example.com: only loopback may use http"),
+            ("http://10.0.0.1/x", "refusing plain http to 10.0.0.1: only loopback may use http"),
+            ("file:///etc/passwd", "refusing the URL scheme \"file\""),
+            ("ftp://127.0.0.1/x", "refusing the URL scheme \"ftp\""),
+        ]
+        for (url, message) in refusals {
+            let error = await #expect(throws: BadgeError.self) {
                 _ = try await transport.send(HTTPRequest(url: URL(string: url)!))
             }
+            #expect(error?.code == .network && error?.message == message && error?.path == url, "\(url): \(String(describing: error))")
         }
         do {
             _ = try await transport.send(HTTPRequest(url: URL(string: "http://example.com/x")!))
@@ -134,7 +142,10 @@ struct CurlTransportTests {
             let task = Task {
                 try await transport.send(HTTPRequest(url: server.url("/stall?seconds=300"), timeout: .seconds(600), idleTimeout: .seconds(600)))
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancelled once the transfer is under way: the server has sent its first bytes.
+            try await waitUntil("the stalled transfer to begin", timeout: .seconds(120)) {
+                (try? server.get("/stalled")).map { String(decoding: $0, as: UTF8.self) } == "1"
+            }
             let clock = ContinuousClock()
             let started = clock.now
             task.cancel()

@@ -2,6 +2,7 @@ import BadgeKit
 import BadgeKitTesting
 import Canvas
 import Foundation
+import Synchronization
 import Testing
 @testable import ProceduralBackend
 
@@ -30,6 +31,38 @@ struct ProceduralBackendTests {
         let (_, many) = try await render(prompt, style: style, size: size)
         let (_, one) = try await ImageThreads.$limit.withValue(1) { try await render(prompt, style: style, size: size) }
         #expect(one == many)
+    }
+
+    /// The thread drawing a badge works on its own bands and PNG bands, and
+    /// takes each once it is ready (a PNG band once the rows it reads are
+    /// drawn): with every thread of badge's pool busy elsewhere, it draws and
+    /// encodes the whole badge alone, the same bytes, with nothing waiting
+    /// for a piece that no thread has taken.
+    @Test func aBadgeIsFinishedWhileEveryPoolThreadIsBusy() async throws {
+        let request = BadgeRequest(prompt: "A pair of dumbbells", style: "medal", size: 1024, seed: 3)
+        let expected = try generator.render(request)
+        let pool = WorkerThreads.shared
+        let holding = Atomic<Int>(0), release = Atomic<Bool>(false)
+        @Sendable func wait(for condition: () -> Bool) {
+            let deadline = Date().addingTimeInterval(120)
+            while !condition() && Date() < deadline { usleep(1000) }
+        }
+        let blocker = Thread {
+            pool.share(threads: pool.threads + 1) {
+                if WorkerThreads.isWorkerThread {
+                    holding.add(1, ordering: .relaxed)
+                    wait { release.load(ordering: .relaxed) }
+                } else {
+                    wait { holding.load(ordering: .relaxed) == pool.threads }
+                }
+            }
+        }
+        blocker.start()
+        defer { release.store(true, ordering: .relaxed) }
+        try await waitUntil("every pool thread to be held") { holding.load(ordering: .relaxed) == pool.threads }
+        let generator = self.generator
+        let alone = try await onThreadOfItsOwn("a badge drawn with the pool busy", limit: .seconds(300)) { try generator.render(request) }
+        #expect(alone == expected)
     }
 
     /// What badge-bench times as "drawing" and "encoding" apart must be what

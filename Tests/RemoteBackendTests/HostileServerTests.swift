@@ -88,15 +88,23 @@ struct HostileServerTests {
         let refused = ["http://127.0.0.1:8080/x.png", "http://api.example.com/x.png", "https://127.0.0.1/x.png",
                        "https://api.example.com:8443/x.png", "https://blob.example.net.evil.com/x.png", "ftp://api.example.com/x"]
         for url in refused {
-            #expect(throws: BadgeError.self, "\(url)") { try cloud.checkResultURL(URL(string: url)!) }
+            let error = #expect(throws: BadgeError.self, "\(url)") { try cloud.checkResultURL(URL(string: url)!) }
+            #expect(error?.code == .generationFailed && error?.message.hasPrefix("the server's result URL ") == true,
+                    "\(url): \(String(describing: error))")
+            // Plain http on the url's own host is another origin (its scheme and port differ).
+            let reason = url.hasPrefix("ftp:") ? "uses the scheme \"ftp\"" : "is not on the configured url's host and port"
+            #expect(error?.message.contains(reason) == true, "\(url): \(String(describing: error))")
         }
         for url in ["https://api.example.com/files/x.png", "https://img.blob.example.net/x.png", "https://CDN.example.org/x.png"] {
             #expect(throws: Never.self, "\(url)") { try cloud.checkResultURL(URL(string: url)!) }
         }
         let local = try generator(url: "http://127.0.0.1:7860")
         #expect(throws: Never.self) { try local.checkResultURL(URL(string: "http://127.0.0.1:7860/file=out.png")!) }
-        #expect(throws: BadgeError.self) { try local.checkResultURL(URL(string: "http://127.0.0.1:22/")!) }
-        #expect(throws: BadgeError.self) { try local.checkResultURL(URL(string: "http://localhost:7860/x.png")!) }
+        for url in ["http://127.0.0.1:22/", "http://localhost:7860/x.png"] {
+            let error = #expect(throws: BadgeError.self) { try local.checkResultURL(URL(string: url)!) }
+            #expect(error?.message.hasPrefix("the server's result URL is not on the configured url's host and port") == true,
+                    "\(url): \(String(describing: error))")
+        }
         #expect {
             try generator(url: "https://api.example.com/v1", resultHosts: #"["exa mple.com"]"#)
         } throws: { error in

@@ -80,6 +80,9 @@ struct RemoteBackendTests {
             let body = try #require(request["body"] as? [String: Any])
             #expect((request["path"] as? String)?.hasSuffix("/sdapi/v1/txt2img") == true)
             #expect(body["width"] as? Int == 512 && body["steps"] as? Int == 20 && body["negative_prompt"] as? String == "blurry")
+            // The fake server checks the body against A1111's txt2img fields and types.
+            let violations = try #require(request["violations"] as? [String], "the server did not check the body")
+            #expect(violations.isEmpty, "the txt2img body breaks A1111's schema: \(violations)")
         }
     }
 

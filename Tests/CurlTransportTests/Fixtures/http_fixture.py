@@ -9,6 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 arrived = threading.Condition()
 barrier = {"count": 0}
+# How many /stall answers have begun (their headers and first bytes sent): GET /stalled.
+stalls = {"count": 0}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -49,7 +51,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"x" * 100)
             self.wfile.flush()
+            with arrived:
+                stalls["count"] += 1
             time.sleep(float(q.get("seconds", ["30"])[0]))
+        elif url.path == "/stalled":
+            with arrived:
+                count = stalls["count"]
+            self.send_body(200, str(count).encode())
         elif url.path == "/big-chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")

@@ -1,0 +1,99 @@
+@testable import BadgeKit
+import Foundation
+import Synchronization
+import Testing
+
+/// badge's own threads for blocking work split into parts (drawing bands, PNG
+/// bands, animation frames): never Dispatch's global queues, whose threads
+/// Swift's tasks share on Linux.
+struct WorkerThreadsTests {
+    /// Runs `work` on a thread of this test's own, off Swift's cooperative pool.
+    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    private static var thisThread: UInt { UInt(bitPattern: Int(pthread_self())) }
+
+    /// Waits, with a deadline, until `condition` holds; false if it never did.
+    private static func wait(upTo seconds: Double = 60, for condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
+    @Test func everyPartRunsOnceOnTheCallerOrThePoolsOwnThreads() async {
+        let pool = WorkerThreads(threads: 3)
+        let runs = Mutex<[Int: Int]>([:])
+        let elsewhere = Atomic<Int>(0)
+        let helped = Atomic<Bool>(false)
+        await Self.onThread {
+            let caller = Self.thisThread
+            pool.perform(iterations: 64, threads: 4) { k in
+                runs.withLock { $0[k, default: 0] += 1 }
+                if WorkerThreads.isWorkerThread {
+                    helped.store(true, ordering: .relaxed)
+                } else if Self.thisThread != caller {
+                    elsewhere.add(1, ordering: .relaxed)
+                }
+                // Part 0 waits until a pool thread has taken a part, so the pool is seen to help.
+                if k == 0 { _ = Self.wait { helped.load(ordering: .relaxed) } }
+            }
+        }
+        #expect(runs.withLock { $0 } == Dictionary(uniqueKeysWithValues: (0..<64).map { ($0, 1) }))
+        let strays = elsewhere.load(ordering: .relaxed), poolHelped = helped.load(ordering: .relaxed)
+        #expect(strays == 0, "parts ran on threads that are neither the caller nor the pool's")
+        #expect(poolHelped, "no pool thread helped")
+    }
+
+    /// The caller works on its own job, so it is done even when every pool
+    /// thread is busy, and nested jobs (a frame's PNG bands inside the
+    /// animation's frames) cannot wait on each other.
+    @Test func aJobIsDoneWhileEveryPoolThreadIsBusy() async {
+        let pool = WorkerThreads(threads: 1)
+        let release = Atomic<Bool>(false)
+        let holding = Atomic<Bool>(false)
+        // Occupies the pool's one thread until released.
+        let blocker = Task.detached {
+            await Self.onThread {
+                pool.share(threads: 2) {
+                    if WorkerThreads.isWorkerThread {
+                        holding.store(true, ordering: .relaxed)
+                        _ = Self.wait { release.load(ordering: .relaxed) }
+                    } else {
+                        _ = Self.wait { holding.load(ordering: .relaxed) }
+                    }
+                }
+            }
+        }
+        #expect(Self.wait { holding.load(ordering: .relaxed) }, "the pool's thread never took the blocker's part")
+        let total = await Self.onThread { () -> Int in
+            let sum = Atomic<Int>(0)
+            pool.perform(iterations: 8, threads: 2) { k in
+                pool.perform(iterations: 8, threads: 2) { j in sum.add(k * 8 + j, ordering: .relaxed) }
+            }
+            return sum.load(ordering: .relaxed)
+        }
+        #expect(total == (0..<64).reduce(0, +))
+        release.store(true, ordering: .relaxed)
+        await blocker.value
+    }
+
+    /// A job's parts may wait for each other when none waits for a part that
+    /// nobody has taken: `share` runs one loop per thread over a shared list.
+    @Test func sharedWorkIsFinishedByWhicheverThreadsCome() async {
+        let pool = WorkerThreads(threads: 2)
+        let left = Mutex<[Int]>(Array(0..<100))
+        let done = Mutex<[Int]>([])
+        await Self.onThread {
+            pool.share(threads: 3) {
+                while let k = left.withLock({ $0.popLast() }) { done.withLock { $0.append(k) } }
+            }
+        }
+        #expect(done.withLock { $0.sorted() } == Array(0..<100))
+    }
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Checks that `make test` ran the tests it should have (used by .ci/run).
+
+    check-test-results.py --floor-file .ci/test-floor --log LOG --results DIR
+        fails when Swift Testing's summary of badge's own suite (the first in
+        LOG) counts fewer tests than the floor, or when a test target of the
+        package ran none (counted from the JUnit XML files in DIR, which
+        `swift test --xunit-output` wrote).
+    check-test-results.py --count --log LOG
+        prints that summary's count of tests.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUMMARY = re.compile(r"Test run with (\d+) tests? in \d+ suites? passed")
+
+
+def fail(message):
+    sys.exit(f"check-test-results: {message}")
+
+
+def tests_run(log):
+    """The count in the first Swift Testing summary (badge's own; the consumer package's follows)."""
+    with open(log, errors="replace") as f:
+        for line in f:
+            match = SUMMARY.search(line)
+            if match:
+                return int(match.group(1))
+    fail(f"{log} has no Swift Testing summary (\"Test run with N tests in M suites passed\"): the suite did not run")
+
+
+def floor(path):
+    with open(path) as f:
+        numbers = [line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")]
+    if len(numbers) != 1 or not numbers[0].isdigit():
+        fail(f"{path} must hold one whole number (lines starting with # are comments)")
+    return int(numbers[0])
+
+
+def test_targets():
+    dump = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    return sorted(t["name"] for t in json.loads(dump)["targets"] if t["type"] == "test")
+
+
+def cases_per_module(results):
+    counts = {}
+    files = glob.glob(os.path.join(results, "*.xml"))
+    if not files:
+        fail(f"no JUnit XML in {results}: swift test --xunit-output wrote nothing")
+    for path in files:
+        for case in ElementTree.parse(path).getroot().iter("testcase"):
+            module = case.get("classname", "").split(".")[0]
+            counts[module] = counts.get(module, 0) + 1
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--count", action="store_true")
+    parser.add_argument("--floor-file")
+    parser.add_argument("--results")
+    args = parser.parse_args()
+    count = tests_run(args.log)
+    if args.count:
+        print(count)
+        return
+    least = floor(args.floor_file)
+    if count < least:
+        fail(f"Swift Testing ran {count} tests, fewer than the {least} in {args.floor_file}: "
+             "find the tests that stopped running (a target dropped, a suite no longer found)")
+    counts = cases_per_module(args.results)
+    empty = [target for target in test_targets() if counts.get(target, 0) == 0]
+    if empty:
+        fail(f"these test targets ran no test: {', '.join(empty)}")
+    print(f"check-test-results: {count} tests (floor {least}); per target: "
+          + ", ".join(f"{name} {counts[name]}" for name in sorted(counts)))
+
+
+if __name__ == "__main__":
+    main()

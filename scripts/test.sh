@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make test`: installs what the tests use, builds, runs every test target,
+# then builds the consumer package against a tagged clone (check-consumer.sh).
+# Prints each stage's time as it ends ("stage build: 212 s").
+#   scripts/test.sh
+# With BADGE_TEST_RESULTS=DIR, the suite's results are also written there as
+# JUnit XML (swift test --xunit-output), for .ci/run to count per test target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+
+stage() {
+  local name=$1 started
+  shift
+  started=$(date +%s)
+  "$@"
+  echo "stage $name: $(( $(date +%s) - started )) s"
+}
+
+deps() {
+  scripts/install-deps.sh --with-tests
+  python3 -c "import openapi_schema_validator" 2>/dev/null || python3 -m pip install -q openapi-schema-validator \
+    || python3 -m pip install -q --break-system-packages openapi-schema-validator
+  # The studio's browser test drives Debian's Chromium with Playwright (nothing downloaded).
+  python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q playwright \
+    || python3 -m pip install -q --break-system-packages playwright
+}
+
+suite() {
+  if [ -n "${BADGE_TEST_RESULTS:-}" ]; then
+    mkdir -p "$BADGE_TEST_RESULTS"
+    "$SWIFT" test --skip-build --xunit-output "$BADGE_TEST_RESULTS/results.xml"
+  else
+    "$SWIFT" test --skip-build
+  fi
+}
+
+stage deps deps
+stage build "$SWIFT" build --build-tests
+stage suite suite
+stage consumer scripts/check-consumer.sh
