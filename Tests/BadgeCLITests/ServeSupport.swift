@@ -8,6 +8,8 @@ import Glibc
 /// `badge serve` started by a test on 127.0.0.1 and a free port: the URL it
 /// printed, its token, and a stop that sends SIGTERM and waits for the end.
 final class Served: @unchecked Sendable {
+    deinit { end() }
+
     let process: ChildProcess
     let port: Int
     let url: String
@@ -41,8 +43,17 @@ final class Served: @unchecked Sendable {
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
-    /// Starts it and waits (at most 60 s) for the URL on standard output.
-    init(_ sandbox: Sandbox, _ arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// Starts it and waits (at most 60 s) for the URL on standard output, on a
+    /// thread of its own: the wait must not hold one of Swift's few cooperative
+    /// threads, on which every other test's async work runs.
+    static func start(_ sandbox: Sandbox, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> Served {
+        let sandbox = Sandbox.Unchecked(sandbox)
+        return try await onThreadOfItsOwn("badge serve to print its URL", limit: .seconds(120)) {
+            try Served(sandbox.value, arguments, environment: environment)
+        }
+    }
+
+    private init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String]) throws {
         process = try sandbox.start(["serve", "--listen", "127.0.0.1:0"] + arguments, extraEnvironment: environment)
         input = Pipe()
         process.standardInput = input
@@ -78,6 +89,15 @@ final class Served: @unchecked Sendable {
     /// Ends `badge serve`'s standard input: a run held at a stage (BADGE_TEST_HOLD) goes on.
     func release() { try? input.fileHandleForWriting.close() }
 
+    /// For `defer`: SIGTERM, and SIGKILL if it has not ended within 30 s.
+    func end() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let timer = KillTimer(process, after: 30)
+        process.waitUntilExit()
+        timer.cancel()
+    }
+
     /// SIGTERM, then waits for the exit (at most `timeout`); returns the exit
     /// status, or nil if it had to be killed.
     func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
@@ -103,21 +123,25 @@ final class Served: @unchecked Sendable {
         return kilobytes * 1024
     }
 
-    /// An HTTP/1.1 request over a new connection (Connection: close).
+    /// An HTTP/1.1 request over a new connection (Connection: close), sent and
+    /// read on a thread of its own.
     func request(_ method: String = "GET", _ path: String, headers: [String: String] = [:], body: Data? = nil,
-                 host: String? = nil) throws -> RawHTTP.Response {
+                 host: String? = nil) async throws -> RawHTTP.Response {
         var all = ["Host": host ?? "127.0.0.1:\(port)", "Connection": "close"]
         if let body { all["Content-Length"] = String(body.count) }
         all.merge(headers) { $1 }
-        return try RawHTTP.send(port: port, method: method, path: path, headers: all, body: body)
+        let (port, headers) = (port, all)
+        return try await onThreadOfItsOwn("\(method) \(path)", limit: .seconds(300)) {
+            try RawHTTP.send(port: port, method: method, path: path, headers: headers, body: body)
+        }
     }
 
     /// A studio request with the token and the studio's own Origin, as the page sends it.
-    func studio(_ method: String = "GET", _ path: String, json: String? = nil, headers: [String: String] = [:]) throws -> RawHTTP.Response {
+    func studio(_ method: String = "GET", _ path: String, json: String? = nil, headers: [String: String] = [:]) async throws -> RawHTTP.Response {
         var all = ["X-Badge-Token": token, "Origin": "http://127.0.0.1:\(port)"]
         if json != nil { all["Content-Type"] = "application/json" }
         all.merge(headers) { $1 }
-        return try request(method, path, headers: all, body: json.map { Data($0.utf8) })
+        return try await request(method, path, headers: all, body: json.map { Data($0.utf8) })
     }
 }
 

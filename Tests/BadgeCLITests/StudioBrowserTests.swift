@@ -24,8 +24,8 @@ import Testing
         root["backends"] = configured
         let config = s.root.appendingPathComponent("studio.json")
         try JSONSerialization.data(withJSONObject: root).write(to: config)
-        let served = try Served(s, ["--config", config.path, "--concurrency", "2"], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
-        defer { Task { _ = try? await served.stop() } }
+        let served = try await Served.start(s, ["--config", config.path, "--concurrency", "2"], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
+        defer { served.end() }
         try? FileManager.default.removeItem(at: Self.screenshots)
 
         let browser = ChildProcess()
