@@ -39,6 +39,17 @@ public enum OrphanReaper {
         return true
     }
 
+    /// Stops taking in orphans, for a process about to start a program that
+    /// must outlive it (`badge serve --open`: the browser that `xdg-open`
+    /// starts would become badge's and be killed with the plugins' orphans).
+    /// A setsid grandchild of a plugin then outlives its run, as without `enable`.
+    public static func disable() {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(nil, "prctl") else { return }
+        _ = unsafeBitCast(symbol, to: Prctl.self)(36, 0, 0, 0, 0)  // PR_SET_CHILD_SUBREAPER off
+        state.withLock { $0.enabled = false }
+    }
+
     /// A plugin run begins.
     static func runStarted() {
         state.withLock { $0.running += 1 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BadgeKit
 import BadgeServer
+import ExecBackend
 import Foundation
 import Logging
 
@@ -109,7 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// xdg-open, detached; a failure is only a warning, the URL is printed anyway.
+    /// The browser it starts must not be taken for an exec plugin's orphan.
     static func openBrowser(_ url: String) {
+        OrphanReaper.disable()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["xdg-open", url]
