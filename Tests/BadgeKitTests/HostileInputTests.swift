@@ -28,13 +28,13 @@ struct HostileInputTests {
         text += "]}}"
         #expect(text.utf8.count > 1_500_000 && !text.contains("\n"))
         let input = text
-        let config = try await onThreadOfItsOwn("parsing a 1.7 MB one-line configuration") {
+        let config = try await onThreadOfItsOwn("parsing a 1.7 MB one-line configuration", limit: .seconds(300)) {
             try BadgeConfig.parse(Data(input.utf8), file: "one-line.json")
         }
         #expect(config.historyLimit == 5)
         // A mistake at the far end of the line (the ']' after a trailing comma) is still placed exactly.
         let broken = String(text.dropLast(2)) + ",]}"
-        let error = try await onThreadOfItsOwn("parsing a broken 1.7 MB one-line configuration") { () -> BadgeError? in
+        let error = try await onThreadOfItsOwn("parsing a broken 1.7 MB one-line configuration", limit: .seconds(300)) { () -> BadgeError? in
             do {
                 _ = try JSONParser.parse(broken, file: "one-line.json")
                 return nil
@@ -64,7 +64,7 @@ struct HostileInputTests {
     @Test func aFIFOAsTheConfigIsRefusedNotWaitedOn() async throws {
         let fifo = directory.appendingPathComponent("config.json")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        let error = try await onThreadOfItsOwn("loading a FIFO as the configuration") { () -> BadgeError? in
+        let error = try await onThreadOfItsOwn("loading a FIFO as the configuration", limit: .seconds(300)) { () -> BadgeError? in
             do {
                 _ = try BadgeConfig.load(from: fifo)
                 return nil

@@ -190,12 +190,12 @@ struct HostileStoreTests {
             try store.commit(png, metadata: metadata)
         }
         #expect(mkfifo(store.historyURL.appendingPathComponent("0123456789abcdef.png").path, 0o600) == 0)
-        let prompts = try await onThreadOfItsOwn("listing a history holding a FIFO") { try store.history().map(\.metadata.prompt) }
+        let prompts = try await onThreadOfItsOwn("listing a history holding a FIFO", limit: .seconds(300)) { try store.history().map(\.metadata.prompt) }
         #expect(prompts == ["promise 1"], "the FIFO entry is skipped")
 
         try FileManager.default.removeItem(at: store.badgeURL)
         #expect(mkfifo(store.badgeURL.path, 0o600) == 0)
-        let error = try await onThreadOfItsOwn("reading a FIFO as the current badge") { () -> BadgeError? in
+        let error = try await onThreadOfItsOwn("reading a FIFO as the current badge", limit: .seconds(300)) { () -> BadgeError? in
             do {
                 _ = try store.current()
                 return nil
@@ -209,7 +209,7 @@ struct HostileStoreTests {
         #expect(refusal.path == store.badgeURL.path)
         // A commit replaces it (keeping it aside as a foreign file) without waiting on it.
         let (png, metadata) = try StoreFixture.badge(3)
-        let current = try await onThreadOfItsOwn("committing over a FIFO") { () throws -> String? in
+        let current = try await onThreadOfItsOwn("committing over a FIFO", limit: .seconds(300)) { () throws -> String? in
             try store.commit(png, metadata: metadata)
             return try store.current()?.metadata.prompt
         }

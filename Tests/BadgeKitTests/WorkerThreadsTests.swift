@@ -58,7 +58,7 @@ struct WorkerThreadsTests {
         let release = Atomic<Bool>(false)
         let holding = Atomic<Bool>(false)
         // Occupies the pool's one thread until released.
-        let blocker = Task.detached {
+        let blocker = Task {
             await Self.onThread {
                 pool.share(threads: 2) {
                     if WorkerThreads.isWorkerThread {
@@ -70,7 +70,10 @@ struct WorkerThreadsTests {
                 }
             }
         }
-        #expect(Self.wait { holding.load(ordering: .relaxed) }, "the pool's thread never took the blocker's part")
+        // Waited for on a thread of its own: a wait here would hold one of the
+        // cooperative threads the blocker's task needs to start.
+        let held = await Self.onThread { Self.wait { holding.load(ordering: .relaxed) } }
+        #expect(held, "the pool's thread never took the blocker's part")
         let total = await Self.onThread { () -> Int in
             let sum = Atomic<Int>(0)
             pool.perform(iterations: 8, threads: 2) { k in

@@ -82,7 +82,7 @@ struct MisbehavingPluginTests {
     @Test func aFIFOIsNotAnImageAndIsNotWaitedOn() async throws {
         let h = try ExecHarness()
         let backend = try h.backend("fifo.sh")
-        let error = try await withDeadline("a plugin's FIFO output refused") { try await h.failure(backend) }
+        let error = try await withDeadline("a plugin's FIFO output refused", limit: .seconds(300)) { try await h.failure(backend) }
         #expect(error.message == "the plugin's output is a FIFO (named pipe), not a regular file")
     }
 
