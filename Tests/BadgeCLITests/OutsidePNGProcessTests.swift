@@ -40,5 +40,34 @@ struct OutsidePNGProcessTests {
         }
         let html = try Data(contentsOf: page.appendingPathComponent("index.html"))
         #expect(html.count < 512 << 10, "\(name): the page is \(html.count) bytes")
+
+        // Chromium, an independent decoder, sees one still frame where it saw the APNG animate.
+        if name == "APNG" {
+            let frames = try await Self.framesInChromium(s, [source.path, s.store.appendingPathComponent("badge.png").path, preview.path])
+            #expect(frames[source.path]?.animated == true && (frames[source.path]?.frames ?? 0) > 1, "the witness does not see the APNG: \(frames)")
+            for file in [s.store.appendingPathComponent("badge.png").path, preview.path] {
+                #expect(frames[file]?.frames == 1 && frames[file]?.animated == false, "\(file): \(String(describing: frames[file]))")
+            }
+        }
+    }
+
+    static let witness = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/png_frames.py")
+
+    /// What Chromium's ImageDecoder finds in each file (Browser/png_frames.py).
+    static func framesInChromium(_ s: Sandbox, _ files: [String]) async throws -> [String: (frames: Int, animated: Bool)] {
+        let browser = ChildProcess()
+        browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        browser.arguments = ["python3", witness.path] + files
+        browser.environment = s.environment
+        let output = Served.Stream(), errors = Served.Stream()
+        browser.standardOutput = output.pipe
+        browser.standardError = errors.pipe
+        try browser.run()
+        output.start()
+        errors.start()
+        #expect(try await s.waitForExit(browser, timeout: .seconds(120)), "Chromium did not answer: \(errors.text)")
+        #expect(browser.terminationStatus == 0, "\(errors.text)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: [String: Any]], "\(output.text) \(errors.text)")
+        return json.mapValues { ($0["frames"] as? Int ?? 0, $0["animated"] as? Bool ?? false) }
     }
 }
