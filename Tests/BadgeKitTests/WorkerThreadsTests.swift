@@ -57,21 +57,21 @@ struct WorkerThreadsTests {
         let pool = WorkerThreads(threads: 1)
         let release = Atomic<Bool>(false)
         let holding = Atomic<Bool>(false)
-        // Occupies the pool's one thread until released.
-        let blocker = Task {
-            await Self.onThread {
-                pool.share(threads: 2) {
-                    if WorkerThreads.isWorkerThread {
-                        holding.store(true, ordering: .relaxed)
-                        _ = Self.wait { release.load(ordering: .relaxed) }
-                    } else {
-                        _ = Self.wait { holding.load(ordering: .relaxed) }
-                    }
+        // Occupies the pool's one thread until released. A thread of its own, not
+        // a task: on a loaded run every cooperative thread can be held by other
+        // tests for longer than any wait here, and a task would not start.
+        let blockerDone = DispatchSemaphore(value: 0)
+        Thread {
+            pool.share(threads: 2) {
+                if WorkerThreads.isWorkerThread {
+                    holding.store(true, ordering: .relaxed)
+                    _ = Self.wait { release.load(ordering: .relaxed) }
+                } else {
+                    _ = Self.wait { holding.load(ordering: .relaxed) }
                 }
             }
-        }
-        // Waited for on a thread of its own: a wait here would hold one of the
-        // cooperative threads the blocker's task needs to start.
+            blockerDone.signal()
+        }.start()
         let held = await Self.onThread { Self.wait { holding.load(ordering: .relaxed) } }
         #expect(held, "the pool's thread never took the blocker's part")
         let total = await Self.onThread { () -> Int in
@@ -83,7 +83,7 @@ struct WorkerThreadsTests {
         }
         #expect(total == (0..<64).reduce(0, +))
         release.store(true, ordering: .relaxed)
-        await blocker.value
+        await Self.onThread { blockerDone.wait() }
     }
 
     /// A job's parts may wait for each other when none waits for a part that
