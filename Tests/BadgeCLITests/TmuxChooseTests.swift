@@ -170,7 +170,7 @@ struct TmuxChooseTests {
         #expect(screen.unicodeScalars.contains { (0x2580...0x259F).contains($0.value) }, "no symbol art:\n\(screen)")
         #expect(!pane.output.contains("\u{1B}_G") && !pane.output.contains("\u{1B}P"), "a picture protocol on a plain xterm")
         try pane.send("2")
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         #expect(try pane.screen().contains("Committed your Promise Badge."))
         let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
         #expect(metadata.seed == 8)
@@ -190,7 +190,7 @@ struct TmuxChooseTests {
         defer { pane.close() }
         try await pane.waitFor(Self.keysLine)
         try pane.send(key)
-        #expect(try await pane.waitForExit() == status)
+        #expect(try await pane.waitForExit() == status, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         let screen = try pane.screen()
         #expect(screen.contains("Nothing was committed."), "\(screen)")
         #expect(!screen.contains("error"), "a cancel is not an error:\n\(screen)")
@@ -218,7 +218,7 @@ struct TmuxChooseTests {
         #expect(keys.contains("x: not a key here") && !keys.contains("7: there are"), "the word is in the keys' line: \(keys)")
         #expect(pane.exitStatus == nil && s.badge == nil)
         try pane.send("q")
-        #expect(try await pane.waitForExit() == 1)
+        #expect(try await pane.waitForExit() == 1, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
     }
 
     /// A plain 256-colour tmux at 80×24 with six candidates: symbol art cannot show a
@@ -243,7 +243,7 @@ struct TmuxChooseTests {
             #expect(starts.count == 3 && zip(starts, starts.dropFirst()).allSatisfy { $1 - $0 >= 20 }, "\(lines[index])")
         }
         try pane.send("q")
-        #expect(try await pane.waitForExit() == 1)
+        #expect(try await pane.waitForExit() == 1, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
     }
 
     @Test func kittyTerminalGetsKittyGraphics() async throws {
@@ -255,7 +255,7 @@ struct TmuxChooseTests {
         // The kitty graphics protocol: an APC "G" command that transmits and shows an image.
         #expect(output.components(separatedBy: "\u{1B}_Ga=T").count - 1 == 3, "three kitty images, not: \(output.prefix(400).debugDescription)")
         try pane.send("3")
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         let expected = try await Self.picked(3, of: 3, seed: 3, in: s)
         #expect(try Self.storedImage(s) == expected)
     }
@@ -278,7 +278,7 @@ struct TmuxChooseTests {
         try pane.send("s")
         try await pane.waitFor("badge-candidate-1-seed22.png")
         try pane.send("1")
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.seed == 22)
         #expect(try Self.storedImage(s) == ChooseTests.imageData(try Data(contentsOf: s.root.appendingPathComponent("badge-candidate-1-seed22.png"))))
     }
@@ -293,7 +293,7 @@ struct TmuxChooseTests {
             #expect(lines.contains { $0.contains(" \(number)  ") && !$0.contains(" \(number % 3 + 1)  ") }, "candidate \(number) not alone on its line:\n\(lines.joined(separator: "\n"))")
         }
         try pane.send("3")
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.seed == 7)
     }
 
@@ -327,7 +327,7 @@ struct TmuxChooseTests {
         try await pane.waitFor("Candidate 1 failed")
         #expect(pane.exitStatus == nil && s.badge == nil)
         try pane.send("2")
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.seed == 11)
         // --pick names the failure and the ones that were made.
         let result = try await s.run(["generate", "--backend", "odd", "--choose", "4", "--pick", "3", "--seed", "10", "--size", "64",

@@ -16,7 +16,7 @@ struct TmuxPartTwoTests {
         #expect(try await s.run(["generate", "--size", "256", "--seed", "3", "Run a marathon"]).status == 0)
         let pane = try TmuxPane(s, ["show"], term: "xterm-256color", columns: 100, rows: 50)
         defer { pane.close() }
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         let lines = try pane.screen().components(separatedBy: "\n")
         let details = try #require(lines.firstIndex { $0.contains("Commitment Date") }, "\(lines.joined(separator: "\n"))")
         let art = lines[..<details].filter { $0.unicodeScalars.contains(where: Self.isBlock) }
@@ -31,7 +31,7 @@ struct TmuxPartTwoTests {
         #expect(try await s.run(["generate", "--size", "256", "--seed", "3", "Run a marathon"]).status == 0)
         let pane = try TmuxPane(s, ["show"], term: "xterm-kitty", columns: 100, rows: 50)
         defer { pane.close() }
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         let output = pane.output
         #expect(output.components(separatedBy: "\u{1B}_Ga=T").count - 1 == 1, "one kitty image: \(output.prefix(300).debugDescription)")
         let image = try #require(output.range(of: "\u{1B}_Ga=T")), details = try #require(output.range(of: "Commitment Date"))
@@ -44,7 +44,7 @@ struct TmuxPartTwoTests {
         #expect(try await s.run(["generate", "--size", "256", "--seed", "3", "Run a marathon"]).status == 0)
         let pane = try TmuxPane(s, arguments, term: "xterm-256color", columns: 100, rows: 50)
         defer { pane.close() }
-        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 0, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         let screen = try pane.screen()
         #expect(screen.contains("Run a marathon"), "\(screen)")
         #expect(!screen.unicodeScalars.contains(where: Self.isBlock), "\(arguments) drew the badge:\n\(screen)")
@@ -67,7 +67,7 @@ struct TmuxPartTwoTests {
             try pane.screen().range(of: #"▏ [1-9][0-9]*/\#(count)"#, options: .regularExpression) != nil || pane.exitStatus != nil
         }
         try pane.send("C-c")
-        #expect(try await pane.waitForExit() == 1, "\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 1, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         // The bar's last drawing with "stopping" in it.
         let bars = pane.output.components(separatedBy: "\r").filter { $0.contains("stopping… ") && $0.contains("▕") }
         let last = try #require(bars.last, "no bar says stopping:\n\(pane.output.suffix(2000))")
