@@ -195,8 +195,8 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     }
 
     /// With or without fractional seconds. ISO8601FormatStyle parses in plain
-    /// Swift; ISO8601DateFormatter opened ICU (~4.5 ms) the first time, which
-    /// was on every commit to the store (reading the badge it replaces).
+    /// Swift; ISO8601DateFormatter would open ICU (~4.5 ms) the first time,
+    /// and every commit to the store reads the badge it replaces.
     public static func parseRFC3339(_ text: String) -> Date? {
         try? Date.ISO8601FormatStyle(timeZoneSeparator: .colon).parse(text)
     }

@@ -172,13 +172,6 @@ package struct AtomicFileWriter: Sendable {
         try fileSystem.openat(AT_FDCWD, directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
     }
 
-    /// Flushes a directory's entries (the rename) to disk.
-    package func syncDirectory(_ directory: URL) throws(SystemCallError) {
-        let fd = try openDirectory(directory)
-        defer { try? fileSystem.close(fd) }
-        try fileSystem.fsync(fd)
-    }
-
     /// Atomically replaces (or creates) `target` with `data`. Temporaries of
     /// `target` that a killed run left behind are removed first.
     package func write(_ data: Data, to target: URL, mode: mode_t = 0o644) throws(SystemCallError) {

@@ -89,7 +89,7 @@ public enum BadgeMain {
         var text = Badge.fullMessage(for: error)
         if !text.isEmpty {
             if code == .success {
-                print(CompletionScripts.adjusted(withGlobalOptions(text)))
+                print(GlobalArguments.dumpWithGlobalOptions(CompletionScripts.adjusted(withGlobalOptions(text))))
             } else {
                 text = Terminal.clean(text)
                 // Every error starts "error:", as badge's own do; argument-parser writes "Error:".

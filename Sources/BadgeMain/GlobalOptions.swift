@@ -208,6 +208,48 @@ enum GlobalArguments {
         while lines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeLast() }
         return "GLOBAL OPTIONS (before or after the command):\n" + lines.joined(separator: "\n") + "\n"
     }
+
+    /// argument-parser's description of the top-level command
+    /// (`--experimental-dump-help`, which the man page is made from) with the
+    /// global options among its own, as the top-level help lists them. Any
+    /// other text as it is.
+    static func dumpWithGlobalOptions(_ dump: String) -> String {
+        guard dump.hasPrefix("{"),
+              var root = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
+              var command = root["command"] as? [String: Any],
+              command["commandName"] as? String == "badge", command["superCommands"] == nil,
+              let global = globalArgumentsDump()
+        else { return dump }
+        let own = command["arguments"] as? [[String: Any]] ?? []
+        command["arguments"] = global + own
+        root["command"] = command
+        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return dump }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The global options as argument-parser describes them, less its `--help`.
+    private static func globalArgumentsDump() -> [[String: Any]]? {
+        let dump: String
+        do {
+            _ = try GlobalOptionsDump.parseAsRoot(["--experimental-dump-help"])
+            return nil
+        } catch {
+            dump = GlobalOptionsDump.fullMessage(for: error)
+        }
+        guard let root = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
+              let arguments = (root["command"] as? [String: Any])?["arguments"] as? [[String: Any]]
+        else { return nil }
+        return arguments.filter { argument in
+            let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            return !names.contains("help")
+        }
+    }
+}
+
+/// A command made of the global options alone, for their description.
+private struct GlobalOptionsDump: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "badge")
+    @OptionGroup var global: GlobalOptions
 }
 
 /// The shell completion scripts argument-parser writes, with one change for bash:
