@@ -74,6 +74,12 @@ enum Reply {
                 hint: "try again in \(seconds) s", headers: [.retryAfter: String(seconds)])
     }
 
+    /// 429 with Retry-After: every studio job slot holds a set still being made.
+    static func studioFull(running: Int) -> Response {
+        problem(.tooManyRequests, code: "busy", "\(running) sets of candidates are being made already",
+                hint: "cancel one, or wait for one to finish", headers: [.retryAfter: "5"])
+    }
+
     /// A `BadgeError` as JSON, with the status its kind calls for.
     static func failure(_ error: BadgeError) -> Response {
         let status: HTTPResponse.Status

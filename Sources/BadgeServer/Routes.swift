@@ -219,6 +219,8 @@ enum Routes {
     private static func answer(_ work: () async throws -> Response) async -> Response {
         do {
             return try await work()
+        } catch let full as Studio.Full {
+            return Reply.studioFull(running: full.running)
         } catch {
             return Reply.failure(BadgeError.wrap(error, message: "the studio could not do that"))
         }

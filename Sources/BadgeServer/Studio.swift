@@ -277,14 +277,17 @@ package final class Studio: Sendable {
         return job
     }
 
+    /// Every job slot holds a set still being made: a new one must wait (429).
+    package struct Full: Error {
+        package let running: Int
+    }
+
     /// Keeps `job`, pushing out the oldest ended ones past `maxJobs`; refuses
-    /// it when that many are still running.
+    /// it (`Full`) when that many are still running.
     private func admit(_ job: StudioJob) throws {
         try jobs.withLock { jobs in
             while jobs.count >= maxJobs, let index = jobs.firstIndex(where: \.ended) { jobs.remove(at: index) }
-            guard jobs.count < maxJobs else {
-                throw BadgeError(.usage, "\(maxJobs) sets of candidates are being made already", hint: "cancel one, or wait for one to finish")
-            }
+            guard jobs.count < maxJobs else { throw Full(running: maxJobs) }
             jobs.append(job)
         }
     }

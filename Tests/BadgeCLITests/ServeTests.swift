@@ -399,6 +399,37 @@ import Glibc
         #expect(s.storeObject.temporaryFiles().isEmpty && s.leftoverWorkspaces.isEmpty)
     }
 
+    /// Eight sets of candidates still being made fill the studio: a ninth is a
+    /// 429 with Retry-After, and once one is cancelled there is room again.
+    @Test func aFullStudioAnswers429UntilASetEnds() async throws {
+        let s = try Sandbox()
+        let comfy = try FixtureServer(script: ComfyUITests.server)
+        defer { comfy.stop() }
+        let config = try ComfyUITests.config(s, comfy, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
+        let served = try await Served.start(s, ["--config", config.path], environment: ["BADGE_E2E_KEY": ComfyUITests.key])
+        var jobs: [String] = []
+        for k in 1...8 {
+            let started = try await served.studio("POST", "/api/generate", json: #"{"promise": "Set \#(k)", "count": 2, "backend": "hang"}"#)
+            #expect(started.status == 202, "\(started.text)")
+            jobs.append(try #require(started.json?["job"] as? String))
+        }
+        let refused = try await served.studio("POST", "/api/generate", json: #"{"promise": "One too many", "count": 2, "backend": "hang"}"#)
+        #expect(refused.status == 429 && refused.header("Retry-After") == "5", "\(refused.status) \(refused.headers)")
+        #expect(refused.error?["code"] as? String == "busy", "\(refused.text)")
+        #expect((refused.error?["message"] as? String)?.contains("8 sets of candidates are being made already") == true, "\(refused.text)")
+        let cancelled = try await served.studio("POST", "/api/jobs/\(jobs[0])/cancel")
+        #expect(cancelled.status == 200, "\(cancelled.text)")
+        // The cancelled set ends once its run is interrupted on the server: until then, 429.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var again = try await served.studio("POST", "/api/generate", json: #"{"promise": "Room again", "count": 2, "backend": "hang"}"#)
+        while again.status == 429 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            again = try await served.studio("POST", "/api/generate", json: #"{"promise": "Room again", "count": 2, "backend": "hang"}"#)
+        }
+        #expect(again.status == 202, "\(again.status) \(again.text)")
+        #expect(try await served.stop() == 0, "\(served.stderr)")
+    }
+
     // MARK: - Helpers
 
     struct Event {
