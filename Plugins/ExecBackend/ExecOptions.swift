@@ -75,7 +75,7 @@ struct ExecOptions: Sendable {
 
 /// `${NAME}` in a configured environment value: badge's own variable NAME. The
 /// only syntax there is; everything else is taken literally.
-enum EnvironmentTemplate {
+package enum EnvironmentTemplate {
     // A computed property: Regex is not Sendable, so it cannot be a shared constant.
     static var reference: Regex<(Substring, Substring)> { /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/ }
 
@@ -88,6 +88,18 @@ enum EnvironmentTemplate {
     /// The names `value` refers to.
     static func references(in value: String) -> [String] {
         value.matches(of: reference).map { String($0.output.1) }
+    }
+
+    /// The values of the variables a plugin's `env` passes on that are secrets by
+    /// their name (`HF_TOKEN`, `API_KEY`, `DB_PASSWORD`), or by the name they are
+    /// passed as: what output must never repeat.
+    package static func secrets(in env: [String: String], variables: [String: String]) -> [String] {
+        env.flatMap { name, value in
+            references(in: value).compactMap { reference -> String? in
+                guard BadgeConfig.isSecretKey(name) || BadgeConfig.isSecretKey(reference), let secret = variables[reference], !secret.isEmpty else { return nil }
+                return secret
+            }
+        }
     }
 
     /// `value` with every reference filled in; nil when one names an unset variable.

@@ -286,7 +286,9 @@ public struct BadgeConfig: Sendable {
         return JSONWriter.write(root)
     }
 
-    static func isSecretKey(_ key: String) -> Bool {
+    /// Whether a key or a variable's name says it holds a secret (`apiKey`,
+    /// `HF_TOKEN`, `DB_PASSWORD`); a key that names a variable (`apiKeyEnv`) does not.
+    package static func isSecretKey(_ key: String) -> Bool {
         let lower = key.lowercased()
         if lower.hasSuffix("env") { return false }
         return ["key", "token", "secret", "password", "authorization", "credential"].contains { lower.contains($0) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BadgeKit
+import ExecBackend
 import Foundation
 import Logging
 
@@ -36,11 +37,16 @@ struct GlobalOptions: ParsableArguments {
 
 extension GlobalOptions {
     /// The values the configuration's backends read as secrets (`apiKeyEnv`,
-    /// `passwordEnv`), and a Basic header's base64 made of one: never printed or logged.
+    /// `passwordEnv`, and an exec plugin's `env` references whose name, or the
+    /// name they are passed as, says token, key, secret, password or auth),
+    /// and a Basic header's base64 made of one: never printed or logged.
     static func secrets(of config: BadgeConfig, variables: [String: String]) -> [String] {
         var found: [String] = []
         for backend in config.backends {
             let options = backend.options
+            if backend.type == "exec", let env = try? options.value("env")?.stringMap() {
+                found += EnvironmentTemplate.secrets(in: env, variables: variables)
+            }
             for key in ["apiKeyEnv", "passwordEnv"] {
                 if let name = try? options.value(key)?.string(), let value = variables[name], !value.isEmpty { found.append(value) }
             }

@@ -52,6 +52,27 @@ struct ExecPluginTests {
         #expect(image.width == 64 && image.height == 64)
     }
 
+    /// A token a plugin's `env` passes on (`"HF_TOKEN": "${HF_TOKEN}"`, as
+    /// config.example.json shows) is a secret: a plugin that repeats it in its
+    /// error and on standard error gets it masked, in the words and in the JSON.
+    @Test func aTokenPassedToAPluginIsNeverRepeated() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("plugins.json")
+        try Data("""
+            {"backends": {"careless": {"type": "exec", "command": ["\(Self.fixtures.path)/echo-token.sh"],
+                                       "env": {"HF_TOKEN": "${HF_TOKEN}", "MODEL": "${MODEL_NAME}"}}}}
+            """.utf8).write(to: config)
+        let token = "hf_exampleTokenValue123456"
+        let env = ["HF_TOKEN": token, "MODEL_NAME": "sdxl-turbo"]
+        for extra in [[], ["--json"], ["--verbose"]] {
+            let result = try await s.run(["generate", "--config", config.path, "--backend", "careless", "--size", "64"] + extra + ["Swim"],
+                                         extraEnvironment: env)
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("the hub refused token ********"), "\(extra): \(result.stderr)")
+            #expect(!result.stdout.contains("exampleToken") && !result.stderr.contains("exampleToken"), "\(extra): \(result.stderr)")
+        }
+    }
+
     @Test func backendsAsksEachPluginAndShowsItsAnswer() async throws {
         let s = try Sandbox()
         let config = s.root.appendingPathComponent("plugins.json")

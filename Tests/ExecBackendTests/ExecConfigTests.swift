@@ -41,6 +41,16 @@ struct ExecConfigTests {
         #expect(error.location?.line == line)
     }
 
+    /// What a plugin's `env` passes on is a secret when its name, or the name it
+    /// is passed as, says so; a model name or a thread count is not masked.
+    @Test func theSecretsAPluginIsGivenAreKnownByName() {
+        let env = ["HF_TOKEN": "${HF_TOKEN}", "MODEL": "${MODEL_NAME}", "X": "${API_KEY}", "AUTHORIZATION": "Bearer ${BEARER}", "DB_PASSWORD_ENV": "${PASS_NAME}",
+                   "THREADS": "${THREADS}", "GONE": "${UNSET_SECRET}"]
+        let variables = ["HF_TOKEN": "hf_abcdef123456", "MODEL_NAME": "sdxl-turbo", "API_KEY": "k-123456", "BEARER": "b-654321",
+                         "THREADS": "4", "PASS_NAME": "DB_PASS"]
+        #expect(EnvironmentTemplate.secrets(in: env, variables: variables).sorted() == ["b-654321", "hf_abcdef123456", "k-123456"])
+    }
+
     @Test func aTypoGetsADidYouMean() throws {
         let error = try error(#"{"type": "exec", "command": ["x"], "timeoutSecond": 5}"#)
         #expect(error.message == "unknown key \"timeoutSecond\"")
