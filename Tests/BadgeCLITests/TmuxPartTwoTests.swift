@@ -51,6 +51,23 @@ struct TmuxPartTwoTests {
         #expect(!pane.output.contains("\u{1B}_G") && !pane.output.contains("\u{1B}["), "escape sequences: \(pane.output.prefix(200).debugDescription)")
     }
 
+    // MARK: - Standard output on a terminal
+
+    /// `--output -` when standard output is the terminal: a usage error that says
+    /// what to do, and not one byte of PNG on the screen; the store is untouched.
+    @Test func aPictureIsNeverPrintedOnTheTerminal() async throws {
+        let s = try Sandbox()
+        let pane = try TmuxPane(s, ["generate", "--size", "64", "--output", "-", "Run a marathon"], term: "xterm-256color")
+        defer { pane.close() }
+        let status = try await pane.waitForExit()
+        #expect(status == 64, "exit status \(status)\n\(pane.screenText)")
+        let screen = try pane.screen()
+        #expect(screen.contains("standard output is a terminal; the badge is not printed there"), "\(screen)")
+        #expect(screen.contains("hint: pipe it into a program or a file"), "\(screen)")
+        #expect(!pane.output.contains("PNG") && !pane.output.contains("IHDR"), "\(pane.output.prefix(300).debugDescription)")
+        #expect(s.badge == nil)
+    }
+
     // MARK: - 7. A batch interrupted
 
     /// Ctrl-C: the bar keeps what was finished, then says "stopping" and how many are left.
