@@ -49,7 +49,7 @@ struct AnimationWitnessTests {
     static func decode(_ file: URL, mime: String, _ s: Sandbox) async throws -> [Decoded] {
         let pillow = try await HelperProgram.run(["/usr/bin/python3", Self.pillow.path, file.path], environment: s.environment, limit: 120)
         try #require(pillow.status == 0 && !pillow.killed, "Pillow could not read \(file.lastPathComponent): \(pillow.why)")
-        let chromium = try await HelperProgram.run(["python3", Self.chromium.path, file.path, mime], environment: s.environment, limit: 180)
+        let chromium = try await HelperProgram.run(["python3", Self.chromium.path, file.path, mime], environment: s.environment, limit: 300)
         try #require(chromium.status == 0 && !chromium.killed, "Chromium could not read \(file.lastPathComponent): \(chromium.why)")
         return [try Decoded(reader: "Pillow", json: pillow.stdout), try Decoded(reader: "Chromium", json: chromium.stdout)]
     }

@@ -7,9 +7,11 @@ import Testing
 /// driven through the DevTools protocol by Browser/drive_card.py with mouse,
 /// touch and keys (its waits poll with Runtime.evaluate, which the page's CSP
 /// does not block). Chromium is a test dependency (`make test` installs it);
-/// without it this test fails rather than pass unseen.
+/// without it this test fails rather than pass unseen. The screenshots are kept
+/// in .build/test-screenshots/card/.
 struct ChromiumCardTests {
     static let driver = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/drive_card.py")
+    static let screenshots = Sandbox.repository.appendingPathComponent(".build/test-screenshots/card")
 
     static var chromium: String? {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -86,8 +88,8 @@ struct ChromiumCardTests {
         var environment = s.environment
         environment["PATH"] = URL(fileURLWithPath: chromium).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let driven = try await HelperProgram.run([python, Self.driver.path, html.path, s.root.appendingPathComponent("shots").path],
-                                                 environment: environment, limit: 600)
+        try? FileManager.default.removeItem(at: Self.screenshots)
+        let driven = try await HelperProgram.run([python, Self.driver.path, html.path, Self.screenshots.path], environment: environment, limit: 600)
         try #require(driven.status == 0 && !driven.killed, "the browser driver failed: \(driven.why)")
         let output = driven.stdout
         let steps = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "not JSON: \(String(decoding: output, as: UTF8.self))")
