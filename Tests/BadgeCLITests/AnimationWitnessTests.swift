@@ -148,6 +148,10 @@ struct AnimationWitnessTests {
         #expect(try Self.framesClaimed(gifRun.stdout) == count)
         #expect(count >= 12 && count % 2 == 0, "the turn there and the turn back, with a rest on each face: \(count) frames")
         let middle = count / 2
+        // "the turn takes 1.11 s": the frames of one turn, 1/12 s apart, are as many as it takes.
+        let turnMatch = try #require(apngRun.stdout.firstMatch(of: /the turn takes (\d+\.\d+) s/), "\(apngRun.stdout)")
+        let turn = try #require(Double(turnMatch.1)) * Double(fps)
+        #expect(Double(middle) > turn - 0.1 && Double(middle - 1) < turn + 0.1, "\(middle) frames to the back for a turn of \(turn / Double(fps)) s")
 
         let apng = try await Self.decode(apngFile, mime: "image/png", s)
         let gif = try await Self.decode(gifFile, mime: "image/gif", s)
