@@ -209,7 +209,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
-        .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"], exclude: ["Fixtures"]),
+        .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"], exclude: ["Fixtures"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(
@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "BadgeCLITests",
             dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
-            exclude: ["Browser"]
+            exclude: ["Browser", "Witnesses"]
         ),
     ],
     swiftLanguageModes: [.v6]

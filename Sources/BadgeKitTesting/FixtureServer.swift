@@ -84,6 +84,9 @@ public final class FixtureServer: @unchecked Sendable {
     public func stop() {
         try? stdin.fileHandleForWriting.close()
         process.terminate()
+        // A bound on a server that does not end on SIGTERM: it is killed after 10 s.
+        let timer = KillTimer(process, after: 10)
         process.waitUntilExit()
+        timer.cancel()
     }
 }

@@ -1,16 +1,17 @@
-import BadgeCard
 import BadgeKit
-import BadgeKitTesting
 import Canvas
 import Foundation
 import Testing
 
-/// The card page in a real browser: headless Chromium, driven through the
-/// DevTools protocol by Fixtures/drive_card.py with mouse, touch and keys.
-/// Chromium is a test dependency (`make test` installs it); without it this
-/// test fails rather than pass unseen.
+/// The page `badge card html DIR` writes, in a real browser: headless Chromium,
+/// driven through the DevTools protocol by Browser/drive_card.py with mouse,
+/// touch and keys (its waits poll with Runtime.evaluate, which the page's CSP
+/// does not block). Chromium is a test dependency (`make test` installs it);
+/// without it this test fails rather than pass unseen. The screenshots are kept
+/// in .build/test-screenshots/card/.
 struct ChromiumCardTests {
-    static let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/drive_card.py")
+    static let driver = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/drive_card.py")
+    static let screenshots = Sandbox.repository.appendingPathComponent(".build/test-screenshots/card")
 
     static var chromium: String? {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -62,75 +63,43 @@ struct ChromiumCardTests {
         }
     }
 
-    /// Reads both pipes and waits for the process on threads of their own, so
-    /// the browser's seconds never hold one of Swift's cooperative threads.
-    /// A bound on a hang: a driver still running after ten minutes is killed,
-    /// and its standard error says so.
-    static func finish(_ process: ChildProcess, out: Pipe, err: Pipe) async -> (Data, String) {
-        await withCheckedContinuation { continuation in
-            Thread {
-                let timer = KillTimer(process, after: 600)
-                let errors = ErrorText()
-                let reader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
-                reader.start()
-                let output = out.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                timer.cancel()
-                let killed = timer.fired ? "the browser driver was still running after \(Int(timer.seconds)) s and was killed\n" : ""
-                continuation.resume(returning: (output, killed + errors.wait()))
-            }.start()
-        }
-    }
-
-    /// Standard error, handed from its reader thread once it is complete.
-    final class ErrorText: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var text = ""
-        func set(_ data: Data) {
-            text = String(decoding: data, as: UTF8.self)
-            done.signal()
-        }
-        func wait() -> String {
-            done.wait()
-            return text
-        }
-    }
-
     @Test func theCardTurnsWithTheFingerAndTheKeysInChromium() async throws {
         guard let chromium = Self.chromium else {
             Issue.record("chromium is not installed, so the card page cannot be tested: run 'make test' (it installs it) or 'apt-get install chromium'")
             return
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-card-page-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = try Sandbox()
+        let promise = "Drink <more> water & sleep"
+        let made = try await s.run(["generate", "--style", "tile", "--size", "256", "--seed", "3", "--date", "2026-11-22", promise])
+        try #require(made.status == 0, "\(made.stderr)")
+        let dir = s.root.appendingPathComponent("site/card")
+        let written = try await s.run(["card", "html", dir.path])
+        try #require(written.status == 0, "\(written.stderr)")
+        let html = dir.appendingPathComponent("index.html")
+        #expect(written.stdout.contains("Wrote the card page: \(html.path)"), "\(written.stdout)")
+        // The faces to recognise in the screenshots: the badge, and the back badge draws for it.
+        let backFile = s.root.appendingPathComponent("back.png")
+        let back = try await s.run(["card", "back", "-o", backFile.path])
+        try #require(back.status == 0, "\(back.stderr)")
+        let frontImage = try GDImage.decodePNG(try #require(s.badge))
+        let backImage = try GDImage.decodePNG(try Data(contentsOf: backFile))
+        try #require(frontImage.width == 256 && backImage.width == 256)
 
-        let frontImage = try Faces.front(side: 256)
-        let frontCanvas = try Canvas(frontImage)
-        let backCanvas = try Faces.back().render(front: frontImage)
-        let page = CardPage(front: try PNGEncoder.encode(frontCanvas), back: try PNGEncoder.encode(backCanvas),
-                            promise: "Drink <more> water", date: "November 22, 2026")
-        let html = dir.appendingPathComponent(CardPage.fileName)
-        try Data(page.html.utf8).write(to: html)
-
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, Self.driver.path, html.path, dir.appendingPathComponent("shots").path]
-        var environment = ProcessInfo.processInfo.environment
+        var environment = s.environment
         environment["PATH"] = URL(fileURLWithPath: chromium).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let (output, errors) = await Self.finish(process, out: out, err: err)
-        try #require(process.terminationStatus == 0, "the browser driver failed: \(errors)")
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+        try? FileManager.default.removeItem(at: Self.screenshots)
+        let driven = try await HelperProgram.run([python, Self.driver.path, html.path, Self.screenshots.path], environment: environment, limit: 600)
+        try #require(driven.status == 0 && !driven.killed, "the browser driver failed: \(driven.why)")
+        let output = driven.stdout
         let steps = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "not JSON: \(String(decoding: output, as: UTF8.self))")
 
         // The state the page reports after each step.
         let initial = try Step(steps["initial"])
         #expect(initial.state == "front" && initial.face == "front" && initial.angle == 0)
+        // The page says the promise as it was typed (escaped in the HTML, not lost or doubled).
+        #expect(steps["promise"] as? String == promise, "\(steps["promise"] ?? "no promise")")
+        #expect((steps["alt-back"] as? String)?.contains("November 22, 2026") == true, "\(steps["alt-back"] ?? "no alt text")")
 
         let shortHeld = try Step(steps["short-drag-held"])
         #expect(abs(shortHeld.angle - 36) < 1, "a drag of 20% of the width turns it 36°: \(shortHeld.angle)")
@@ -186,9 +155,9 @@ struct ChromiumCardTests {
                 shot.pixel(r.x + inset + $0, r.y + inset + $1)
             }
         }
-        let insetFront = Self.grid(cells: cells, width: 224, height: 224) { frontCanvas.pixel(16 + $0, 16 + $1) }
-        let insetBack = Self.grid(cells: cells, width: 224, height: 224) { backCanvas.pixel(16 + $0, 16 + $1) }
-        let insetMirror = Self.grid(cells: cells, width: 224, height: 224) { backCanvas.pixel(239 - $0, 16 + $1) }
+        let insetFront = Self.grid(cells: cells, width: 224, height: 224) { frontImage.pixel(16 + $0, 16 + $1) }
+        let insetBack = Self.grid(cells: cells, width: 224, height: 224) { backImage.pixel(16 + $0, 16 + $1) }
+        let insetMirror = Self.grid(cells: cells, width: 224, height: 224) { backImage.pixel(239 - $0, 16 + $1) }
         for (name, expectBack) in [("initial", false), ("short-drag", false), ("long-drag", true), ("space", false), ("phone-swipe", true)] {
             let grid = try shown(try Step(steps[name]))
             let toFront = Self.distance(grid, insetFront), toBack = Self.distance(grid, insetBack)

@@ -186,6 +186,8 @@ def main():
         browser.load(480, 720)
         steps["initial"] = json.loads(browser.card())
         steps["initial"]["screenshot"] = shot("initial")
+        steps["promise"] = browser.eval("document.querySelector('.promise').textContent")
+        steps["alt-back"] = browser.eval("document.querySelector('.face.back').alt")
 
         # A drag of 20% of the width turns the card 36° with the finger, then springs back.
         x, y = browser.drag(0.20, release=False)
@@ -240,7 +242,7 @@ def main():
         browser.load(480, 720, reduced_motion=True)
         browser.key(" ", "Space", 32)
         steps["reduced-motion"] = json.loads(browser.card())
-        time.sleep(0.3)  # past the short cross-fade
+        browser.wait_for("document.getAnimations().length === 0")  # past the short cross-fade
         steps["reduced-motion"]["screenshot"] = shot("reduced-motion")
     finally:
         browser.close()
