@@ -261,7 +261,7 @@ struct BatchCommand: AsyncParsableCommand {
                              hint: "run the batch until that job succeeds, then commit it; the current badge is unchanged")
         }
         let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
-        let stored = try await pipeline.commit(data, madeWith: metadata, commitment: .init(date: date, timeZone: zone),
+        let stored = try await pipeline.commit(pipeline.admit(data, madeWith: metadata), commitment: .init(date: date, timeZone: zone),
                                                to: .store(context.store))
         let info = BadgeInfo(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
         if json {
