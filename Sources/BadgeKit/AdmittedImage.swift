@@ -1,12 +1,13 @@
 import Foundation
 import Logging
 
-/// An image the intake has admitted: a PNG whose format, header, limits and
-/// chunk CRCs the intake checked, decoded in full unless this process drew
+/// An image the intake has admitted: a PNG whose format (by its bytes),
+/// header, limits and chunk CRCs the intake checked. What a backend made is
+/// also decoded in full by the environment's decoder unless this process drew
 /// it, converted to a PNG of the size asked for when it was anything else,
-/// and rebuilt as a still picture (`PNG.stillImage`) unless this process drew
-/// it. Its metadata is what the intake learned (the request, the backend, the
-/// size read from the header), not yet stamped into the bytes.
+/// and otherwise rebuilt as a still picture (`PNG.stillImage`) unless this
+/// process drew it. Its metadata is what the intake learned (the request, the
+/// backend, the size read from the header), not yet stamped into the bytes.
 ///
 /// The second stage of every badge: a backend's ``GeneratedImage`` becomes
 /// one here, and an `AdmittedImage` becomes a ``CheckedBadge`` only by
@@ -49,9 +50,10 @@ extension ImageIntake {
 
 extension Pipeline {
     /// The intake of a badge made earlier, within this pipeline's limits
-    /// (with room for any PNG of its size this process drew).
-    package func admit(_ png: Data, madeWith metadata: BadgeMetadata) throws -> AdmittedImage {
-        try ImageIntake(limits: limits.admittingDrawing(side: metadata.size)).admit(png, madeWith: metadata)
+    /// (with room for any PNG of its size this process drew); `source` is the
+    /// file it was read from, for the errors.
+    package func admit(_ png: Data, madeWith metadata: BadgeMetadata, source: String? = nil) throws -> AdmittedImage {
+        try ImageIntake(limits: limits.admittingDrawing(side: metadata.size)).admit(png, madeWith: metadata, source: source)
     }
 
     /// The intake of one image a backend made in `workspace`: its notes logged,
