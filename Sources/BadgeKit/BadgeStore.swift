@@ -308,18 +308,26 @@ public struct BadgeStore: Sendable {
 
     // MARK: - Committing
 
-    /// Makes `png` (already stamped with `metadata`) the current badge.
+    /// Makes `badge` the current badge. A ``CheckedBadge`` is the only thing
+    /// a commit takes: its bytes were admitted by the intake, stamped with its
+    /// metadata and inflated by zlib before they got here.
     /// Blocking: call it through `BlockingExecutor` from async code.
     @discardableResult
-    public func commit(_ png: Data, metadata: BadgeMetadata) throws -> StoredBadge {
+    public func commit(_ badge: CheckedBadge) throws -> StoredBadge {
         try withLock { store in
-            try replaceCurrent(with: png, in: store)
-            return StoredBadge(url: badgeURL, metadata: metadata, byteCount: png.count, tightened: store.tightened)
+            try replaceCurrent(with: badge.png, in: store)
+            return StoredBadge(url: badgeURL, metadata: badge.metadata, byteCount: badge.png.count, tightened: store.tightened)
         }
     }
 
     /// Makes a history entry the current badge again, date and all. The badge
-    /// it replaces goes into the history; restoring is itself a commit.
+    /// it replaces goes into the history; restoring is itself a commit. The
+    /// entry's bytes go back as they are, not as a ``CheckedBadge``: a new
+    /// stamp would change what the file records (its generator's version, for
+    /// `badge verify`), and its id and date are the promise kept. They are the
+    /// file an earlier commit wrote, found by its id in the store's own
+    /// history directory, and zlib inflates them again first: an entry damaged
+    /// on disk since is refused, and the current badge stays.
     @discardableResult
     public func restore(id prefix: String) throws -> StoredBadge {
         try withLock { store in
@@ -330,6 +338,13 @@ public struct BadgeStore: Sendable {
                 data = try RegularFile.contents(of: name, in: store.history!, followSymlinks: false, limit: Self.maxBadgeBytes)
             } catch {
                 throw BadgeError(.store, "cannot read the history entry", path: entry.url.path, cause: error.description)
+            }
+            do {
+                try PNGDataCheck.verify(data)
+            } catch var error as BadgeError {
+                error.path = entry.url.path
+                error.hint = "the history entry is damaged; the current badge is unchanged"
+                throw error
             }
             try replaceCurrent(with: data, in: store)
             try? fileSystem.unlinkat(store.history!, name)

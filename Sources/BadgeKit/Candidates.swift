@@ -3,7 +3,7 @@ import Foundation
 /// Several takes on one request, for a person to choose from (`generate --choose`),
 /// as Image Playground's sheet shows several images for one description. Each is made
 /// by `Pipeline.render`, the road every badge takes, and none is committed: the one
-/// picked goes on through `Pipeline.commit`.
+/// picked (a ``CheckedBadge``) goes on through `Pipeline.commit`.
 package enum Candidates {
     /// How many candidates one choice shows.
     package static let countRange = 2...9
@@ -13,19 +13,13 @@ package enum Candidates {
         /// 1-based, as shown and picked.
         package var number: Int
         package var request: BadgeRequest
-        package var result: Result<Made, BadgeError>
+        package var result: Result<CheckedBadge, BadgeError>
 
-        package var made: Made? { try? result.get() }
+        package var made: CheckedBadge? { try? result.get() }
         package var failure: BadgeError? {
             if case let .failure(error) = result { return error }
             return nil
         }
-    }
-
-    /// A candidate's stamped PNG (as `Pipeline.render` returns it) and its metadata.
-    package struct Made: Sendable {
-        package var png: Data
-        package var metadata: BadgeMetadata
     }
 
     /// The requests for `count` candidates of `request`, the `round`-th set of them
@@ -60,8 +54,8 @@ package enum Candidates {
         commitment: Pipeline.Commitment, extra: [String: String] = [:], limit: Int, progress: (any CandidateProgress)? = nil
     ) async throws -> [Candidate] {
         let calls = Self.calls(for: requests, backend: backend)
-        var results = [Result<Made, BadgeError>?](repeating: nil, count: requests.count)
-        try await withThrowingTaskGroup(of: [(Int, Result<Made, BadgeError>)].self) { group in
+        var results = [Result<CheckedBadge, BadgeError>?](repeating: nil, count: requests.count)
+        try await withThrowingTaskGroup(of: [(Int, Result<CheckedBadge, BadgeError>)].self) { group in
             var next = 0
             func startNext() {
                 let indices = calls[next]
@@ -71,9 +65,7 @@ package enum Candidates {
                     do {
                         let made = try await pipeline.renderTogether(
                             indices.map { requests[$0] }, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
-                        return zip(indices, made).map { index, result in
-                            (index, result.map { Made(png: $0.png, metadata: $0.metadata) })
-                        }
+                        return Array(zip(indices, made))
                     } catch {
                         let failure = BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
                         if failure.code == .cancelled || Task.isCancelled { throw CancellationError() }

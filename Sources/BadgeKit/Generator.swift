@@ -159,7 +159,9 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
 
 /// What a backend made: the file in its workspace and what it knows about how
 /// it was made. Its format and size are read from the bytes by the pipeline's
-/// intake, once.
+/// intake, once. The first of the pipeline's stages: the intake makes an
+/// `AdmittedImage` of it, and stamping and the PNG check a ``CheckedBadge``,
+/// the only thing the store commits.
 public struct GeneratedImage: Sendable {
     public var file: URL
     /// The model or engine that drew it, with its version ("art-engine 1").

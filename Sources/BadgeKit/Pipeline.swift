@@ -25,9 +25,12 @@ public struct PipelineOutcome: Sendable {
 }
 
 /// The stages every badge passes, whatever made it:
-/// request check → availability → private workspace → the backend →
-/// intake (format, header, limits) → full decode check for untrusted images →
-/// metadata stamped into the PNG → the store's atomic commit (or an atomic file write).
+/// request check → availability → private workspace → the backend
+/// (a ``GeneratedImage``) → the intake: format, header, limits, a full decode
+/// of an untrusted image (an `AdmittedImage`) → metadata stamped into the
+/// PNG and the PNG check (a ``CheckedBadge``) → the store's atomic commit (or
+/// an atomic file write). Each arrow is a type only the stage before it can
+/// make, so there is one road from a request to the store.
 /// Cancelling the task at any stage changes nothing and leaves no temporaries.
 public struct Pipeline: Sendable {
     public var environment: BadgeEnvironment
@@ -57,44 +60,51 @@ public struct Pipeline: Sendable {
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
-        let (png, metadata) = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
+        let badge = try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra)
         await TestHold.at("before-commit", environment)
         try Task.checkCancellation()
-        return try await deliver(png, metadata: metadata, to: destination, started: started)
+        return try await deliver(badge, to: destination, started: started)
     }
 
-    /// Commits (or writes) a badge made earlier, a batch's output read back,
-    /// by the road `run` takes: the intake, a new id and the commitment's day
-    /// stamped in (committing is the promise), the image-data check, and the
-    /// store's atomic commit.
+    /// Commits (or writes) a badge `render` made earlier, a candidate picked
+    /// from several: it passes the intake again, and is stamped with a new id
+    /// and the commitment's day (committing is the promise) and checked again.
     public func commit(
-        _ png: Data, madeWith metadata: BadgeMetadata, commitment: Commitment, to destination: BadgeDestination
+        _ badge: CheckedBadge, commitment: Commitment, to destination: BadgeDestination
+    ) async throws -> PipelineOutcome {
+        try await commit(admit(badge.png, madeWith: badge.metadata), commitment: commitment, to: destination)
+    }
+
+    /// Commits (or writes) an image the intake admitted from a badge made
+    /// earlier (a batch's output read back, `admit(_:madeWith:)`), by the road
+    /// `run` takes: a new id and the commitment's day stamped in, the PNG
+    /// check, and the store's atomic commit.
+    package func commit(
+        _ image: AdmittedImage, commitment: Commitment, to destination: BadgeDestination
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
         if case let .store(store) = destination { store.sweepIfIdle() }
-        let header = try ImageIntake(limits: limits.admittingDrawing(side: metadata.size)).inspect(png, accepting: [.png])
-        var metadata = metadata
+        var metadata = image.metadata
         let now = environment.now()
         metadata.id = BadgeMetadata.newID()
         metadata.commitmentDate = commitment.date ?? now
         metadata.timeZone = commitment.timeZone.identifier
         metadata.createdAt = now
-        metadata.size = header.width
-        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: png) }
-        let stamped = try metadata.stamp(into: png)
-        try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
-        return try await deliver(stamped, metadata: metadata, to: destination, started: started)
+        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image.png) }
+        let badge = try await BlockingExecutor.run { [metadata] in try CheckedBadge(stamping: metadata, into: image) }
+        return try await deliver(badge, to: destination, started: started)
     }
 
-    /// The last stage of every road: `png` (stamped, and checked by
-    /// `PNGDataCheck`) becomes the current badge, or the file `destination` names.
+    /// The last stage of every road: a checked badge becomes the current
+    /// badge, or the file `destination` names.
     private func deliver(
-        _ png: Data, metadata: BadgeMetadata, to destination: BadgeDestination, started: ContinuousClock.Instant
+        _ badge: CheckedBadge, to destination: BadgeDestination, started: ContinuousClock.Instant
     ) async throws -> PipelineOutcome {
+        let png = badge.png, metadata = badge.metadata
         let url: URL
         switch destination {
         case let .store(store):
-            let stored = try await BlockingExecutor.run { try store.commit(png, metadata: metadata) }
+            let stored = try await BlockingExecutor.run { try store.commit(badge) }
             if !stored.tightened.isEmpty { environment.logger.warning("\(BadgeStore.tightenedMessage(stored.tightened))") }
             await TestHold.at("after-commit", environment)
             url = stored.url
@@ -109,15 +119,15 @@ public struct Pipeline: Sendable {
         return PipelineOutcome(url: url, metadata: metadata, byteCount: png.count, duration: ContinuousClock.now - started)
     }
 
-    /// Runs the backend and the intake; returns the stamped PNG, checked by
-    /// `PNGDataCheck` (a batch writes what this returns), and its metadata.
+    /// Runs the backend, the intake, the stamp and the PNG check; returns the
+    /// checked badge (a batch writes it to a file) without committing it.
     /// A backend that is unavailable or fails hands over to the next fallback;
     /// the metadata then records which backend failed and why.
     /// `extra` is added to the metadata (`badge:x-<key>`), e.g. a batch's request hash.
     public func render(
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
-    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+    ) async throws -> CheckedBadge {
         try checkSource(request, backend: backend)
         return try await render(request, chain: [backend] + fallbacks, failures: [], commitment: commitment, extra: extra)
     }
@@ -133,13 +143,13 @@ public struct Pipeline: Sendable {
     package func renderTogether(
         _ requests: [BadgeRequest], backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
-    ) async throws -> [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] {
+    ) async throws -> [Result<CheckedBadge, BadgeError>] {
         guard let first = requests.first else { return [] }
         try checkSource(first, backend: backend)
         guard requests.count > 1, let generator = backend.generator as? any MultiImageGenerator,
               requests.count <= generator.imagesPerCall(for: first)
         else {
-            var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+            var results: [Result<CheckedBadge, BadgeError>] = []
             for request in requests { results.append(try await Self.result { try await render(request, backend: backend, fallbacks: fallbacks, commitment: commitment, extra: extra) }) }
             return results
         }
@@ -159,7 +169,7 @@ public struct Pipeline: Sendable {
             environment.logger.warning("backend failed; using its fallback", metadata: [
                 "backend": "\(backend.name)", "fallback": "\(fallbacks[0].name)", "error": "\(error.message)",
             ])
-            var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+            var results: [Result<CheckedBadge, BadgeError>] = []
             for request in requests {
                 results.append(try await Self.result {
                     try await render(request, chain: fallbacks, failures: ["\(backend.name): \(error.message)"], commitment: commitment, extra: extra)
@@ -169,7 +179,7 @@ public struct Pipeline: Sendable {
         }
         defer { Self.removeWorkspace(workspace) }
         try Task.checkCancellation()
-        var results: [Result<(png: Data, metadata: BadgeMetadata), BadgeError>] = []
+        var results: [Result<CheckedBadge, BadgeError>] = []
         for (index, request) in requests.enumerated() {
             guard index < images.count else {
                 results.append(.failure(BadgeError(
@@ -178,10 +188,10 @@ public struct Pipeline: Sendable {
                 continue
             }
             results.append(try await Self.result {
-                let (image, metadata) = try await admit(
+                let admitted = try await admit(
                     images[index], for: request, backend: backend, commitment: commitment, workspace: workspace,
                     elapsed: ContinuousClock.now - started)
-                return try await stamped(image, metadata: metadata, failures: [], extra: extra)
+                return try await stamped(admitted, failures: [], extra: extra)
             })
         }
         return results
@@ -190,8 +200,8 @@ public struct Pipeline: Sendable {
     /// The outcome of `work` as a result, except for cancellation and usage
     /// errors, which end every request alike and are thrown.
     private static func result(
-        _ work: () async throws -> (png: Data, metadata: BadgeMetadata)
-    ) async throws -> Result<(png: Data, metadata: BadgeMetadata), BadgeError> {
+        _ work: () async throws -> CheckedBadge
+    ) async throws -> Result<CheckedBadge, BadgeError> {
         do {
             return .success(try await work())
         } catch {
@@ -213,12 +223,12 @@ public struct Pipeline: Sendable {
     /// are the backends that failed before it, as the metadata records them.
     private func render(
         _ request: BadgeRequest, chain: [BackendInstance], failures: [String], commitment: Commitment, extra: [String: String]
-    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+    ) async throws -> CheckedBadge {
         var failures = failures
         for (index, candidate) in chain.enumerated() {
             do {
-                let (image, metadata) = try await renderUnstamped(request, backend: candidate, commitment: commitment)
-                return try await stamped(image, metadata: metadata, failures: failures, extra: extra)
+                let admitted = try await renderUnstamped(request, backend: candidate, commitment: commitment)
+                return try await stamped(admitted, failures: failures, extra: extra)
             } catch let error as BadgeError where index + 1 < chain.count && error.code != .cancelled && error.code != .usage {
                 environment.logger.warning("backend failed; using its fallback", metadata: [
                     "backend": "\(candidate.name)", "fallback": "\(chain[index + 1].name)", "error": "\(error.message)",
@@ -229,17 +239,14 @@ public struct Pipeline: Sendable {
         throw BadgeError(.generationFailed, "no backend was tried")
     }
 
-    /// The metadata stamped into the image, and the stamped PNG checked.
-    private func stamped(
-        _ image: Data, metadata: BadgeMetadata, failures: [String], extra: [String: String]
-    ) async throws -> (png: Data, metadata: BadgeMetadata) {
-        var metadata = metadata
+    /// The admitted image's metadata, with the backends that failed before
+    /// it and `extra`, stamped into it, and the stamped PNG checked.
+    private func stamped(_ image: AdmittedImage, failures: [String], extra: [String: String]) async throws -> CheckedBadge {
+        var metadata = image.metadata
         if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
         metadata.extra.merge(extra) { _, ours in ours }
-        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image) }
-        let stamped = try metadata.stamp(into: image)
-        try await BlockingExecutor.run { try PNGDataCheck.verify(stamped) }
-        return (stamped, metadata)
+        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image.png) }
+        return try await BlockingExecutor.run { [metadata] in try CheckedBadge(stamping: metadata, into: image) }
     }
 
     /// What every call to a backend checks first: the request, its options, and
@@ -258,7 +265,7 @@ public struct Pipeline: Sendable {
 
     private func renderUnstamped(
         _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
-    ) async throws -> (png: Data, metadata: BadgeMetadata) {
+    ) async throws -> AdmittedImage {
         try await preflight(request, backend: backend)
         let workspace = try Self.makeWorkspace()
         defer { Self.removeWorkspace(workspace) }
@@ -274,105 +281,6 @@ public struct Pipeline: Sendable {
         }
         return try await admit(image, for: request, backend: backend, commitment: commitment, workspace: workspace,
                                elapsed: clock.now - started)
-    }
-
-    /// The intake of one image a backend made in `workspace`: its notes logged,
-    /// its bytes read (once), format and size read from them, an untrusted
-    /// image decoded in full, and anything but a PNG of the asked size
-    /// converted. Returns the PNG and its metadata, not yet stamped.
-    private func admit(
-        _ image: GeneratedImage, for request: BadgeRequest, backend: BackendInstance, commitment: Commitment, workspace: Workspace,
-        elapsed: Duration
-    ) async throws -> (png: Data, metadata: BadgeMetadata) {
-        let log = environment.logger
-        // With the backend's own notes: which words chose the motif, the palette and the style.
-        var finished: Logger.Metadata = ["backend": "\(backend.name)", "elapsed": "\(elapsed)", "model": "\(image.model ?? "-")"]
-        for (key, value) in image.extra { finished[key] = "\(value)" }
-        log.debug("backend finished", metadata: finished)
-        // A backend's "warning" note is for the user: what it could not do, and what to install.
-        if let warning = image.extra["warning"] {
-            log.warning("\(OutsideText.printable(warning, keepingNewlines: false))", metadata: ["backend": "\(backend.name)"])
-        }
-        try Task.checkCancellation()
-        guard workspace.contains(image.file) else {
-            throw BadgeError(.generationFailed, "the backend returned a file outside its workspace", backend: backend.name,
-                             path: image.file.path)
-        }
-        var data: Data
-        if let bytes = image.bytes {
-            data = bytes
-        } else {
-            do {
-                let limit = (image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits).maxFileBytes
-                data = try RegularFile.contents(of: image.file.path, followSymlinks: false, limit: limit)
-            } catch .tooLarge(let size, let limit) {
-                throw BadgeError(.imageTooLarge, "the image is \(size) bytes; the limit is \(limit)", backend: backend.name,
-                                 path: image.file.path, hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
-            } catch {
-                throw BadgeError(.generationFailed, "the backend reported an image file it did not write", backend: backend.name,
-                                 path: image.file.path, cause: error.description)
-            }
-        }
-        let intake = ImageIntake(limits: image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits)
-        var header: ImageIntake.Header
-        do {
-            header = try intake.inspect(data, accepting: Set(ImageFormat.allCases))
-        } catch let error as BadgeError {
-            throw error.attributed(to: backend.name)
-        }
-        log.debug("intake passed", metadata: [
-            "format": "\(header.format.rawValue)", "width": "\(header.width)", "height": "\(header.height)", "bytes": "\(data.count)",
-        ])
-        let fits = header.format == .png && header.width == request.size && header.height == request.size
-        if !image.isDrawnInProcess || !fits {
-            guard let decoder = environment.decoder else {
-                if fits || header.format == .png {
-                    return (try outsidePNG(data, image), metadata(for: request, image, backend, header, commitment))
-                }
-                throw BadgeError(.unsupportedFormat, "the backend made a \(header.format.rawValue.uppercased()) image and nothing here can convert it",
-                                 backend: backend.name, hint: "make the backend write PNG")
-            }
-            // Decoding counts against the backend's time limit, and Ctrl-C ends it.
-            let stop = DecodeStop(deadline: image.deadline)
-            do {
-                if fits {
-                    try await withTaskCancellationHandler {
-                        try await decoder.validate(data, header: header, stop: stop)
-                    } onCancel: { stop.stop() }
-                    data = try outsidePNG(data, image)
-                } else {
-                    // A JPEG, a WebP, or a picture of another size becomes the PNG badge the user asked for.
-                    let input = data
-                    data = try await withTaskCancellationHandler {
-                        try await decoder.normalized(input, header: header, side: request.size, stop: stop)
-                    } onCancel: { stop.stop() }
-                    header = ImageIntake.Header(format: .png, width: request.size, height: request.size)
-                    log.debug("converted", metadata: ["to": "png \(header.width)×\(header.height)", "bytes": "\(data.count)"])
-                }
-            } catch let error as BadgeError {
-                throw error.attributed(to: backend.name)
-            }
-        }
-        return (data, metadata(for: request, image, backend, header, commitment))
-    }
-
-    /// A PNG kept at its size is rebuilt unless this process drew it: cut to
-    /// the chunks of a still picture (`PNG.stillImage`), so nothing a server,
-    /// a plugin or an imported file carried beside its pixels is committed.
-    private func outsidePNG(_ data: Data, _ image: GeneratedImage) throws -> Data {
-        image.isDrawnInProcess ? data : try PNG.stillImage(data)
-    }
-
-    private func metadata(
-        for request: BadgeRequest, _ image: GeneratedImage, _ backend: BackendInstance, _ header: ImageIntake.Header,
-        _ commitment: Commitment
-    ) -> BadgeMetadata {
-        let now = environment.now()
-        return BadgeMetadata(
-            commitmentDate: commitment.date ?? now, timeZone: commitment.timeZone.identifier, createdAt: now,
-            prompt: request.prompt, backend: backend.name, backendType: backend.type, style: request.style,
-            size: header.width, seed: image.seed ?? request.seed, model: image.model, revisedPrompt: image.revisedPrompt,
-            extra: image.extra)
     }
 
     // MARK: - Workspaces

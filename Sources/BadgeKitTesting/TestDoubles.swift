@@ -167,3 +167,13 @@ public enum TestPNG {
         return out
     }
 }
+
+extension CheckedBadge {
+    /// `metadata` stamped into `png` by the stages every badge passes before
+    /// the store: the intake of a PNG badge made earlier, the stamp and the
+    /// PNG check. For tests that put a badge of their own in a store.
+    package static func stamping(_ metadata: BadgeMetadata, into png: Data) throws -> CheckedBadge {
+        let intake = ImageIntake(limits: ImageLimits.default.admittingDrawing(side: metadata.size))
+        return try CheckedBadge(stamping: metadata, into: intake.admit(png, madeWith: metadata))
+    }
+}

@@ -261,8 +261,8 @@ struct BatchCommand: AsyncParsableCommand {
                              hint: "run the batch until that job succeeds, then commit it; the current badge is unchanged")
         }
         let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
-        let stored = try await pipeline.commit(data, madeWith: metadata, commitment: .init(date: date, timeZone: zone),
-                                               to: .store(context.store))
+        let admitted = try pipeline.admit(data, madeWith: metadata, source: directory.url.appendingPathComponent(item.fileName).path)
+        let stored = try await pipeline.commit(admitted, commitment: .init(date: date, timeZone: zone), to: .store(context.store))
         let info = BadgeInfo(path: stored.url, metadata: stored.metadata, bytes: stored.byteCount)
         if json {
             Terminal.note("committed \(item.key) as the current badge: \(stored.url.path)")

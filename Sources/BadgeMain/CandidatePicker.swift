@@ -22,7 +22,7 @@ struct Choice {
 
     /// The candidate to commit: the one --pick names, or the one the person picks
     /// (`ChoiceCancelled` when they cancel).
-    func choose(from maker: CandidateMaker, context: CommandContext) async throws -> Candidates.Made {
+    func choose(from maker: CandidateMaker, context: CommandContext) async throws -> CheckedBadge {
         guard let pick else {
             return try await CandidatePicker(maker: maker, environment: context.environment).run()
         }
@@ -63,7 +63,7 @@ struct CandidatePicker {
     var environment: BadgeEnvironment
 
     /// The candidate picked; throws `ChoiceCancelled` when the person cancels.
-    func run() async throws -> Candidates.Made {
+    func run() async throws -> CheckedBadge {
         let terminal = try RawTerminal()
         defer { terminal.restore() }
         var graphics = TerminalGraphics.detect(environment: environment.variables)

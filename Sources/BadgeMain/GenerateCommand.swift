@@ -109,7 +109,7 @@ struct BadgeOptions: ParsableArguments {
                 request: request, count: choice.count, styles: styles, pipeline: pipeline, backend: backend, fallbacks: fallbacks,
                 commitment: commitment, extra: promise, limit: limit)
             let picked = try await choice.choose(from: maker, context: context)
-            outcome = try await pipeline.commit(picked.png, madeWith: picked.metadata, commitment: commitment, to: destination)
+            outcome = try await pipeline.commit(picked, commitment: commitment, to: destination)
         } else {
             let spinner = Spinner("\(backend.name): drawing")
             spinner.start()

@@ -11,17 +11,18 @@ import Synchronization
 /// badges are kept in a bounded cache.
 package final class RenderService: Sendable {
     package struct Rendered: Sendable {
-        package var png: Data
-        package var metadata: BadgeMetadata
+        /// The badge as the pipeline made and checked it.
+        package let badge: CheckedBadge
+        package var png: Data { badge.png }
+        package var metadata: BadgeMetadata { badge.metadata }
         package let etag: String
         /// The bytes as every answer sends them: made once, shared by each response.
         let body: ByteBuffer
 
-        init(png: Data, metadata: BadgeMetadata) {
-            self.png = png
-            self.metadata = metadata
-            etag = "\"\(metadata.id)\""
-            body = ByteBuffer(bytes: png)
+        init(_ badge: CheckedBadge) {
+            self.badge = badge
+            etag = "\"\(badge.metadata.id)\""
+            body = ByteBuffer(bytes: badge.png)
         }
     }
 
@@ -55,7 +56,7 @@ package final class RenderService: Sendable {
         let made = try await gate.run {
             try await pipeline.render(request, backend: backend, commitment: Pipeline.Commitment(date: moment, timeZone: utc))
         }
-        let rendered = Rendered(png: made.png, metadata: made.metadata)
+        let rendered = Rendered(made)
         cache[key] = rendered
         return rendered
     }

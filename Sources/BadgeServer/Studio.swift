@@ -315,7 +315,7 @@ package final class Studio: Sendable {
         let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
         commits.withLock { $0 += 1 }
         defer { commits.withLock { $0 -= 1 } }
-        return try await pipeline.commit(made.png, madeWith: made.metadata, commitment: job.commitment, to: .store(context.store))
+        return try await pipeline.commit(made, commitment: job.commitment, to: .store(context.store))
     }
 
     /// Makes a history entry the current badge again (a commit).

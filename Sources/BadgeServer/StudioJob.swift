@@ -18,7 +18,7 @@ package final class StudioJob: Sendable, CandidateProgress {
         var events: [String] = []
         var listeners: [UInt64: AsyncStream<String>.Continuation] = [:]
         var nextListener: UInt64 = 0
-        var made: [Int: Candidates.Made] = [:]
+        var made: [Int: CheckedBadge] = [:]
         var ended = false
         var task: Task<Void, Never>?
     }
@@ -36,7 +36,7 @@ package final class StudioJob: Sendable, CandidateProgress {
     package var ended: Bool { state.withLock { $0.ended } }
 
     /// The candidate numbered `number` (1-based), if it was made.
-    package func candidate(_ number: Int) -> Candidates.Made? { state.withLock { $0.made[number] } }
+    package func candidate(_ number: Int) -> CheckedBadge? { state.withLock { $0.made[number] } }
 
     /// Starts making the candidates with `make`, which reports through this job.
     func start(_ make: @escaping @Sendable (StudioJob) async throws -> Void) {

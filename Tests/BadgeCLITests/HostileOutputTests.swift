@@ -22,7 +22,7 @@ struct HostileOutputTests {
         let metadata = BadgeMetadata(
             commitmentDate: Date(timeIntervalSince1970: 1_800_000_000), timeZone: "UTC", createdAt: Date(),
             prompt: Self.escapes, backend: "procedural", backendType: "procedural", size: 16)
-        try s.storeObject.commit(try metadata.stamp(into: TestPNG.solid(width: 16, height: 16, rgb: (1, 2, 3))), metadata: metadata)
+        try s.storeObject.commit(.stamping(metadata, into: TestPNG.solid(width: 16, height: 16, rgb: (1, 2, 3))))
 
         let shown = try await s.run(["show"])
         #expect(shown.status == 0, "\(shown.stderr)")

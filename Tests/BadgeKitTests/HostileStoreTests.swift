@@ -61,14 +61,14 @@ struct HostileStoreTests {
         let n = try Neighbourhood()
         let store = n.store()
         let (first, firstMetadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: firstMetadata)
+        try store.commit(.stamping(firstMetadata, into: first))
         // Another program (or a download) puts the crafted file in place of badge 1.
         let crafted = try Neighbourhood.badge(id: "../../victim/planted")
         try crafted.write(to: store.badgeURL)
         #expect(throws: BadgeError.self) { try store.current() }
 
         let (second, secondMetadata) = try StoreFixture.badge(2)
-        try store.commit(second, metadata: secondMetadata)
+        try store.commit(.stamping(secondMetadata, into: second))
         #expect(try n.victimFiles() == [], "nothing is created outside the store")
         #expect(try store.current()?.metadata.prompt == "promise 2")
         // The crafted file is kept, as a foreign file, inside the history.
@@ -84,7 +84,7 @@ struct HostileStoreTests {
         let n = try Neighbourhood()
         let store = n.store(historyLimit: 1)
         let (first, firstMetadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: firstMetadata)
+        try store.commit(.stamping(firstMetadata, into: first))
         // Someone else's files, in the directory the link points at.
         let theirs = try Neighbourhood.badge(id: "00000000000000aa", prompt: "theirs")
         try theirs.write(to: n.victim.appendingPathComponent("00000000000000aa.png"))
@@ -95,7 +95,7 @@ struct HostileStoreTests {
 
         let (second, secondMetadata) = try StoreFixture.badge(2)
         do {
-            try store.commit(second, metadata: secondMetadata)
+            try store.commit(.stamping(secondMetadata, into: second))
             Issue.record("a symlinked history must be refused")
         } catch let error as BadgeError {
             #expect(error.code == .store)
@@ -113,10 +113,10 @@ struct HostileStoreTests {
         let n = try Neighbourhood()
         let store = n.store()
         let (first, firstMetadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: firstMetadata)
+        try store.commit(.stamping(firstMetadata, into: first))
         chmod(store.directory.path, 0o777)
         let (second, secondMetadata) = try StoreFixture.badge(2)
-        for attempt in [{ _ = try store.commit(second, metadata: secondMetadata) }, { _ = try store.current() }] {
+        for attempt in [{ _ = try store.commit(.stamping(secondMetadata, into: second)) }, { _ = try store.current() }] {
             do {
                 try attempt()
                 Issue.record("a world-writable store must be refused")
@@ -127,11 +127,11 @@ struct HostileStoreTests {
             }
         }
         chmod(store.directory.path, 0o770)
-        #expect { try store.commit(second, metadata: secondMetadata) } throws: { error in
+        #expect { try store.commit(.stamping(secondMetadata, into: second)) } throws: { error in
             (error as? BadgeError)?.message.contains("its group") == true
         }
         chmod(store.directory.path, 0o700)
-        try store.commit(second, metadata: secondMetadata)
+        try store.commit(.stamping(secondMetadata, into: second))
         #expect(try store.current()?.metadata.prompt == "promise 2")
     }
 
@@ -148,7 +148,7 @@ struct HostileStoreTests {
             store = BadgeStore(directory: URL(fileURLWithPath: "/"), lockTimeout: .seconds(5))
         }
         let (png, metadata) = try StoreFixture.badge(1)
-        for attempt in [{ _ = try store.commit(png, metadata: metadata) }, { _ = try store.history() }] {
+        for attempt in [{ _ = try store.commit(.stamping(metadata, into: png)) }, { _ = try store.history() }] {
             do {
                 try attempt()
                 Issue.record("another user's store must be refused")
@@ -169,7 +169,7 @@ struct HostileStoreTests {
         defer { umask(previous) }
         for k in 1...2 {
             let (png, metadata) = try StoreFixture.badge(k)
-            try store.commit(png, metadata: metadata)
+            try store.commit(.stamping(metadata, into: png))
         }
         #expect(try mode(store.directory) == 0o700)
         #expect(try mode(store.historyURL) == 0o700)
@@ -187,7 +187,7 @@ struct HostileStoreTests {
         let store = n.store()
         for k in 1...2 {
             let (png, metadata) = try StoreFixture.badge(k, created: Date(timeIntervalSince1970: Double(k)))
-            try store.commit(png, metadata: metadata)
+            try store.commit(.stamping(metadata, into: png))
         }
         #expect(mkfifo(store.historyURL.appendingPathComponent("0123456789abcdef.png").path, 0o600) == 0)
         let prompts = try await onThreadOfItsOwn("listing a history holding a FIFO", limit: .seconds(300)) { try store.history().map(\.metadata.prompt) }
@@ -210,7 +210,7 @@ struct HostileStoreTests {
         // A commit replaces it (keeping it aside as a foreign file) without waiting on it.
         let (png, metadata) = try StoreFixture.badge(3)
         let current = try await onThreadOfItsOwn("committing over a FIFO", limit: .seconds(300)) { () throws -> String? in
-            try store.commit(png, metadata: metadata)
+            try store.commit(.stamping(metadata, into: png))
             return try store.current()?.metadata.prompt
         }
         #expect(current == "promise 3")

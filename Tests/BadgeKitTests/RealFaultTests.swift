@@ -66,7 +66,7 @@ struct RealFaultTests {
         let (png, metadata) = try StoreFixture.badge(n)
         let error = try await onThreadOfItsOwn("a commit on a faulty file system") { () -> BadgeError? in
             do {
-                try store.commit(png, metadata: metadata)
+                try store.commit(.stamping(metadata, into: png))
                 return nil
             } catch let error as BadgeError {
                 return error
@@ -80,7 +80,7 @@ struct RealFaultTests {
         defer { mount.unmount() }
         let store = Self.store(in: mount)
         let (first, metadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: metadata)
+        try store.commit(.stamping(metadata, into: first))
         mount.fill(chunk: 4096)
 
         let error = try await Self.failedCommit(2, to: store)
@@ -100,7 +100,7 @@ struct RealFaultTests {
         defer { mount.unmount() }
         let store = Self.store(in: mount)
         let (first, metadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: metadata)
+        try store.commit(.stamping(metadata, into: first))
         let fillers = mount.fill(chunk: 0)
         // One inode free again, for the temporary.
         #expect(unlink(mount.root.appendingPathComponent("filler-\(fillers - 1)").path) == 0)
@@ -119,7 +119,7 @@ struct RealFaultTests {
         defer { mount.unmount() }
         let store = Self.store(in: mount)
         let (first, metadata) = try StoreFixture.badge(1)
-        try store.commit(first, metadata: metadata)
+        try store.commit(.stamping(metadata, into: first))
         let path = store.directory.path
         try Mount.run("/bin/mount", ["--bind", path, path])
         try Mount.run("/bin/mount", ["-o", "remount,ro,bind", path])

@@ -22,7 +22,7 @@ struct StoreEdgeTests {
         let first = try f.commit(1)
         chmod(store.historyURL.path, 0o777)
         let (second, metadata) = try StoreFixture.badge(2)
-        for attempt in [{ _ = try store.commit(second, metadata: metadata) }, { _ = try store.history() }] {
+        for attempt in [{ _ = try store.commit(.stamping(metadata, into: second)) }, { _ = try store.history() }] {
             do {
                 try attempt()
                 Issue.record("a world-writable history must be refused")
@@ -35,7 +35,7 @@ struct StoreEdgeTests {
         }
         #expect(try Data(contentsOf: store.badgeURL) == first, "the current badge is unchanged")
         chmod(store.historyURL.path, 0o700)
-        try store.commit(second, metadata: metadata)
+        try store.commit(.stamping(metadata, into: second))
         #expect(try store.current()?.metadata.prompt == "promise 2")
     }
 
@@ -50,7 +50,7 @@ struct StoreEdgeTests {
         #expect(chown(store.historyURL.path, 65534, 65534) == 0)
         let (second, metadata) = try StoreFixture.badge(2)
         do {
-            try store.commit(second, metadata: metadata)
+            try store.commit(.stamping(metadata, into: second))
             Issue.record("another user's history must be refused")
         } catch let error as BadgeError {
             #expect(error.code == .store)
@@ -77,7 +77,7 @@ struct StoreEdgeTests {
         #expect(try mode(store.badgeURL) == 0o644)
 
         let (png, metadata) = try StoreFixture.badge(3)
-        let stored = try store.commit(png, metadata: metadata)
+        let stored = try store.commit(.stamping(metadata, into: png))
         #expect(Set(stored.tightened) == Set([store.directory.path, store.historyURL.path, store.badgeURL.path, entry.path, lock.path]),
                 "\(stored.tightened)")
         #expect(try mode(store.directory) == 0o700)
@@ -91,7 +91,7 @@ struct StoreEdgeTests {
         #expect(message.contains("it is now yours alone (0700, files 0600)") && message.contains("5 paths changed"), "\(message)")
 
         let (next, nextMetadata) = try StoreFixture.badge(4)
-        #expect(try store.commit(next, metadata: nextMetadata).tightened.isEmpty, "a private store is left as it is")
+        #expect(try store.commit(.stamping(nextMetadata, into: next)).tightened.isEmpty, "a private store is left as it is")
     }
 
     /// Two foreign files at badge.png, each replaced within the same second,

@@ -30,7 +30,7 @@ final class StoreFixture: @unchecked Sendable {
     @discardableResult
     func commit(_ n: Int, to store: BadgeStore? = nil, created: Date = Date()) throws -> Data {
         let (png, metadata) = try Self.badge(n, created: created)
-        try (store ?? self.store()).commit(png, metadata: metadata)
+        try (store ?? self.store()).commit(.stamping(metadata, into: png))
         return png
     }
 }

@@ -73,7 +73,7 @@ final class ExecHarness: @unchecked Sendable {
         let metadata = BadgeMetadata(
             commitmentDate: Date(timeIntervalSince1970: 1_800_000_000), timeZone: "UTC", createdAt: Date(),
             prompt: "the badge before", backend: "procedural", backendType: "procedural", size: 16, seed: 1)
-        try store.commit(try metadata.stamp(into: TestPNG.solid(width: 16, height: 16, rgb: (1, 2, 3))), metadata: metadata)
+        try store.commit(.stamping(metadata, into: TestPNG.solid(width: 16, height: 16, rgb: (1, 2, 3))))
         return try Data(contentsOf: store.badgeURL)
     }
 

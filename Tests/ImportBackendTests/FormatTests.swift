@@ -87,8 +87,9 @@ struct FormatTests {
     func anyBackendsImageBecomesThePNGBadgeAskedFor(format: ImageFormat) async throws {
         let environment = BadgeEnvironment(variables: [:], decoder: GDImageDecoder())
         let backend = BackendInstance(name: "model", type: "fake", generator: FakeGenerator(.writes(try Self.encoded(format))))
-        let (png, metadata) = try await Pipeline(environment: environment).render(
+        let badge = try await Pipeline(environment: environment).render(
             BadgeRequest(prompt: "p", size: 96, seed: 1), backend: backend, commitment: .init(timeZone: .gmt))
+        let png = badge.png, metadata = badge.metadata
         #expect(try ImageIntake().inspect(png) == ImageIntake.Header(format: .png, width: 96, height: 96))
         #expect(metadata.size == 96)
         let centre = try GDImage.decode(png).pixel(48, 48)

@@ -25,7 +25,7 @@ final class RemoteHarness: @unchecked Sendable {
             commitmentDate: Date(timeIntervalSince1970: 1_800_000_000), timeZone: "UTC", createdAt: Date(),
             prompt: "the old promise", backend: "procedural", backendType: "procedural", size: 64)
         previousBadge = try metadata.stamp(into: TestPNG.solid(width: 64, height: 64, rgb: (10, 120, 60)))
-        try store.commit(previousBadge, metadata: metadata)
+        try store.commit(.stamping(metadata, into: previousBadge))
     }
 
     func stop() {

@@ -168,11 +168,11 @@ package struct BatchRunner: Sendable {
                         }
                     }
                     continue
-                case let .drawn(png, metadata, started, slot):
+                case let .drawn(badge, started, slot):
                     // The backend is free for the next item while this one is
                     // written and fsynced: a core never waits on the disk.
                     scheduler.release(slot)
-                    group.addTask { (index, .written(await self.write(items[index], png: png, metadata: metadata, started: started, into: output))) }
+                    group.addTask { (index, .written(await self.write(items[index], badge: badge, started: started, into: output))) }
                     continue
                 case let .failed(failure, slot):
                     scheduler.release(slot)
@@ -201,7 +201,7 @@ package struct BatchRunner: Sendable {
     private enum Step: Sendable {
         /// The up-to-date results of a chunk of items (nil: to be drawn), from its first index on.
         case scanned([BatchResult?])
-        case drawn(png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant, slot: Int)
+        case drawn(CheckedBadge, started: ContinuousClock.Instant, slot: Int)
         case failed(BatchResult, slot: Int)
         case written(BatchResult)
     }
@@ -210,13 +210,13 @@ package struct BatchRunner: Sendable {
     private func draw(_ item: BatchItem, with chain: Chain, slot: Int) async -> Step {
         let started = ContinuousClock.now
         do {
-            let (png, metadata) = try await ImageThreads.$limit.withValue(concurrency > 1 && chain.limit > 1 ? 1 : nil) {
+            let badge = try await ImageThreads.$limit.withValue(concurrency > 1 && chain.limit > 1 ? 1 : nil) {
                 try await pipeline.render(
                     item.request, backend: chain.backend, fallbacks: chain.fallbacks, commitment: commitment,
                     extra: [Self.requestHashKey: item.requestHash])
             }
             try Task.checkCancellation()
-            return .drawn(png: png, metadata: metadata, started: started, slot: slot)
+            return .drawn(badge, started: started, slot: slot)
         } catch {
             return .failed(Self.failure(item, error, backend: item.backend, started: started), slot: slot)
         }
@@ -225,14 +225,14 @@ package struct BatchRunner: Sendable {
     /// Writes a drawn item. Once drawn, the write finishes even if a
     /// cancellation arrives meanwhile: it is atomic either way, and a finished
     /// badge is worth keeping.
-    private func write(_ item: BatchItem, png: Data, metadata: BadgeMetadata, started: ContinuousClock.Instant,
+    private func write(_ item: BatchItem, badge: CheckedBadge, started: ContinuousClock.Instant,
                        into output: BatchOutputDirectory) async -> BatchResult {
         do {
             let digest = try await BlockingExecutor.runToCompletion { () throws -> String in
-                try output.write(png, as: item.fileName)
-                return BatchHash.sha256(png)
+                try output.write(badge.png, as: item.fileName)
+                return BatchHash.sha256(badge.png)
             }
-            return BatchResult(item: item, status: .made, metadata: metadata, sha256: digest, bytes: png.count,
+            return BatchResult(item: item, status: .made, metadata: badge.metadata, sha256: digest, bytes: badge.png.count,
                                duration: ContinuousClock.now - started)
         } catch {
             // The image was drawn: a failure here is the output directory's, not the backend's.
