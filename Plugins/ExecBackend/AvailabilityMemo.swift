@@ -6,8 +6,8 @@ import Synchronization
 /// (an interpreter start each time) to learn the same thing. Only "available"
 /// is kept: an unavailable plugin is asked again, so a fix is seen at once,
 /// and a plugin that stops working in between still fails its run clearly.
-final class AvailabilityMemo: Sendable {
-    static let lifetime: Duration = .seconds(30)
+package final class AvailabilityMemo: Sendable {
+    package static let lifetime: Duration = .seconds(30)
 
     private let answer = Mutex<ContinuousClock.Instant?>(nil)
 
