@@ -19,7 +19,7 @@ struct BadgeArt {
     /// the one the prompt asks for, else a medal.
     static func style(named name: String?, reading: PromptReading) throws -> Style {
         if let name {
-            guard let style = Style(rawValue: name) else {
+            guard let style = Style(rawValue: name.lowercased()) else {
                 throw BadgeError(.usage, "the procedural backend has no style \"\(name)\"",
                                  hint: "choose one of: \(Style.allCases.map(\.rawValue).joined(separator: ", "))")
             }

@@ -144,6 +144,7 @@ public struct Pipeline: Sendable {
         _ requests: [BadgeRequest], backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
     ) async throws -> [Result<CheckedBadge, BadgeError>] {
+        let requests = requests.map { Self.matched($0, to: backend) }
         guard let first = requests.first else { return [] }
         try checkSource(first, backend: backend)
         guard requests.count > 1, let generator = backend.generator as? any MultiImageGenerator,
@@ -249,6 +250,18 @@ public struct Pipeline: Sendable {
         return try await BlockingExecutor.run { [metadata] in try CheckedBadge(stamping: metadata, into: image) }
     }
 
+    /// `request` with its style spelt as `backend` spells it, when they differ
+    /// only in case ("Tile" is the procedural backend's "tile"): styles are
+    /// matched the way people type them, and recorded as the backend names them.
+    private static func matched(_ request: BadgeRequest, to backend: BackendInstance) -> BadgeRequest {
+        guard let style = request.style, let styles = backend.generator.styles, !styles.contains(style),
+              let match = styles.first(where: { $0.lowercased() == style.lowercased() })
+        else { return request }
+        var request = request
+        request.style = match
+        return request
+    }
+
     /// What every call to a backend checks first: the request, its options, and
     /// that the backend is available.
     private func preflight(_ request: BadgeRequest, backend: BackendInstance) async throws {
@@ -266,6 +279,7 @@ public struct Pipeline: Sendable {
     private func renderUnstamped(
         _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment
     ) async throws -> AdmittedImage {
+        let request = Self.matched(request, to: backend)
         try await preflight(request, backend: backend)
         let workspace = try Self.makeWorkspace()
         defer { Self.removeWorkspace(workspace) }

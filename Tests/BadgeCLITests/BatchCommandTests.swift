@@ -199,4 +199,21 @@ struct BatchCommandTests {
         #expect(current.metadata.seed == variant.seed && current.metadata.id != variant.id)
         #expect(try s.storeObject.history().map(\.metadata.prompt) == ["the old promise"])
     }
+
+    /// A manifest's style is matched the way people type it, as `--style` is: "Tile" draws a tile.
+    @Test func aManifestStyleIsMatchedWithoutRegardToCase() async throws {
+        let s = try Sandbox()
+        try Data(#"[{"name": "a", "prompt": "Run daily", "style": "Tile", "size": 64}, {"name": "b", "prompt": "Run daily", "style": "SKETCH", "size": 64}]"#
+            .utf8).write(to: s.root.appendingPathComponent("jobs.json"))
+        let out = s.root.appendingPathComponent("out")
+        let result = try await s.run(["batch", s.root.appendingPathComponent("jobs.json").path, "--output", out.path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let a = try #require(try BadgeMetadata.read(from: out.appendingPathComponent("a.png")))
+        let b = try #require(try BadgeMetadata.read(from: out.appendingPathComponent("b.png")))
+        #expect(a.style == "tile" && b.style == "sketch", "\(String(describing: a.style)), \(String(describing: b.style))")
+        // An unknown style is still refused, with the choices.
+        try Data(#"[{"name": "c", "prompt": "Run daily", "style": "Tiles", "size": 64}]"#.utf8).write(to: s.root.appendingPathComponent("bad.json"))
+        let bad = try await s.run(["batch", s.root.appendingPathComponent("bad.json").path, "--output", s.root.appendingPathComponent("bad").path])
+        #expect(bad.status == 1 && bad.stdout.contains("has no style \"Tiles\"") && bad.stdout.contains("medal, tile, flat, sketch"), "\(bad.stdout)")
+    }
 }
