@@ -66,6 +66,8 @@ struct OutsidePNGProcessTests {
         output.start()
         errors.start()
         #expect(try await s.waitForExit(browser, timeout: .seconds(120)), "Chromium did not answer: \(errors.text)")
+        try await output.readToTheEnd()
+        try await errors.readToTheEnd()
         #expect(browser.terminationStatus == 0, "\(errors.text)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: [String: Any]], "\(output.text) \(errors.text)")
         return json.mapValues { ($0["frames"] as? Int ?? 0, $0["animated"] as? Bool ?? false) }

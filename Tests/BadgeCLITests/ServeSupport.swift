@@ -27,6 +27,7 @@ final class Served: @unchecked Sendable {
     final class Stream: @unchecked Sendable {
         private let lock = NSLock()
         private var data = Data()
+        private var atEnd = false
         let pipe = Pipe()
 
         func start() {
@@ -37,10 +38,19 @@ final class Served: @unchecked Sendable {
                     if chunk.isEmpty { break }
                     lock.withLock { data.append(chunk) }
                 }
+                lock.withLock { atEnd = true }
             }.start()
         }
 
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        /// Whether everything written has been read: every writer has closed its end.
+        var ended: Bool { lock.withLock { atEnd } }
+
+        /// Waits (at most `limit`) until everything written has been read.
+        func readToTheEnd(limit: Duration = .seconds(30)) async throws {
+            let deadline = ContinuousClock.now + limit
+            while !ended && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        }
     }
 
     /// Starts it and waits (at most 60 s) for the URL on standard output, on a
@@ -101,18 +111,27 @@ final class Served: @unchecked Sendable {
     /// SIGTERM, then waits for the exit (at most `timeout`); returns the exit
     /// status, or nil if it had to be killed.
     func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                _ = process.signal(SIGKILL)
-                process.waitUntilExit()
-                return nil
+        if process.isRunning {
+            process.terminate()
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning {
+                if ContinuousClock.now > deadline {
+                    _ = process.signal(SIGKILL)
+                    process.waitUntilExit()
+                    return nil
+                }
+                try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(20))
         }
+        // What it wrote last is read before anyone looks at `stdout` or `stderr`.
+        try await readToTheEnd()
         return process.terminationStatus
+    }
+
+    /// Waits (at most 30 s each) until both readers have reached the end of their pipes.
+    private func readToTheEnd() async throws {
+        try await output.readToTheEnd()
+        try await errors.readToTheEnd()
     }
 
     /// The process's peak resident memory (VmHWM), in bytes.

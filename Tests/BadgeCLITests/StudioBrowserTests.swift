@@ -40,6 +40,8 @@ import Testing
         errors.start()
         let ended = try await s.waitForExit(browser, timeout: .seconds(300))
         #expect(ended, "the walkthrough did not end in 300 s: \(errors.text)")
+        try await output.readToTheEnd()
+        try await errors.readToTheEnd()
         #expect(browser.terminationStatus == 0, "\(errors.text)\nserver: \(served.stderr)")
         let line = try #require(output.text.split(separator: "\n").last, "no report: \(errors.text)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
