@@ -12,9 +12,11 @@ for flag in "$@"; do
     --with-bench) packages+=(python3-pil curl time libvips-tools imagemagick wrk nginx) ;;
     # The card page is tested in a real browser, and the example exec
     # plugins draw with Pillow and ImageMagick, tesseract reads captions back in each script, and tmux
-    # gives --choose a real terminal: only the tests need them.
+    # gives --choose a real terminal; fuse (fusermount, libfuse2) mounts the file system that fails
+    # fsyncs for the store's fault tests: only the tests need them.
     --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
-                             tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin) ;;
+                             tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin
+                             fuse) ;;
     # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap.
     --with-package) packages+=(dpkg-dev binutils debootstrap) ;;
     *) echo "badge: unknown flag $flag (use --with-bench, --with-tests or --with-package)" >&2; exit 64 ;;

@@ -21,6 +21,9 @@ deps() {
   scripts/install-deps.sh --with-tests
   python3 -c "import openapi_schema_validator" 2>/dev/null || python3 -m pip install -q openapi-schema-validator \
     || python3 -m pip install -q --break-system-packages openapi-schema-validator
+  # The store's fault tests mount a FUSE file system written with fusepy (Tests/Data/faultfs).
+  python3 -c "import fuse" 2>/dev/null || python3 -m pip install -q fusepy \
+    || python3 -m pip install -q --break-system-packages fusepy
   # The studio's browser test drives Debian's Chromium with Playwright (nothing downloaded).
   python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q playwright \
     || python3 -m pip install -q --break-system-packages playwright

@@ -8,12 +8,15 @@ import Glibc
 
 /// The store's failures on real file systems, beside the `FaultyFileSystem`
 /// seam: a full tmpfs (ENOSPC on write; ENOSPC on the history link, when the
-/// inodes run out) and a read-only bind mount (EROFS). In each the old badge
-/// stays byte for byte and the error names the path. Mounting needs root:
-/// as anyone else these are skipped, and the skip says why. (A tmpfs never
-/// fails an fsync, and the failure after the rename, the directory's fsync,
-/// is covered by the seam only: StoreTests.)
-@Suite(.serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs and a read-only bind mount; run as root (CI does)"))
+/// inodes run out), a read-only bind mount (EROFS), and a pass-through FUSE
+/// file system that fails chosen fsyncs (`Tests/Data/faultfs/faultfs.py`: a
+/// tmpfs never fails an fsync, and there is no device-mapper here to fail a
+/// disk under ext4): ENOSPC on the new badge's fsync, EIO on the history's,
+/// and EIO on the store directory's after the rename. In each the old badge
+/// stays byte for byte (in the history, once the rename is done) and the
+/// error names the path. Mounting needs root: as anyone else these are
+/// skipped, and the skip says why.
+@Suite(.serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs, a read-only bind mount and a FUSE file system; run as root (CI does)"))
 struct RealFaultTests {
     /// A tmpfs of `options` mounted on a new folder; unmounted (and the folder removed) by `unmount`.
     final class Mount: @unchecked Sendable {
@@ -54,6 +57,67 @@ struct RealFaultTests {
                 count += 1
                 if chunk > 0 && write(fd, bytes, chunk) != chunk { return count }
             }
+        }
+    }
+
+    /// `faultfs.py` serving a store's folder at a mount point of its own,
+    /// failing the calls `faults` name ("fsync:*:ENOSPC"); `unmount` ends it.
+    final class FaultMount: @unchecked Sendable {
+        static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Data/faultfs/faultfs.py")
+        let root: URL
+        /// The folder the file system serves: the store, as it is on disk.
+        let source: URL
+        /// Where it is mounted: the store, as badge sees it through the faults.
+        let mountpoint: URL
+        private let process = ChildProcess()
+        private let errors = Pipe()
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("badge-faultfs-\(UUID().uuidString)")
+            source = root.appendingPathComponent("source")
+            mountpoint = root.appendingPathComponent("store")
+            for folder in [source, mountpoint] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        }
+
+        /// Mounts it and waits (at most 30 s) until the kernel lists the mount.
+        func mount(faults: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", Self.script.path, source.path, mountpoint.path] + faults.flatMap { ["--fail", $0] }
+            process.standardInput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !isMounted {
+                guard process.isRunning, ContinuousClock.now < deadline else {
+                    process.signal(SIGKILL)
+                    process.waitUntilExit()
+                    throw SystemCallError("faultfs did not mount \(mountpoint.path): \(log)", EIO)
+                }
+                usleep(5_000)
+            }
+        }
+
+        var isMounted: Bool {
+            let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").contains { $0.split(separator: " ").dropFirst(4).first == Substring(mountpoint.path) }
+        }
+
+        /// What the file system logged: a line per failure it made.
+        private(set) var log = ""
+
+        func unmount() {
+            if isMounted { try? Mount.run("/bin/umount", [mountpoint.path]) }
+            if process.isRunning || process.processIdentifier > 0 {
+                let timer = KillTimer(process, after: 10)
+                try? errors.fileHandleForWriting.close()
+                log = String(decoding: PipeReading.readAll(errors.fileHandleForReading), as: UTF8.self)
+                process.waitUntilExit()
+                timer.cancel()
+            }
+            try? FileManager.default.removeItem(at: root)
         }
     }
 
@@ -130,5 +194,63 @@ struct RealFaultTests {
         #expect(error.path?.hasPrefix(path) == true, "the error does not name the store: \(error)")
         #expect(error.hint == "the store is on a read-only file system; choose another with --store or $BADGE_STORE", "\(error)")
         #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+    }
+
+    /// Badge 1 committed to the store's folder directly, then `faults` armed:
+    /// the store as badge sees it through faultfs, and the folder underneath.
+    static func faultyStore(_ faults: [String]) throws -> (FaultMount, BadgeStore, first: Data) {
+        let fault = try FaultMount()
+        let (first, metadata) = try StoreFixture.badge(1)
+        try BadgeStore(directory: fault.source, historyLimit: 20, lockTimeout: .seconds(5)).commit(.stamping(metadata, into: first))
+        let committed = try Data(contentsOf: fault.source.appendingPathComponent("badge.png"))
+        try fault.mount(faults: faults)
+        return (fault, BadgeStore(directory: fault.mountpoint, historyLimit: 20, lockTimeout: .seconds(5)), committed)
+    }
+
+    @Test func noRoomWhenTheNewBadgeIsFlushedKeepsTheOldBadge() async throws {
+        let (fault, store, first) = try Self.faultyStore(["fsync:*:ENOSPC"])
+        defer { fault.unmount() }
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "cannot write the new badge", "\(error)")
+        #expect(error.cause?.contains("No space left on device") == true, "\(error)")
+        #expect(error.path == store.directory.path)
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        #expect(try Data(contentsOf: fault.source.appendingPathComponent("badge.png")) == first, "the old badge changed on disk")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: fsync /"), "the fault was never made: \(fault.log)")
+    }
+
+    @Test func aFailingHistoryFlushKeepsTheOldBadgeAndNamesTheHistory() async throws {
+        let (fault, store, first) = try Self.faultyStore(["fsyncdir:/history:EIO"])
+        defer { fault.unmount() }
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "cannot flush the history directory", "\(error)")
+        #expect(error.cause?.contains("Input/output error") == true, "\(error)")
+        #expect(error.path == store.historyURL.path, "\(error)")
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: fsyncdir /history EIO"), "\(fault.log)")
+    }
+
+    /// After the rename the new badge is in place; a failing flush of the
+    /// store's directory is reported, and the old badge is whole in the history.
+    @Test func aFailingFlushAfterTheRenameSaysSoAndTheOldBadgeIsInTheHistory() async throws {
+        let (fault, store, first) = try Self.faultyStore(["fsyncdir:/:EIO"])
+        defer { fault.unmount() }
+        let old = try #require(try BadgeMetadata.read(from: store.badgeURL))
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "the new badge is in place but the directory could not be flushed to disk", "\(error)")
+        #expect(error.cause?.contains("Input/output error") == true, "\(error)")
+        #expect(error.path == store.directory.path)
+        #expect(try BadgeMetadata.read(from: store.badgeURL)?.prompt == "promise 2", "the new badge is not the one in place")
+        #expect(try Data(contentsOf: store.historyURL.appendingPathComponent("\(old.id).png")) == first, "the old badge is not whole in the history")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: fsyncdir / EIO"), "\(fault.log)")
     }
 }
