@@ -14,10 +14,10 @@ import Subprocess
 /// process group, it sees only a minimal environment, and the only thing read
 /// back is the regular file at the output path it was given, which then
 /// passes the pipeline's intake like any other image.
-public struct ExecGenerator: BadgeGenerator {
-    public static let type = "exec"
+package struct ExecGenerator: BadgeGenerator {
+    package static let type = "exec"
     /// The plugin gets every `--option` and the style, and decides what they mean.
-    public var requestOptionKeys: Set<String>? { nil }
+    package var requestOptionKeys: Set<String>? { nil }
     /// An availability answer is meant to be cheap; it never waits longer than this.
     static let availabilityLimit: Duration = .seconds(10)
 
@@ -29,7 +29,7 @@ public struct ExecGenerator: BadgeGenerator {
     let limits: ImageLimits
     let memo = AvailabilityMemo()
 
-    public static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
+    package static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
         registry.register(type, summary: "runs a program that speaks the exec protocol (docs/PLUGINS.md), in any language") { config, environment in
             let base = config.options.file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? environment.workingDirectory
             return ExecGenerator(
@@ -40,7 +40,7 @@ public struct ExecGenerator: BadgeGenerator {
 
     // MARK: - Availability
 
-    public func availability() async -> Availability {
+    package func availability() async -> Availability {
         if memo.isFresh { return .available }
         let answer = await askAvailability()
         memo.remember(answer)
@@ -91,7 +91,7 @@ public struct ExecGenerator: BadgeGenerator {
 
     // MARK: - Generating
 
-    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+    package func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let started = ContinuousClock.now
         try request.validate()
         let output = workspace.file("image.png")

@@ -16,7 +16,7 @@ import Synchronization
 /// Only a program that starts no children of its own besides plugins may
 /// enable it (the `badge` executable): in a process that also runs, say, test
 /// servers, those would be taken for orphans.
-public enum OrphanReaper {
+package enum OrphanReaper {
     private struct State {
         var enabled = false
         var running = 0
@@ -27,7 +27,7 @@ public enum OrphanReaper {
     /// Makes this process the subreaper of its descendants. Returns false
     /// when the kernel refused (a setsid grandchild then outlives the run).
     @discardableResult
-    public static func enable() -> Bool {
+    package static func enable() -> Bool {
         // prctl is variadic and so not callable from Swift; through dlsym, its
         // integer arguments are passed as the ABI passes them to any function.
         typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
@@ -43,7 +43,7 @@ public enum OrphanReaper {
     /// must outlive it (`badge serve --open`: the browser that `xdg-open`
     /// starts would become badge's and be killed with the plugins' orphans).
     /// A setsid grandchild of a plugin then outlives its run, as without `enable`.
-    public static func disable() {
+    package static func disable() {
         typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
         guard let symbol = dlsym(nil, "prctl") else { return }
         _ = unsafeBitCast(symbol, to: Prctl.self)(36, 0, 0, 0, 0)  // PR_SET_CHILD_SUBREAPER off

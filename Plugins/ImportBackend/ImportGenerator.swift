@@ -4,29 +4,29 @@ import Foundation
 
 /// Makes a badge from a picture the user already has: checked by the intake
 /// before anything decodes it, then fitted to the square badge.
-public struct ImportGenerator: BadgeGenerator {
-    public static let type = "import"
+package struct ImportGenerator: BadgeGenerator {
+    package static let type = "import"
 
     /// Drawing is CPU work on this machine: one request per core.
-    public var preferredConcurrency: Int? { Canvas.processorCount }
+    package var preferredConcurrency: Int? { Canvas.processorCount }
 
-    public enum Fit: String, Sendable, CaseIterable {
+    package enum Fit: String, Sendable, CaseIterable {
         /// Fill the square, cropping the centre.
         case cover
         /// Show all of it, letterboxed on `background`.
         case contain
     }
 
-    public var fit: Fit
+    package var fit: Fit
     /// What shows behind the picture (letterbox bars, transparent pixels);
     /// nil: transparency kept for `cover`, white for `contain`.
-    public var backdrop: GDImage.Backdrop?
-    public var limits: ImageLimits
-    public var workingDirectory: URL
+    package var backdrop: GDImage.Backdrop?
+    package var limits: ImageLimits
+    package var workingDirectory: URL
     /// Reads standard input for the source "-" (a seam for tests).
-    public var readStandardInput: @Sendable (Int) throws -> Data
+    package var readStandardInput: @Sendable (Int) throws -> Data
 
-    public init(
+    package init(
         fit: Fit = .cover, background: RGBA? = nil, backdrop: GDImage.Backdrop? = nil, limits: ImageLimits = .default,
         workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         readStandardInput: @escaping @Sendable (Int) throws -> Data = ImportGenerator.readStandardInput
@@ -38,7 +38,7 @@ public struct ImportGenerator: BadgeGenerator {
         self.readStandardInput = readStandardInput
     }
 
-    public static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
+    package static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
         registry.register(type, summary: "imports a picture you already have (PNG, JPEG, GIF, WebP)") { config, environment in
             let options = config.options
             try options.allowOnly(["type", "fit", "background"])
@@ -56,13 +56,13 @@ public struct ImportGenerator: BadgeGenerator {
         }
     }
 
-    public func availability() async -> Availability { .available }
+    package func availability() async -> Availability { .available }
 
     /// `--option fit=...` and `--option background=...` override the configuration per request.
-    public var requestOptionKeys: Set<String>? { ["fit", "background"] }
+    package var requestOptionKeys: Set<String>? { ["fit", "background"] }
     /// A picture is imported as it is: `--style` does not apply.
-    public var styles: [String]? { [] }
-    public var readsSource: Bool { true }
+    package var styles: [String]? { [] }
+    package var readsSource: Bool { true }
 
     static let backgroundProblem = "expected a colour as \"#RRGGBB\", \"blur\" or \"transparent\""
     static let backgroundHint = "e.g. \"#FFFFFF\"; \"blur\" letterboxes on a blurred copy of the picture"
@@ -96,7 +96,7 @@ public struct ImportGenerator: BadgeGenerator {
         return copy
     }
 
-    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+    package func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         try request.validate()
         let generator = try applying(request.options)
         return try await generator.importPicture(request, in: workspace)
@@ -193,7 +193,7 @@ public struct ImportGenerator: BadgeGenerator {
         return data
     }
 
-    public static let readStandardInput: @Sendable (Int) throws -> Data = { limit in
+    package static let readStandardInput: @Sendable (Int) throws -> Data = { limit in
         let data = try BadgeKit.readStandardInput(limit: limit)
         if data.count >= limit {
             throw BadgeError(.imageTooLarge, "standard input holds more than \(limit - 1) bytes",

@@ -4,27 +4,27 @@ import Foundation
 
 /// Draws a badge from the words of the promise, in Swift: no network, no
 /// model, the same bytes for the same prompt, seed, style and size.
-public struct ProceduralGenerator: BadgeGenerator {
-    public static let type = "procedural"
+package struct ProceduralGenerator: BadgeGenerator {
+    package static let type = "procedural"
 
     /// Drawing is CPU work on this machine: one request per core.
-    public var preferredConcurrency: Int? { Canvas.processorCount }
+    package var preferredConcurrency: Int? { Canvas.processorCount }
     /// Recorded in every badge it draws; bumped whenever the pixels change
     /// (`badge verify` redraws only this engine's badges: Provenance.retired).
-    public static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
-    public static let styles = BadgeArt.Style.allCases.map(\.rawValue)
+    package static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
+    package static let styles = BadgeArt.Style.allCases.map(\.rawValue)
 
-    public var styles: [String]? { Self.styles }
+    package var styles: [String]? { Self.styles }
 
-    public var caption: Bool
-    public var compression: Int
+    package var caption: Bool
+    package var compression: Int
 
-    public init(caption: Bool = true, compression: Int = 2) {
+    package init(caption: Bool = true, compression: Int = 2) {
         self.caption = caption
         self.compression = compression
     }
 
-    public static func register(in registry: inout BackendRegistry) {
+    package static func register(in registry: inout BackendRegistry) {
         registry.register(type, summary: "draws a badge from the words of the promise (no network)") { config, _ in
             let options = config.options
             try options.allowOnly(["type", "caption", "compression"])
@@ -34,9 +34,9 @@ public struct ProceduralGenerator: BadgeGenerator {
         }
     }
 
-    public func availability() async -> Availability { .available }
+    package func availability() async -> Availability { .available }
 
-    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+    package func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let art = try self.art(for: request)
         let result = try await CancellationFlag.run { flag in
             var cancellable = art
@@ -52,7 +52,7 @@ public struct ProceduralGenerator: BadgeGenerator {
     /// The PNG `generate` writes into its workspace, drawn and encoded as it
     /// does (the drawing threads compress the bands already drawn), on the
     /// caller's thread: for measuring the two together (badge-bench draw).
-    public func render(_ request: BadgeRequest) throws -> Data {
+    package func render(_ request: BadgeRequest) throws -> Data {
         try art(for: request).render().png
     }
 
@@ -64,14 +64,14 @@ public struct ProceduralGenerator: BadgeGenerator {
     }
 
     /// The badge's pixels without encoding them, for measuring the drawing alone (badge-bench draw).
-    public func draw(_ request: BadgeRequest) throws -> Canvas {
+    package func draw(_ request: BadgeRequest) throws -> Canvas {
         try request.validate()
         return try BadgeArt(request: request, caption: caption, compression: compression).draw().canvas
     }
 
     /// Encodes a finished drawing: the bytes `generate` writes, compressed
     /// after the drawing rather than beside it.
-    public func encode(_ canvas: Canvas) throws -> Data {
+    package func encode(_ canvas: Canvas) throws -> Data {
         try PNGEncoder.encode(canvas, level: compression, filter: BadgeArt.filter)
     }
 }

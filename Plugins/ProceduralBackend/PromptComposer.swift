@@ -11,16 +11,16 @@ import Foundation
 /// Every word it writes is one the procedural backend reads (the caption is
 /// the purpose; the symbol is the motif; the vibe and colours make the
 /// palette; the style is the style), and any image model can take the line.
-public struct PromptComposer: Sendable, Equatable {
-    public var purpose: String
-    public var vibe: String?
-    public var metaphor: String?
-    public var style: String?
-    public var colors: [String]
-    public var grain: Bool
-    public var glow: Bool
+package struct PromptComposer: Sendable, Equatable {
+    package var purpose: String
+    package var vibe: String?
+    package var metaphor: String?
+    package var style: String?
+    package var colors: [String]
+    package var grain: Bool
+    package var glow: Bool
 
-    public init(purpose: String, vibe: String? = nil, metaphor: String? = nil, style: String? = nil, colors: [String] = [],
+    package init(purpose: String, vibe: String? = nil, metaphor: String? = nil, style: String? = nil, colors: [String] = [],
                 grain: Bool = false, glow: Bool = false) {
         self.purpose = purpose
         self.vibe = vibe
@@ -34,15 +34,15 @@ public struct PromptComposer: Sendable, Equatable {
     // MARK: - What each stage can be
 
     /// Vibes, each drawn as a mood of the palette.
-    public static let vibes: [String] = (Array(PromptReading.vibes.keys) + Palette.moods.keys).sorted()
+    package static let vibes: [String] = (Array(PromptReading.vibes.keys) + Palette.moods.keys).sorted()
 
     /// The symbols it can draw, by name.
-    public static let metaphors: [String] = Motif.allCases.filter { $0 != .abstract }.map(\.rawValue)
+    package static let metaphors: [String] = Motif.allCases.filter { $0 != .abstract }.map(\.rawValue)
 
-    public static let styles: [String] = BadgeArt.Style.allCases.map(\.rawValue)
+    package static let styles: [String] = BadgeArt.Style.allCases.map(\.rawValue)
 
     /// A few colours to suggest; any of the 147 CSS names and the descriptive words work.
-    public static let suggestedColors = ["coral", "amber", "golden", "teal", "ocean", "forest", "rose", "lavender", "midnight", "crimson"]
+    package static let suggestedColors = ["coral", "amber", "golden", "teal", "ocean", "forest", "rose", "lavender", "midnight", "crimson"]
 
     /// How each symbol is written: words the backend reads as its motif.
     static let phrases: [Motif: String] = [
@@ -62,7 +62,7 @@ public struct PromptComposer: Sendable, Equatable {
 
     /// The colours in an answer, written the way people write a list: "coral and
     /// teal", "coral, teal", "coral & teal", "coral teal".
-    public static func colors(in answer: String) -> [String] {
+    package static func colors(in answer: String) -> [String] {
         answer.split(whereSeparator: { $0 == "," || $0 == "&" || $0 == "+" || $0 == "/" || $0.isWhitespace })
             .map(String.init).filter { $0.lowercased() != "and" }
     }
@@ -80,13 +80,13 @@ public struct PromptComposer: Sendable, Equatable {
         "moody": "dark", "mysterious": "night", "sleepy": "night", "starry": "night", "dreamy": "pastel", "romantic": "warm", "icy": "cool", "crisp": "cool",
     ]
 
-    public static func isColor(_ word: String) -> Bool {
+    package static func isColor(_ word: String) -> Bool {
         let word = word.lowercased()
         return Palette.named[word] != nil || CSSColors.named[word] != nil
     }
 
     /// The symbol the purpose's own words suggest, if any ("Run a marathon": runner).
-    public static func suggestedMetaphor(for purpose: String) -> String? {
+    package static func suggestedMetaphor(for purpose: String) -> String? {
         let (motif, _) = PromptReading(purpose).scene
         return motif == .abstract ? nil : motif.rawValue
     }
@@ -94,7 +94,7 @@ public struct PromptComposer: Sendable, Equatable {
     // MARK: - Checking and writing
 
     /// Says what is wrong with a stage, and what it can be instead.
-    public func validate() throws {
+    package func validate() throws {
         let text = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else {
             throw BadgeError(.usage, "the purpose is empty", hint: "say what the promise is, e.g. \"Run a marathon\"")
@@ -127,10 +127,10 @@ public struct PromptComposer: Sendable, Equatable {
     }
 
     /// Every colour word the composer takes: the CSS names and the palette's words.
-    public static let colorWords: [String] = Array(Set(Palette.named.keys).union(CSSColors.named.keys)).sorted()
+    package static let colorWords: [String] = Array(Set(Palette.named.keys).union(CSSColors.named.keys)).sorted()
 
     /// "did you mean "calm"? " for a near miss ("calmm"), or nothing.
-    public static let didYouMean = "did you mean"
+    package static let didYouMean = "did you mean"
     static func suggestion(for word: String, in choices: [String]) -> String {
         ConfigObject.closest(to: word, in: choices).map { "\(didYouMean) \"\($0)\"? " } ?? ""
     }
@@ -142,7 +142,7 @@ public struct PromptComposer: Sendable, Equatable {
     }
 
     /// The prompt: the purpose, then a clause for each stage given, then `--ar 1:1`.
-    public var line: String {
+    package var line: String {
         var purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
         // Its own final full stop or comma would end a clause early.
         while let last = purpose.last, ",.;".contains(last) { purpose.removeLast() }
@@ -170,7 +170,7 @@ public struct PromptComposer: Sendable, Equatable {
     /// The purpose of a line `line` wrote ("Learn Spanish" of "Learn Spanish, calm mood, a
     /// speech bubble as its symbol, flat style in teal --ar 1:1"): the promise to record.
     /// nil for any other prompt.
-    public static func purpose(ofLine line: String) -> String? {
+    package static func purpose(ofLine line: String) -> String? {
         let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasSuffix(lineEnd) else { return nil }
         var clauses = text.dropLast(lineEnd.count).components(separatedBy: ", ")

@@ -4,17 +4,17 @@ import Foundation
 
 /// Checks where a procedural badge came from: re-renders it from the metadata
 /// inside it and compares the pixels.
-public enum Provenance {
-    public struct Report: Sendable, Encodable {
-        public var matches: Bool
-        public var pixels: Int
-        public var differingPixels: Int
-        public var prompt: String
+package enum Provenance {
+    package struct Report: Sendable, Encodable {
+        package var matches: Bool
+        package var pixels: Int
+        package var differingPixels: Int
+        package var prompt: String
         /// A string of digits in JSON (LosslessUInt64).
-        public var seed: LosslessUInt64
-        public var style: String
-        public var size: Int
-        public var artEngine: String
+        package var seed: LosslessUInt64
+        package var style: String
+        package var size: Int
+        package var artEngine: String
     }
 
     /// Art engines this version of badge no longer draws, and the release that does.
@@ -22,7 +22,7 @@ public enum Provenance {
     /// by the release that drew it, not by a copy of that engine kept here.
     static let retired = ["art-engine 2": "0.2.0", "art-engine 3": "0.2.0", "art-engine 4": "0.2.0"]
 
-    public static func verify(_ url: URL) async throws -> Report {
+    package static func verify(_ url: URL) async throws -> Report {
         guard let metadata = try BadgeMetadata.read(from: url) else {
             throw BadgeError(.invalidImage, "the file carries no badge metadata", path: url.path,
                              hint: "only badges written by badge can be verified")

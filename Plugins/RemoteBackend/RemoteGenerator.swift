@@ -7,10 +7,10 @@ import Logging
 /// (libcurl in the CLI). Nothing the server sends is trusted: status, JSON
 /// shape, base64 and size are checked, and the image passes the intake before
 /// it leaves the workspace.
-public struct RemoteGenerator: MultiImageGenerator {
-    public static let type = "http"
+package struct RemoteGenerator: MultiImageGenerator {
+    package static let type = "http"
     /// The wire formats carry no style: `--style` does not apply.
-    public var styles: [String]? { [] }
+    package var styles: [String]? { [] }
 
     let name: String
     let options: RemoteOptions
@@ -24,7 +24,7 @@ public struct RemoteGenerator: MultiImageGenerator {
     var workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     var readStandardInput: @Sendable (Int) throws -> Data = SourcePicture.readStandardInput
 
-    public static func register(in registry: inout BackendRegistry, limits: ImageLimits = .default) {
+    package static func register(in registry: inout BackendRegistry, limits: ImageLimits = .default) {
         registry.register(type, summary: "an image model over HTTP (OpenAI-compatible, AUTOMATIC1111, ComfyUI, raw bytes)") { config, environment in
             var generator = RemoteGenerator(
                 name: config.name, options: try RemoteOptions(config.options, base: environment.workingDirectory), http: environment.http,
@@ -42,10 +42,10 @@ public struct RemoteGenerator: MultiImageGenerator {
     }
 
     /// The dialects whose APIs take a picture to start from; raw and jobs bodies have no place for one.
-    public var readsSource: Bool { [.openai, .automatic1111, .comfyui].contains(options.api) }
+    package var readsSource: Bool { [.openai, .automatic1111, .comfyui].contains(options.api) }
 
     /// AUTOMATIC1111 and ComfyUI read `--option denoising_strength=` (with a source picture).
-    public var requestOptionKeys: Set<String>? {
+    package var requestOptionKeys: Set<String>? {
         [.automatic1111, .comfyui].contains(options.api) ? [Automatic1111Dialect.denoisingOption] : []
     }
 
@@ -63,7 +63,7 @@ public struct RemoteGenerator: MultiImageGenerator {
         }
     }
 
-    public func availability() async -> Availability {
+    package func availability() async -> Availability {
         if http == nil {
             return .unavailable(reason: "no HTTP transport is wired in", hint: "this build of badge has no network support")
         }
@@ -105,11 +105,11 @@ public struct RemoteGenerator: MultiImageGenerator {
         return error
     }
 
-    public func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+    package func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         try await generate(request, count: 1, in: workspace)[0]
     }
 
-    public func generate(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
+    package func generate(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
         do {
             return try await generateUnscrubbed(request, count: count, in: workspace).map { image in
                 var image = image
@@ -193,7 +193,7 @@ public struct RemoteGenerator: MultiImageGenerator {
     /// How many images one request asks for: OpenAI's `n` (1 for dall-e-3),
     /// AUTOMATIC1111's `batch_size`, at most the config's `imagesPerRequest`;
     /// one for the APIs without a count (a ComfyUI workflow's batch is its own).
-    public func imagesPerCall(for request: BadgeRequest) -> Int {
+    package func imagesPerCall(for request: BadgeRequest) -> Int {
         switch options.api {
         case .openai: return min(options.imagesPerRequest ?? OpenAIDialect.maxCount, OpenAIDialect.maxCount(model: options.model))
         case .automatic1111: return options.imagesPerRequest ?? Automatic1111Dialect.defaultCount
@@ -417,7 +417,7 @@ public struct RemoteGenerator: MultiImageGenerator {
 extension RemoteGenerator: ProbingGenerator {
     /// Asks the server something cheap (its model list) to learn whether it
     /// answers and accepts the key. Never generates.
-    public func probe() async -> Availability {
+    package func probe() async -> Availability {
         let offline = await availability()
         guard offline.isAvailable, let http else { return offline }
         let url: URL

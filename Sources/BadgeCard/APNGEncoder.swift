@@ -5,25 +5,25 @@ import Foundation
 /// fdAT). Each frame is a whole picture that replaces the last (blend
 /// "source", dispose "none"), so a transparent corner stays transparent.
 /// Browsers show it animated; any other PNG reader shows the first frame.
-public enum APNGEncoder {
+package enum APNGEncoder {
     /// How long a frame shows: numerator / denominator seconds, as APNG stores it.
-    public struct Delay: Sendable, Equatable {
-        public var numerator: UInt16
-        public var denominator: UInt16
-        public init(_ numerator: UInt16, _ denominator: UInt16) {
+    package struct Delay: Sendable, Equatable {
+        package var numerator: UInt16
+        package var denominator: UInt16
+        package init(_ numerator: UInt16, _ denominator: UInt16) {
             self.numerator = numerator
             self.denominator = denominator
         }
-        public var seconds: Double { Double(numerator) / Double(denominator == 0 ? 100 : denominator) }
+        package var seconds: Double { Double(numerator) / Double(denominator == 0 ? 100 : denominator) }
         /// `seconds` as milliseconds, for holds longer than one frame.
-        public init(seconds: Double) {
+        package init(seconds: Double) {
             self.init(UInt16(max(0, min(65535, (seconds * 1000).rounded()))), 1000)
         }
     }
 
     /// `frames` are complete PNG files (as `PNGEncoder` writes them) with the
     /// same IHDR; `loops` 0 repeats forever.
-    public static func assemble(frames: [Data], delays: [Delay], loops: UInt32 = 0) throws -> Data {
+    package static func assemble(frames: [Data], delays: [Delay], loops: UInt32 = 0) throws -> Data {
         guard !frames.isEmpty, frames.count == delays.count else {
             throw BadgeError(.generationFailed, "an animated PNG needs at least one frame and one delay per frame")
         }

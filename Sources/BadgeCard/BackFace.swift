@@ -7,41 +7,41 @@ import Foundation
 /// sparkles symbol, 12 points of space, and "Commitment Date:" over the long
 /// date in a headline weight, the whole stack centred. Everything scales with
 /// the card, so the back is the same size as the front it belongs to.
-public struct BackFace: Sendable {
-    public static let label = "Commitment Date:"
+package struct BackFace: Sendable {
+    package static let label = "Commitment Date:"
 
     /// The long date, as the app's `.formatted(date: .long, time: .omitted)` writes it.
-    public var date: String
-    public var font: Font
-    public var ink = RGBA(28, 28, 30)
+    package var date: String
+    package var font: Font
+    package var ink = RGBA(28, 28, 30)
 
-    public init(date: String, font: Font) {
+    package init(date: String, font: Font) {
         self.date = date
         self.font = font
     }
 
     /// Where things go on a `width`×`height` face, in pixels.
-    public struct Layout: Sendable, Equatable {
-        public var symbol: (x: Double, y: Double, size: Double)
-        public var pixelSize: Double
+    package struct Layout: Sendable, Equatable {
+        package var symbol: (x: Double, y: Double, size: Double)
+        package var pixelSize: Double
         /// The ink box of each line: left, top, width, height.
-        public var lines: [(x: Int, y: Int, width: Int, height: Int)]
+        package var lines: [(x: Int, y: Int, width: Int, height: Int)]
 
         /// The box around both lines of text.
-        public var textBox: (x: Int, y: Int, width: Int, height: Int) {
+        package var textBox: (x: Int, y: Int, width: Int, height: Int) {
             let x0 = lines.map(\.x).min() ?? 0, y0 = lines.map(\.y).min() ?? 0
             let x1 = lines.map { $0.x + $0.width }.max() ?? 0, y1 = lines.map { $0.y + $0.height }.max() ?? 0
             return (x0, y0, x1 - x0, y1 - y0)
         }
 
-        public static func == (a: Layout, b: Layout) -> Bool {
+        package static func == (a: Layout, b: Layout) -> Bool {
             a.symbol == b.symbol && a.pixelSize == b.pixelSize && a.lines.elementsEqual(b.lines, by: ==)
         }
     }
 
-    public var lines: [String] { [Self.label, date] }
+    package var lines: [String] { [Self.label, date] }
 
-    public func layout(width: Int, height: Int) throws -> Layout {
+    package func layout(width: Int, height: Int) throws -> Layout {
         let point = Double(min(width, height)) / 300
         let padding = 16 * point
         // .headline is 17 points; shrink only if a long date in a wide
@@ -75,7 +75,7 @@ public struct BackFace: Sendable {
     /// the text adds. The back of a round badge is round too: the front's own
     /// outline and rim, the material within the rim, and the text laid out in
     /// the square inside the face.
-    public func render(front: GDImage, text: Bool = true) throws -> Canvas {
+    package func render(front: GDImage, text: Bool = true) throws -> Canvas {
         let canvas = try FrostedMaterial.render(front)
         let disc = CardShape.disc(of: front)
         if let disc { Self.keepRim(of: front, disc: disc, on: canvas) }

@@ -3,16 +3,16 @@ import Foundation
 
 /// The card's shape, shared by both faces: a rounded square with the app's
 /// corner radius (20 points on a 300-point card).
-public enum CardShape {
-    public static let cornerFraction = 20.0 / 300
+package enum CardShape {
+    package static let cornerFraction = 20.0 / 300
 
-    public static func cornerRadius(width: Int, height: Int) -> Double {
+    package static func cornerRadius(width: Int, height: Int) -> Double {
         Double(min(width, height)) * cornerFraction
     }
 
     /// Multiplies every pixel's alpha by the card's anti-aliased outline, so
     /// the corners are cut the way `.clipShape(RoundedRectangle(...))` cuts them.
-    public static func clip(_ canvas: Canvas) throws {
+    package static func clip(_ canvas: Canvas) throws {
         let mask = try Canvas(width: canvas.width, height: canvas.height)
         mask.fill(.roundedRect(x: 0, y: 0, width: Double(canvas.width), height: Double(canvas.height),
                                radius: cornerRadius(width: canvas.width, height: canvas.height)), with: .solid(.white))
@@ -29,13 +29,13 @@ public enum CardShape {
     /// middle. `radius` reaches the edge of its opaque part along the middle
     /// row; `face` is the face within its rim (0.385 of 0.455, as the
     /// procedural badges draw it). Nil for a square picture.
-    public struct Disc: Sendable, Equatable {
-        public var center: Double
-        public var radius: Double
-        public var face: Double
+    package struct Disc: Sendable, Equatable {
+        package var center: Double
+        package var radius: Double
+        package var face: Double
     }
 
-    public static func disc(of image: GDImage) -> Disc? {
+    package static func disc(of image: GDImage) -> Disc? {
         let w = image.width, h = image.height
         guard w == h, w >= 16 else { return nil }
         let inset = max(1, w / 64)
@@ -47,7 +47,7 @@ public enum CardShape {
     }
 
     /// The badge as the card's front: its picture with the corners rounded.
-    public static func front(_ badge: GDImage) throws -> Canvas {
+    package static func front(_ badge: GDImage) throws -> Canvas {
         let canvas = try Canvas(badge)
         try clip(canvas)
         return canvas

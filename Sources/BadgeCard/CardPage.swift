@@ -5,24 +5,24 @@ import Foundation
 /// springs back short of it. Everything is inline (both faces as data: URIs,
 /// the style, the script), so the page works offline, from a file or any
 /// static host.
-public struct CardPage: Sendable {
-    public var front: Data
-    public var back: Data
-    public var promise: String
-    public var date: String
+package struct CardPage: Sendable {
+    package var front: Data
+    package var back: Data
+    package var promise: String
+    package var date: String
 
     /// `front` and `back` are PNG bytes; `promise` and `date` become the
     /// faces' alternative text and the page's title.
-    public init(front: Data, back: Data, promise: String, date: String) {
+    package init(front: Data, back: Data, promise: String, date: String) {
         self.front = front
         self.back = back
         self.promise = promise
         self.date = date
     }
 
-    public static let fileName = "index.html"
+    package static let fileName = "index.html"
 
-    public var html: String {
+    package var html: String {
         Self.fill(Self.template, [
             "title": Self.escape("Promise Badge: \(promise)"),
             "promise": Self.escape(promise),

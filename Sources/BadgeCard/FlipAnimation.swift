@@ -7,12 +7,12 @@ import Foundation
 /// from one face to the other. Angles from `FlipTimeline` (each half turn
 /// with its wiggle), each frame the face `CardSide` picks, warped in
 /// perspective. Frames are rendered and compressed on every core.
-public struct FlipAnimation: Sendable {
-    public enum Format: String, Sendable {
+package struct FlipAnimation: Sendable {
+    package enum Format: String, Sendable {
         case apng, gif
 
         /// By the output file's extension; nil for one we do not write.
-        public init?(pathExtension: String) {
+        package init?(pathExtension: String) {
             switch pathExtension.lowercased() {
             case "png", "apng": self = .apng
             case "gif": self = .gif
@@ -21,22 +21,22 @@ public struct FlipAnimation: Sendable {
         }
     }
 
-    public var timeline: FlipTimeline
-    public var frameRate: Int
+    package var timeline: FlipTimeline
+    package var frameRate: Int
     /// Side of the square frames, in pixels.
-    public var size: Int
+    package var size: Int
     /// How long the first and the last frame stay, in seconds: the card rests
     /// on each face before the animation loops.
-    public var hold: Double
+    package var hold: Double
     /// Behind the card; nil leaves it transparent (APNG only: a GIF has no partial transparency).
-    public var background: RGBA?
+    package var background: RGBA?
 
-    public static let frameRates = 1...60
+    package static let frameRates = 1...60
     /// GIF delays are whole hundredths of a second and browsers slow anything
     /// under 2 of them down to 10: above 50 frames a second a GIF would crawl.
-    public static let gifFrameRates = 1...50
+    package static let gifFrameRates = 1...50
 
-    public init(timeline: FlipTimeline = FlipTimeline(), frameRate: Int = 30, size: Int = 512, hold: Double = 1, background: RGBA? = nil) {
+    package init(timeline: FlipTimeline = FlipTimeline(), frameRate: Int = 30, size: Int = 512, hold: Double = 1, background: RGBA? = nil) {
         self.timeline = timeline
         self.frameRate = frameRate
         self.size = size
@@ -44,21 +44,21 @@ public struct FlipAnimation: Sendable {
         self.background = background
     }
 
-    public struct Frame: Sendable, Equatable {
+    package struct Frame: Sendable, Equatable {
         /// The card's angle in degrees.
-        public var angle: Double
-        public var side: CardSide
+        package var angle: Double
+        package var side: CardSide
         /// The face's own angle after the back's counter-rotation.
-        public var faceAngle: Double
+        package var faceAngle: Double
         /// When this frame appears, in seconds from the start of the animation.
-        public var time: Double
-        public var duration: Double
+        package var time: Double
+        package var duration: Double
     }
 
     /// The frames of one loop: the card resting on the front (`hold`), turning
     /// to the back, resting there, and turning on the same way to the front.
     /// The second turn's last frame, the front at rest, is the loop's first.
-    public var frames: [Frame] {
+    package var frames: [Frame] {
         let half = timeline.angles(frameRate: Double(frameRate))
         let turn = timeline.angle(at: timeline.duration)
         let angles = half + half.dropFirst().dropLast().map { $0 + turn }
@@ -72,18 +72,18 @@ public struct FlipAnimation: Sendable {
         }
     }
 
-    public var warp: PerspectiveWarp { PerspectiveWarp(outputSize: size) }
+    package var warp: PerspectiveWarp { PerspectiveWarp(outputSize: size) }
 
     /// The badge and its back face at the resolution the card is drawn at,
     /// so the warp never has to shrink a face much (and text stays crisp).
-    public func faces(badge: GDImage, back: BackFace) throws -> (front: FaceTexture, back: FaceTexture) {
+    package func faces(badge: GDImage, back: BackFace) throws -> (front: FaceTexture, back: FaceTexture) {
         let side = max(8, Int(warp.cardSide.rounded()))
         let scaled = try badge.resized(width: side, height: side)
         return (FaceTexture(try CardShape.front(scaled)), FaceTexture(try back.render(front: scaled)))
     }
 
     /// One frame as a canvas.
-    public func render(_ frame: Frame, front: FaceTexture, back: FaceTexture) throws -> Canvas {
+    package func render(_ frame: Frame, front: FaceTexture, back: FaceTexture) throws -> Canvas {
         let canvas = try Canvas(width: size, height: size, background: background ?? .clear)
         let layer = background == nil ? canvas : try Canvas(width: size, height: size)
         warp.render(frame.side == .front ? front : back, degrees: frame.faceAngle, into: layer)
@@ -91,7 +91,7 @@ public struct FlipAnimation: Sendable {
         return canvas
     }
 
-    public func encode(_ format: Format, front: FaceTexture, back: FaceTexture) throws -> Data {
+    package func encode(_ format: Format, front: FaceTexture, back: FaceTexture) throws -> Data {
         let frames = self.frames
         switch format {
         case .apng:

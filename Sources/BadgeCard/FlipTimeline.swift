@@ -6,36 +6,36 @@ import Foundation
 /// it settle (the three `withAnimation(.spring(...))` calls of the app's
 /// `snapWithWiggle`). Each phase starts where the last one left the card,
 /// with its velocity, and ends when it has settled.
-public struct FlipTimeline: Sendable {
-    public struct Phase: Sendable, Equatable {
-        public var spring: Spring
+package struct FlipTimeline: Sendable {
+    package struct Phase: Sendable, Equatable {
+        package var spring: Spring
         /// Degrees past (+) or short of (−) the face the card turns to.
-        public var offset: Double
-        public var start: Double
-        public var duration: Double
+        package var offset: Double
+        package var start: Double
+        package var duration: Double
     }
 
     /// Which way the card turns, as a drag that way turns it: `right` carries
     /// the face to the right (its right edge goes away from you, a positive
     /// angle, as CSS `rotateY` counts), `left` the other way.
-    public enum Direction: String, Sendable, CaseIterable {
+    package enum Direction: String, Sendable, CaseIterable {
         case left, right
         var sign: Double { self == .right ? 1 : -1 }
     }
 
     /// The app's springs: (response, damping fraction) and where each one pulls.
-    public static let wiggle: [(spring: Spring, offset: Double)] = [
+    package static let wiggle: [(spring: Spring, offset: Double)] = [
         (Spring(response: 0.55, dampingFraction: 0.70), 10),
         (Spring(response: 0.35, dampingFraction: 0.55), -6),
         (Spring(response: 0.35, dampingFraction: 0.75), 0),
     ]
 
-    public let direction: Direction
+    package let direction: Direction
     /// Degrees the card turns through: 180 turns it over once.
-    public let turn: Double
-    public let phases: [Phase]
+    package let turn: Double
+    package let phases: [Phase]
 
-    public init(direction: Direction = .left, turn: Double = 180) {
+    package init(direction: Direction = .left, turn: Double = 180) {
         self.direction = direction
         self.turn = turn
         var phases: [Phase] = []
@@ -51,10 +51,10 @@ public struct FlipTimeline: Sendable {
     }
 
     /// Seconds from the first movement until the card rests on its new face.
-    public var duration: Double { phases.last.map { $0.start + $0.duration } ?? 0 }
+    package var duration: Double { phases.last.map { $0.start + $0.duration } ?? 0 }
 
     /// The signed angle in degrees at time `t`; exactly ±`turn` from `duration` on.
-    public func angle(at t: Double) -> Double {
+    package func angle(at t: Double) -> Double {
         direction.sign * unsignedAngle(at: t)
     }
 
@@ -74,7 +74,7 @@ public struct FlipTimeline: Sendable {
 
     /// One angle per frame at `frameRate`: the first at rest on the front, the
     /// last at rest on the back, and one every 1/frameRate s in between.
-    public func angles(frameRate: Double) -> [Double] {
+    package func angles(frameRate: Double) -> [Double] {
         let count = Int((duration * frameRate).rounded(.up))
         return (0...count).map { angle(at: Double($0) / frameRate) }
     }
@@ -83,10 +83,10 @@ public struct FlipTimeline: Sendable {
 /// Which face of the card shows at an angle, and how that face itself is
 /// turned: the back is counter-rotated by 180° (as the app's back view is)
 /// so its text always reads the right way round.
-public enum CardSide: String, Sendable, Equatable {
+package enum CardSide: String, Sendable, Equatable {
     case front, back
 
-    public static func showing(at degrees: Double) -> (side: CardSide, faceAngle: Double) {
+    package static func showing(at degrees: Double) -> (side: CardSide, faceAngle: Double) {
         var normalized = degrees.truncatingRemainder(dividingBy: 360)
         if normalized < 0 { normalized += 360 }
         if normalized < 90 || normalized > 270 {

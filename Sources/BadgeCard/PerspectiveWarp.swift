@@ -3,12 +3,12 @@ import Foundation
 
 /// A face of the card as premultiplied floating-point RGBA, so that bilinear
 /// sampling never darkens the transparent edge.
-public struct FaceTexture: Sendable {
-    public let width: Int
-    public let height: Int
+package struct FaceTexture: Sendable {
+    package let width: Int
+    package let height: Int
     let texels: [Float]
 
-    public init(_ canvas: Canvas) {
+    package init(_ canvas: Canvas) {
         width = canvas.width
         height = canvas.height
         var texels = [Float](repeating: 0, count: canvas.width * canvas.height * 4)
@@ -31,19 +31,19 @@ public struct FaceTexture: Sendable {
 /// and sampled bilinearly; where the card is steeply foreshortened, several
 /// samples across the pixel's footprint are averaged so the picture does not
 /// shimmer.
-public struct PerspectiveWarp: Sendable {
+package struct PerspectiveWarp: Sendable {
     /// Side of the square output, in pixels.
-    public let outputSize: Int
+    package let outputSize: Int
     /// Side of the card at rest, in output pixels. Smaller than the output, so
     /// the near edge has room to grow as the card turns.
-    public let cardSide: Double
+    package let cardSide: Double
     /// Distance of the camera from the card, in output pixels.
-    public let cameraDistance: Double
+    package let cameraDistance: Double
 
     /// With the camera `distance` card widths away, the near edge at 90° is
     /// distance/(distance − ½) times the card's height; the card is shrunk by
     /// that much so nothing is ever cut off.
-    public init(outputSize: Int, distance: Double = 3) {
+    package init(outputSize: Int, distance: Double = 3) {
         self.outputSize = outputSize
         let growth = distance / (distance - 0.5)
         cardSide = Double(outputSize) / growth
@@ -55,7 +55,7 @@ public struct PerspectiveWarp: Sendable {
     /// background. `degrees` within ±90° shows the face's front side; beyond,
     /// its reverse, which is what callers avoid by choosing the face with
     /// `CardSide.showing(at:)`.
-    public func render(_ face: FaceTexture, degrees: Double, into canvas: Canvas) {
+    package func render(_ face: FaceTexture, degrees: Double, into canvas: Canvas) {
         precondition(canvas.width == outputSize && canvas.height == outputSize, "the canvas must be the output size")
         let theta = degrees * .pi / 180
         let cosT = cos(theta), sinT = sin(theta)

@@ -4,7 +4,7 @@ import Foundation
 /// The "sparkles" symbol drawn as vector shapes: three four-pointed stars
 /// with concave sides, big, medium and small, laid out like SF Symbols'
 /// glyph. Drawn rather than typeset, so it never depends on a font having it.
-public enum Sparkles {
+package enum Sparkles {
     /// (centre x, centre y, half-height) in a unit box; each star is a little
     /// narrower than it is tall.
     static let stars: [(x: Double, y: Double, r: Double)] = [
@@ -14,7 +14,7 @@ public enum Sparkles {
     ]
 
     /// Draws the symbol filling the square of side `size` at (x, y).
-    public static func draw(on canvas: Canvas, x: Double, y: Double, size: Double, color: RGBA) {
+    package static func draw(on canvas: Canvas, x: Double, y: Double, size: Double, color: RGBA) {
         for star in stars {
             canvas.fill(.polygon(points(cx: x + star.x * size, cy: y + star.y * size, rx: star.r * size * 0.82, ry: star.r * size)),
                         with: .solid(color))

@@ -3,23 +3,23 @@ import Foundation
 /// A damped harmonic oscillator of unit mass, set up the way SwiftUI's
 /// `.spring(response:dampingFraction:)` is, so the card moves here with the
 /// same feel as in the app: stiffness (2π/response)², damping 4π·ζ/response.
-public struct Spring: Sendable, Equatable {
-    public var response: Double
-    public var dampingFraction: Double
+package struct Spring: Sendable, Equatable {
+    package var response: Double
+    package var dampingFraction: Double
 
-    public init(response: Double, dampingFraction: Double) {
+    package init(response: Double, dampingFraction: Double) {
         precondition(response > 0, "a spring needs a positive response")
         self.response = response
         self.dampingFraction = dampingFraction
     }
 
-    public var stiffness: Double { pow(2 * .pi / response, 2) }
-    public var damping: Double { 4 * .pi * dampingFraction / response }
+    package var stiffness: Double { pow(2 * .pi / response, 2) }
+    package var damping: Double { 4 * .pi * dampingFraction / response }
 
     /// Where the spring is at time `t` (seconds) after it was let go at
     /// `position` with `velocity`, pulled toward `target`. Closed form, so the
     /// frames do not depend on the frame rate they are sampled at.
-    public func state(at t: Double, from position: Double, velocity: Double, to target: Double) -> (position: Double, velocity: Double) {
+    package func state(at t: Double, from position: Double, velocity: Double, to target: Double) -> (position: Double, velocity: Double) {
         let omega = stiffness.squareRoot()
         let zeta = damping / (2 * omega)
         let x0 = position - target
@@ -47,7 +47,7 @@ public struct Spring: Sendable, Equatable {
     /// and slower than `tolerance` per 1/60 s, and staying so. Found by
     /// stepping, since the envelope of an underdamped spring crosses the
     /// threshold many times.
-    public func settlingTime(from position: Double, velocity: Double, to target: Double,
+    package func settlingTime(from position: Double, velocity: Double, to target: Double,
                              tolerance: Double = Spring.defaultTolerance) -> Double {
         let step = 1.0 / 600
         var lastUnsettled = 0.0
@@ -65,5 +65,5 @@ public struct Spring: Sendable, Equatable {
     }
 
     /// Half a degree: less than a pixel of travel at the edge of a 512 px card.
-    public static let defaultTolerance = 0.5
+    package static let defaultTolerance = 0.5
 }

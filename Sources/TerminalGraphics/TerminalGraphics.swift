@@ -8,8 +8,8 @@ import Foundation
 /// everywhere else. Which one is chafa's terminal database's answer for the
 /// environment (TERM, TERM_PROGRAM, COLORTERM, ...), with KITTY_WINDOW_ID read
 /// here too, since the database reads TERM alone for kitty.
-public struct TerminalGraphics: Sendable {
-    public enum Mode: String, Sendable, CaseIterable {
+package struct TerminalGraphics: Sendable {
+    package enum Mode: String, Sendable, CaseIterable {
         case symbols, sixels, kitty, iterm2
 
         var chafaMode: Int32 {
@@ -23,14 +23,14 @@ public struct TerminalGraphics: Sendable {
     }
 
     /// How pictures are drawn.
-    public var mode: Mode
+    package var mode: Mode
     /// The colours symbol art uses (a chafa canvas mode).
     let colors: Int32
     /// What chafa reads to know the terminal's escape sequences.
     let environment: [String: String]
 
     /// The terminal `environment` describes.
-    public static func detect(environment: [String: String]) -> TerminalGraphics {
+    package static func detect(environment: [String: String]) -> TerminalGraphics {
         var environment = environment
         if environment["KITTY_WINDOW_ID"].map({ !$0.isEmpty }) == true, !(environment["TERM"] ?? "").contains("kitty") {
             environment["TERM"] = "xterm-kitty"
@@ -43,7 +43,7 @@ public struct TerminalGraphics: Sendable {
 
     /// The same terminal, drawing pictures as `mode` says (a terminal that
     /// answered a query for sixels, say).
-    public func drawing(_ mode: Mode) -> TerminalGraphics {
+    package func drawing(_ mode: Mode) -> TerminalGraphics {
         TerminalGraphics(mode: mode, colors: colors, environment: environment)
     }
 
@@ -51,7 +51,7 @@ public struct TerminalGraphics: Sendable {
     /// each: escape sequences and text, to print at the cursor. Symbol art is
     /// `rows` lines, each `columns` cells wide, separated by "\n". Decodes and
     /// draws on a thread of its own.
-    public func render(png: Data, columns: Int, rows: Int, cell: (width: Int, height: Int)) async throws -> String {
+    package func render(png: Data, columns: Int, rows: Int, cell: (width: Int, height: Int)) async throws -> String {
         let this = self
         return try await BlockingExecutor.run {
             // Enough pixels for the cells (a symbol stands for 8×8 at most), not more.
