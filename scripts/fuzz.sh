@@ -6,7 +6,8 @@
 #           Fuzz/corpus-json, with a per-input time limit that a parser
 #           slower than linear in a long line exceeds
 #   deflate badge's DEFLATE encoder against zlib's inflate (Fuzz/DeflateFuzzer.c):
-#           random and badge-like rows, compared byte for byte
+#           random and badge-like rows, compared byte for byte, seeds in
+#           Fuzz/corpus-deflate (badge-sized rows, the 256 KB block split)
 #   scripts/fuzz.sh [seconds] [extra corpus dir...]   (seconds per target;
 #   FUZZ_TARGETS="intake json deflate" chooses which run; extra dirs go to intake)
 # New inputs go to a scratch directory, never into the repository; a crash, a
@@ -109,8 +110,8 @@ for target in $targets; do
       run json "$root/Fuzz/corpus-json" -max_len=1048576 -timeout=2 -rss_limit_mb=1024 -- ;;
     deflate)
       build_c deflate "${deflate_sources[@]}"
-      # The harness builds its rows from the input; up to ~300 KB of rows an input.
-      run deflate - -max_len=300000 -timeout=10 -rss_limit_mb=1024 -- ;;
+      # The harness builds its rows from the input; up to 512 KB of rows an input.
+      run deflate "$root/Fuzz/corpus-deflate" -max_len=300000 -timeout=10 -rss_limit_mb=1024 -- ;;
     *) echo "fuzz: unknown target $target (intake, json, deflate)" >&2; exit 64 ;;
   esac
 done
