@@ -6,8 +6,12 @@
 //
 // The first byte of an input chooses how it is used: its low bit, the bytes
 // as they are (random rows) or as a recipe for rows like a badge's (a filter
-// byte, then runs of a colour, repeats of the row above, noise); the next
-// bits, how many bands (1 to 4).
+// byte, then runs of a colour, repeats of the row above, noise); the next two
+// bits, how many bands (1 to 4); bit 3, for a recipe, whether its rows are
+// small (up to 64 pixels, 128 rows: ~33 KB) or a badge's size (up to 1024
+// pixels and 1024 rows, cut at 512 KB), which reaches the encoder's block
+// split at 256 KB of input. Fuzz/corpus-deflate has seeds for both modes
+// (Fuzz/make-deflate-seeds.py writes them).
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +22,19 @@
 
 enum { MAX_STRUCTURED = 1 << 19 };
 
-static size_t structured(const uint8_t *recipe, size_t size, uint8_t *out) {
-    if (size < 2) return 0;
-    size_t stride = 4 * (1 + recipe[0] % 64);  // bytes of pixels in a row
-    size_t rows = 1 + recipe[1] % 128, n = 0, at = 2;
+static size_t structured(const uint8_t *recipe, size_t size, int large, uint8_t *out) {
+    size_t stride, rows, n = 0, at;  // stride: bytes of pixels in a row
+    if (large) {
+        if (size < 4) return 0;
+        stride = 4 * (1 + (recipe[0] | (size_t)recipe[1] << 8) % 1024);
+        rows = 1 + (recipe[2] | (size_t)recipe[3] << 8) % 1024;
+        at = 4;
+    } else {
+        if (size < 2) return 0;
+        stride = 4 * (1 + recipe[0] % 64);
+        rows = 1 + recipe[1] % 128;
+        at = 2;
+    }
     for (size_t row = 0; row < rows && n + stride + 1 <= MAX_STRUCTURED; row++) {
         uint8_t op = at < size ? recipe[at++] : 0;
         out[n++] = op % 5;  // the filter type
@@ -98,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size) {
     int bands = 1 + (input[0] >> 1) % 4;
     if (input[0] & 1) {
         static uint8_t rows[MAX_STRUCTURED];
-        size_t n = structured(input + 1, size - 1, rows);
+        size_t n = structured(input + 1, size - 1, input[0] & 8, rows);
         check(rows, n, bands);
     } else {
         check(input + 1, size - 1, bands);

@@ -206,20 +206,3 @@ public struct ConfigObject: Sendable {
         return previous[b.count]
     }
 }
-
-/// A value from a file quoted in an error: at most about 80 characters of it,
-/// and how long it is when it is longer. A 100 KB number is not echoed whole.
-public enum ConfigExcerpt {
-    public static let limit = 80
-
-    public static func of(_ text: String) -> String {
-        guard text.count > limit else { return text }
-        return String(text.prefix(limit)) + "… (\(text.count) characters)"
-    }
-
-    /// `text` in double quotes, cut as `of` cuts it (the count outside the quotes).
-    public static func quoted(_ text: String) -> String {
-        guard text.count > limit else { return JSONWriter.quote(text) }
-        return JSONWriter.quote(String(text.prefix(limit)) + "…") + " (\(text.count) characters)"
-    }
-}

@@ -207,6 +207,68 @@ struct ComfyUITests {
         #expect(unknown.status == 1 && unknown.stderr.contains("steps"), "\(unknown.stderr)")
     }
 
+    /// The fake checks each workflow against a real server's node classes and inputs
+    /// (Tests/Data/comfyui/object_info.json) and refuses, as ComfyUI does, one that
+    /// names a class it lacks, leaves out a required input, gives a value that is
+    /// not of its type or range, or links an output of the wrong type; and one with
+    /// an input its class does not have, which ComfyUI would drop unsaid. Nothing
+    /// of a refused workflow is queued.
+    @Test func theFakeRefusesAWorkflowARealServerWouldRefuse() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: Self.server)
+        defer { server.stop() }
+        let txt2img = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.examples.appendingPathComponent("txt2img-sd15.json")))
+            as? [String: [String: Any]])
+        func broken(_ name: String, _ change: (inout [String: [String: Any]]) -> Void) async throws -> Sandbox.Result {
+            var workflow = txt2img
+            change(&workflow)
+            let file = s.root.appendingPathComponent("\(name).json")
+            try JSONSerialization.data(withJSONObject: workflow).write(to: file)
+            let config = s.root.appendingPathComponent("\(name)-config.json")
+            try Data(#"""
+                {"backends": {"\#(name)": {"type": "http", "api": "comfyui", "url": "http://127.0.0.1:\#(server.port)/\#(name)", "retries": 0,
+                  "workflow": "\#(file.path)", "inputs": {"prompt": "6.inputs.text", "seed": "3.inputs.seed"}}}}
+                """#.utf8).write(to: config)
+            return try await Self.run(s, config, name)
+        }
+        func set(_ workflow: inout [String: [String: Any]], _ node: String, _ input: String, _ value: Any?) {
+            var inputs = workflow[node]?["inputs"] as? [String: Any] ?? [:]
+            inputs[input] = value
+            workflow[node]?["inputs"] = inputs
+        }
+
+        let noClass = try await broken("no-class") { $0["3"]?["class_type"] = "KSamplerPlus" }
+        #expect(noClass.status == 1)
+        #expect(noClass.stderr.contains("HTTP 400: Cannot execute because node KSamplerPlus does not exist. (Node ID '#3')"), "\(noClass.stderr)")
+
+        let missing = try await broken("missing-input") { set(&$0, "3", "steps", nil) }
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains(#"ComfyUI refused the workflow: Prompt outputs failed validation: node 3 (KSampler), input "steps": Required input is missing: steps"#),
+                "\(missing.stderr)")
+
+        let unknown = try await broken("unknown-input") { set(&$0, "5", "batch", 2) }
+        #expect(unknown.stderr.contains(#"node 5 (EmptyLatentImage), input "batch": Input is not one of the node's inputs: batch"#), "\(unknown.stderr)")
+
+        let illTyped = try await broken("ill-typed") {
+            set(&$0, "3", "cfg", "high")
+            set(&$0, "5", "width", 8)
+            set(&$0, "8", "vae", ["4", 0])
+        }
+        for said in [#"node 3 (KSampler), input "cfg": Failed to convert an input value to a FLOAT value: cfg, high"#,
+                     #"node 5 (EmptyLatentImage), input "width": Value 8 smaller than min of 16: width"#,
+                     #"node 8 (VAEDecode), input "vae": Return type mismatch between linked nodes: vae, received_type(MODEL) mismatch input_type(VAE)"#] {
+            #expect(illTyped.stderr.contains(said), "\(said) not in \(illTyped.stderr)")
+        }
+        // The message lists what the server has (badge keeps its first 1,000 characters).
+        let notInList = try await broken("not-in-list") { set(&$0, "3", "sampler_name", "eulr") }
+        #expect(notInList.stderr.contains(#"node 3 (KSampler), input "sampler_name": Value not in list: sampler_name: 'eulr' not in ['euler', "#),
+                "\(notInList.stderr)")
+        for mode in ["no-class", "missing-input", "unknown-input", "ill-typed", "not-in-list"] {
+            let requests = try Self.received(server, mode: mode)
+            #expect(requests.count == 1 && requests.first?.path == "/prompt", "\(mode): \(requests.map(\.path))")
+        }
+    }
+
     @Test func aRefusedSourceIsNeverUploaded() async throws {
         let s = try Sandbox()
         let server = try FixtureServer(script: Self.server)

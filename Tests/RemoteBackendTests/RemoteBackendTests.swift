@@ -47,6 +47,26 @@ struct RemoteBackendTests {
         }
     }
 
+    /// The fake checks OpenAI bodies against the published schema closed to the
+    /// properties it defines, and refuses any other as the API does; a raw body
+    /// posted to the same path shows the check is not a formality.
+    @Test func theFakeRefusesAPropertyOpenAIDoesNotKnow() async throws {
+        try await withHarness { h in
+            let url = "\"http://127.0.0.1:\(h.server.port)/ok/v1/images/generations\""
+            do {
+                _ = try await h.run(mode: "ok", api: "raw", options: [
+                    "url": url, "retries": "0", "bodyTemplate": #"{"prompt": "{prompt}", "model": "gpt-image-1", "colour": "red"}"#,
+                ])
+                Issue.record("a body with a property the API does not know was accepted")
+            } catch let error as BadgeError {
+                #expect(error.description.contains("HTTP 400: Unrecognized request argument supplied: colour"), "\(error)")
+            }
+            let request = try #require(try await h.received().last)
+            let violations = try #require(request["violations"] as? [String])
+            #expect(violations == ["Additional properties are not allowed ('colour' was unexpected)"], "\(violations)")
+        }
+    }
+
     @Test func aResultURLIsDownloadedWithoutCredentials() async throws {
         try await withHarness { h in
             let outcome = try await h.run(mode: "url")

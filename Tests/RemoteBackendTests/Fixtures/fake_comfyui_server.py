@@ -8,9 +8,20 @@ in API format and a client_id; node_errors when it does not validate), GET
 /history/{prompt_id}, GET /view?filename=&subfolder=&type=, GET /queue,
 POST /interrupt, POST /queue {"delete": [...]}, GET /system_stats and
 GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
-received, with the problems found in each workflow."""
+received, with the problems found in each workflow.
+
+A workflow is validated as ComfyUI's execution.validate_prompt does, against
+the node classes and inputs of Tests/Data/comfyui/object_info.json (a real
+server's /object_info, trimmed to the classes badge's workflows use): a class
+the server does not have, a required input missing, a value that does not
+convert to its type, is out of its range or not in its list, or a link of the
+wrong type is refused with 400 and ComfyUI's error and node_errors. An input
+the class does not have is refused too, although ComfyUI drops it silently: a
+misspelt input would otherwise be lost without a word."""
+import copy
 import hashlib
 import json
+import os
 import threading
 import time
 import uuid
@@ -19,6 +30,9 @@ from urllib.parse import parse_qs, urlsplit
 from fake_http import JSONHandler, multipart, png, serve
 
 CHECKPOINT = "v1-5-pruned-emaonly.safetensors"
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "..", "..", "Data", "comfyui", "object_info.json")) as f:
+    OBJECT_INFO = json.load(f)
 
 
 PNG = png(64, 64, (30, 160, 90))
@@ -63,6 +77,118 @@ def workflow_problems(body):
     return found
 
 
+def checkpoints(mode):
+    return ["sd_xl_base_1.0.safetensors"] if mode == "probe-missing" else [CHECKPOINT, "sd_xl_base_1.0.safetensors"]
+
+
+def object_info(mode):
+    """The committed /object_info with what depends on the install filled in:
+    the checkpoints this server has and the pictures uploaded to it. probe-combo
+    writes lists in the newer ["COMBO", {"options": [...]}] form; probe-no-class
+    has no KSampler."""
+    classes = copy.deepcopy(OBJECT_INFO)
+    classes["CheckpointLoaderSimple"]["input"]["required"]["ckpt_name"][0] = checkpoints(mode)
+    with lock:
+        classes["LoadImage"]["input"]["required"]["image"][0] = sorted(uploads)
+    if mode == "probe-combo":
+        for info in classes.values():
+            for name, spec in info["input"].get("required", {}).items():
+                if isinstance(spec[0], list):
+                    info["input"]["required"][name] = ["COMBO", {**(spec[1] if len(spec) > 1 else {}), "options": spec[0]}]
+    if mode == "probe-no-class":
+        del classes["KSampler"]
+    return classes
+
+
+def input_errors(node_id, node, prompt, classes):
+    """The reasons ComfyUI's validate_inputs gives for one node (type, message,
+    details and extra_info as execution.py writes them)."""
+    info = classes[node["class_type"]]["input"]
+    declared = {**info.get("required", {}), **info.get("optional", {})}
+    inputs = node["inputs"]
+    reasons = []
+
+    def reason(kind, message, details, name, **extra):
+        reasons.append({"type": kind, "message": message, "details": details,
+                        "extra_info": {"input_name": name, **extra}})
+
+    for name in info.get("required", {}):
+        if name not in inputs:
+            reason("required_input_missing", "Required input is missing", name, name)
+    for name, value in inputs.items():
+        spec = declared.get(name)
+        if spec is None:
+            reason("unknown_input", "Input is not one of the node's inputs", f"{name}: {node['class_type']} has "
+                   + ", ".join(declared), name,
+                   note="ComfyUI ignores an input its node does not have; this fake refuses it")
+            continue
+        kind, options = spec[0], (spec[1] if len(spec) > 1 else {})
+        if isinstance(value, list):
+            if len(value) != 2 or not isinstance(value[1], int):
+                reason("bad_linked_input", "Bad linked input, must be a length-2 list of [string, int]", name, name,
+                       received_value=value)
+                continue
+            source = prompt.get(str(value[0]))
+            outputs = classes.get(source["class_type"], {}).get("output", []) if isinstance(source, dict) else []
+            received = outputs[value[1]] if 0 <= value[1] < len(outputs) else None
+            if received is None or (isinstance(kind, str) and received != kind):
+                reason("return_type_mismatch", "Return type mismatch between linked nodes",
+                       f"{name}, received_type({received}) mismatch input_type({kind})", name, received_value=value)
+            continue
+        if name == "image" and node["class_type"] == "LoadImage":
+            continue  # LoadImage's own VALIDATE_INPUTS checks it (node_errors_for)
+        converters = {"INT": int, "FLOAT": float, "STRING": str, "BOOLEAN": bool}
+        if isinstance(kind, str) and kind in converters:
+            try:
+                value = converters[kind](value)
+            except (TypeError, ValueError) as error:
+                reason("invalid_input_type", f"Failed to convert an input value to a {kind} value",
+                       f"{name}, {value}, {error}", name, received_value=value)
+                continue
+            if "min" in options and value < options["min"]:
+                reason("value_smaller_than_min", f"Value {value} smaller than min of {options['min']}", name, name,
+                       received_value=value)
+            if "max" in options and value > options["max"]:
+                reason("value_bigger_than_max", f"Value {value} bigger than max of {options['max']}", name, name,
+                       received_value=value)
+        elif isinstance(kind, list):
+            if value not in kind:
+                reason("value_not_in_list", "Value not in list", f"{name}: '{value}' not in {kind}", name,
+                       received_value=value)
+        else:
+            reason("return_type_mismatch", "Return type mismatch between linked nodes",
+                   f"{name}, a value where a {kind} link is expected", name, received_value=value)
+    return reasons
+
+
+def validate_prompt(mode, prompt):
+    """What ComfyUI's validate_prompt answers for a workflow it refuses: (error,
+    node_errors), or None when it would queue it. LoadImage's picture is checked
+    by node_errors_for."""
+    classes = object_info(mode)
+    for node_id, node in prompt.items():
+        if not isinstance(node, dict) or "class_type" not in node:
+            return {"type": "invalid_prompt", "message": "Cannot execute because a node is missing the class_type property.",
+                    "details": f"Node ID '#{node_id}'", "extra_info": {}}, {}
+        if node["class_type"] not in classes:
+            return {"type": "invalid_prompt", "message": f"Cannot execute because node {node['class_type']} does not exist.",
+                    "details": f"Node ID '#{node_id}'", "extra_info": {}}, {}
+    outputs = [node_id for node_id, node in prompt.items() if classes[node["class_type"]].get("output_node")]
+    if not outputs:
+        return {"type": "prompt_no_outputs", "message": "Prompt has no outputs", "details": "", "extra_info": {}}, {}
+    errors = {}
+    for node_id, node in prompt.items():
+        inputs = node.get("inputs") if isinstance(node.get("inputs"), dict) else {}
+        reasons = input_errors(node_id, {"class_type": node["class_type"], "inputs": inputs}, prompt, classes)
+        if reasons:
+            errors[node_id] = {"errors": reasons, "dependent_outputs": outputs, "class_type": node["class_type"]}
+    if errors:
+        details = "".join(f"{r['message']}: {r['details']}\n" for e in errors.values() for r in e["errors"])
+        return {"type": "prompt_outputs_failed_validation", "message": "Prompt outputs failed validation",
+                "details": details, "extra_info": {}}, errors
+    return None
+
+
 def node_errors_for(prompt):
     """ComfyUI's answer to a workflow whose LoadImage names a picture it does not have."""
     errors = {}
@@ -97,24 +223,7 @@ class Handler(JSONHandler):
             return self.reply(200, {"system": {"os": "posix", "comfyui_version": "0.3.40", "python_version": "3.11"},
                                     "devices": [{"name": "cuda:0", "type": "cuda", "vram_total": 8589934592}]})
         if route in ("/object_info", "/object_info/CheckpointLoaderSimple"):
-            names = ["sd_xl_base_1.0.safetensors"] if mode == "probe-missing" else [CHECKPOINT, "sd_xl_base_1.0.safetensors"]
-            def combo(values):
-                return ["COMBO", {"options": values}] if mode == "probe-combo" else [values, {"tooltip": "one of these"}]
-            classes = {
-                "CheckpointLoaderSimple": {"input": {"required": {"ckpt_name": combo(names)}}, "output": ["MODEL", "CLIP", "VAE"]},
-                "KSampler": {"input": {"required": {"model": ["MODEL"], "seed": ["INT", {}], "steps": ["INT", {}], "cfg": ["FLOAT", {}],
-                                                    "sampler_name": combo(["euler", "dpmpp_2m"]), "scheduler": combo(["normal", "karras"]),
-                                                    "positive": ["CONDITIONING"], "negative": ["CONDITIONING"], "latent_image": ["LATENT"],
-                                                    "denoise": ["FLOAT", {}]}}},
-                "EmptyLatentImage": {"input": {"required": {"width": ["INT", {}], "height": ["INT", {}], "batch_size": ["INT", {}]}}},
-                "CLIPTextEncode": {"input": {"required": {"text": ["STRING", {}], "clip": ["CLIP"]}}},
-                "VAEDecode": {"input": {"required": {"samples": ["LATENT"], "vae": ["VAE"]}}},
-                "VAEEncode": {"input": {"required": {"pixels": ["IMAGE"], "vae": ["VAE"]}}},
-                "SaveImage": {"input": {"required": {"images": ["IMAGE"], "filename_prefix": ["STRING", {}]}}},
-                "LoadImage": {"input": {"required": {"image": combo(sorted(uploads))}}},
-            }
-            if mode == "probe-no-class":
-                del classes["KSampler"]
+            classes = object_info(mode)
             if route == "/object_info/CheckpointLoaderSimple":
                 return self.reply(200, {"CheckpointLoaderSimple": classes["CheckpointLoaderSimple"]})
             return self.reply(200, classes)
@@ -252,6 +361,10 @@ class Handler(JSONHandler):
             # Real ComfyUI for a class_type it does not have: 400, the node in details, node_errors empty.
             return self.reply(400, {"error": {"type": "missing_node_type", "message": "Cannot execute because a node is missing the class_type property.",
                                               "details": "Node ID '#3'", "extra_info": {}}, "node_errors": {}})
+        refused = validate_prompt(mode, prompt)
+        if refused is not None:
+            error, node_errors = refused
+            return self.reply(400, {"error": error, "node_errors": node_errors})
         errors = node_errors_for(prompt)
         if mode == "drop-after-queue" and n == 1:
             # The run is queued, then the connection drops before the answer: the client

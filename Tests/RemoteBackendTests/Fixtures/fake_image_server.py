@@ -7,7 +7,9 @@ its own: POST /<mode>/v1/images/generations and /<mode>/v1/images/edits
 /<mode>/sdapi/v1/txt2img and /img2img (AUTOMATIC1111). GET /_requests returns
 what was received, with any schema violations of the request bodies: OpenAI's
 checked against CreateImageRequest and CreateImageEditRequest from
-Tests/Data/schemas/openai-images.json, A1111's txt2img and img2img against the fields of
+Tests/Data/schemas/openai-images.json, closed to properties they do not define
+(a request with one is answered 400, "Unrecognized request argument
+supplied", as the API answers it), A1111's txt2img and img2img against the fields of
 its request model. A request for several images (OpenAI's n, A1111's
 batch_size) is answered with that many, image i in the colour COLOURS[i]."""
 import base64
@@ -29,8 +31,17 @@ with open(SCHEMAS) as f:
 
 def validator_for(name):
     schema = dict(spec["components"]["schemas"][name])
+    # The published schema leaves the request objects open, but the API refuses
+    # a parameter it does not know: "Unrecognized request argument supplied: x".
+    schema["additionalProperties"] = False
     schema["components"] = spec["components"]
     return OAS30Validator(schema)
+
+
+def unrecognised(name, body):
+    """The parameters of `body` that the API does not know, which it refuses."""
+    known = spec["components"]["schemas"][name]["properties"]
+    return [k for k in body if k not in known] if isinstance(body, dict) else []
 
 
 validator = validator_for("CreateImageRequest")
@@ -239,6 +250,12 @@ class Handler(JSONHandler):
             ok = {"images": images, "parameters": {}, "info": info}
         else:
             ok = {"created": 1, "data": [{"b64_json": b, "revised_prompt": "a revised prompt"} for b in images]}
+        schema = {"/images/generations": "CreateImageRequest", "/images/edits": "CreateImageEditRequest"}
+        unknown = next((unrecognised(name, body) for end, name in schema.items() if self.path.endswith(end)), [])
+        if unknown:
+            # The API's answer to a parameter it does not know.
+            return self.reply(400, {"error": {"message": f"Unrecognized request argument supplied: {unknown[0]}",
+                                              "type": "invalid_request_error", "param": None, "code": None}})
         if any(v.startswith("dall-e-3 takes only n=1") for v in violations):
             return self.reply(400, {"error": {"message": f"Invalid 'n': dall-e-3 supports only n=1, got {body.get('n')}",
                                               "type": "invalid_request_error", "param": "n"}})
