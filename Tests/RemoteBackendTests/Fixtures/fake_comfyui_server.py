@@ -11,8 +11,9 @@ GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
 received, with the problems found in each workflow.
 
 A workflow is validated as ComfyUI's execution.validate_prompt does, against
-the node classes and inputs of Tests/Data/comfyui/object_info.json (a real
-server's /object_info, trimmed to the classes badge's workflows use): a class
+the node classes and inputs of Tests/Data/comfyui/object_info.json (what a
+server's /object_info answers for the classes badge's workflows use, written
+from ComfyUI's nodes.py: Tests/Data/README.md says how): a class
 the server does not have, a required input missing, a value that does not
 convert to its type, is out of its range or not in its list, or a link of the
 wrong type is refused with 400 and ComfyUI's error and node_errors. An input
