@@ -35,14 +35,23 @@ package func withDeadline<T: Sendable>(
     _ awaited: @autoclosure () -> String, limit: Duration = .seconds(60), _ work: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = Race<T>(awaited: awaited(), limit: limit)
+    let started = TaskBox()
     return try await race.result {
         let task = Task {
+            // The clock starts when the task does: its wait for a cooperative
+            // thread, behind every test body queued there, is not the work's.
+            race.startClock(onTimeout: { started.task.withLock { $0 }?.cancel() })
             let result: Result<T, any Error>
             do { result = .success(try await work()) } catch { result = .failure(error) }
             race.finish(result)
         }
-        race.startClock(onTimeout: { task.cancel() })
+        started.task.withLock { $0 = task }
     }
+}
+
+/// The task `withDeadline` runs, for its clock to cancel.
+private final class TaskBox: Sendable {
+    let task = Mutex<Task<Void, Never>?>(nil)
 }
 
 /// The work's result or the deadline, whichever comes first.
