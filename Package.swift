@@ -201,31 +201,34 @@ let package = Package(
             path: "Sources/BadgeBench"
         ),
 
-        .testTarget(name: "BadgeKitTests", dependencies: ["BadgeKit", "BadgeKitTesting"]),
-        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
+        // What every test target runs its suites with (Tests/Support); not a product.
+        .target(name: "BadgeTestSupport", path: "Tests/Support"),
+
+        .testTarget(name: "BadgeKitTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting"]),
+        .testTarget(name: "CurlTransportTests", dependencies: ["BadgeTestSupport", "CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RemoteBackendTests",
-            dependencies: ["RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting", "Canvas"],
+            dependencies: ["BadgeTestSupport", "RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting", "Canvas"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
-        .testTarget(name: "BadgeCardTests", dependencies: ["BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"]),
-        .testTarget(name: "ProceduralBackendTests", dependencies: ["ProceduralBackend", "BadgeKitTesting", "Canvas"], exclude: ["Fixtures"]),
-        .testTarget(name: "ImportBackendTests", dependencies: ["ImportBackend", "BadgeKitTesting", "Canvas"]),
+        .testTarget(name: "CanvasTests", dependencies: ["BadgeTestSupport", "Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
+        .testTarget(name: "BadgeCardTests", dependencies: ["BadgeTestSupport", "BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"]),
+        .testTarget(name: "ProceduralBackendTests", dependencies: ["BadgeTestSupport", "ProceduralBackend", "BadgeKitTesting", "Canvas"], exclude: ["Fixtures"]),
+        .testTarget(name: "ImportBackendTests", dependencies: ["BadgeTestSupport", "ImportBackend", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "ExecBackendTests",
-            dependencies: ["ExecBackend", "BadgeKit", "BadgeKitTesting"],
+            dependencies: ["BadgeTestSupport", "ExecBackend", "BadgeKit", "BadgeKitTesting"],
             exclude: ["Fixtures"]
         ),
         // Follows docs/EXTENDING.md to the letter: a compiled backend and the shared conformance suite.
-        .testTarget(name: "SampleBackendTests", dependencies: ["BadgeKit", "BadgeKitTesting", "Canvas"]),
+        .testTarget(name: "SampleBackendTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeServerTests",
-            dependencies: ["BadgeServer", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["BadgeTestSupport", "BadgeServer", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .testTarget(
             name: "BadgeCLITests",
-            dependencies: ["BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
+            dependencies: ["BadgeTestSupport", "BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
             exclude: ["Browser", "Witnesses"]
         ),
     ],

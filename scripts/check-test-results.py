@@ -8,6 +8,10 @@
         `swift test --xunit-output` wrote).
     check-test-results.py --count --log LOG
         prints that summary's count of tests.
+    check-test-results.py --failures --log LOG
+        prints every issue a failing test recorded, with its message's further
+        lines: after a long run the failures are otherwise scattered through
+        thousands of lines (scripts/test.sh prints this when the suite fails).
 """
 import argparse
 import glob
@@ -61,13 +65,41 @@ def cases_per_module(results):
     return counts
 
 
+ISSUE = re.compile(r"✘ Test .* recorded an issue")
+
+
+def failures(log, most=60):
+    """Each issue line and the "↳" lines that continue its message, `most` lines of each at most."""
+    printed = 0
+    with open(log, errors="replace") as f:
+        lines = f.read().split("\n")
+    for i, line in enumerate(lines):
+        if not ISSUE.search(line):
+            continue
+        block = [line]
+        for following in lines[i + 1:]:
+            if not following.lstrip().startswith("↳"):
+                break
+            block.append(following)
+        if len(block) > most:
+            block = block[:most] + [f"  ({len(block) - most} more lines of this message are in the log)"]
+        print("\n".join(block))
+        printed += 1
+    if printed == 0:
+        print("(no test recorded an issue: the suite ended another way; the log's end says how)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--count", action="store_true")
+    parser.add_argument("--failures", action="store_true")
     parser.add_argument("--floor-file")
     parser.add_argument("--results")
     args = parser.parse_args()
+    if args.failures:
+        failures(args.log)
+        return
     count = tests_run(args.log)
     if args.count:
         print(count)

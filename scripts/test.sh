@@ -29,16 +29,28 @@ deps() {
     || python3 -m pip install -q --break-system-packages playwright
 }
 
+# When a test fails, what every failing test recorded is printed again at the
+# end, where it is found without searching the whole log.
 suite() {
+  local output status=0
+  output=$(mktemp)
   if [ -n "${BADGE_TEST_RESULTS:-}" ]; then
     mkdir -p "$BADGE_TEST_RESULTS"
-    "$SWIFT" test --skip-build --xunit-output "$BADGE_TEST_RESULTS/results.xml"
+    "$SWIFT" test --skip-build --xunit-output "$BADGE_TEST_RESULTS/results.xml" 2>&1 | tee "$output" || status=$?
   else
-    "$SWIFT" test --skip-build
+    "$SWIFT" test --skip-build 2>&1 | tee "$output" || status=$?
   fi
+  if [ "$status" -ne 0 ]; then
+    echo "test: the suite failed (status $status); what the failing tests recorded:"
+    python3 scripts/check-test-results.py --failures --log "$output"
+  fi
+  rm -f "$output"
+  return "$status"
 }
 
 stage deps deps
+# Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
+scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
 stage suite suite
 stage consumer scripts/check-consumer.sh

@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -11,6 +12,7 @@ import Testing
 /// pixel of every frame; and the frames must show the card turning: the front
 /// at rest first, the back (the right way round) at rest in the middle, turned
 /// between, its far edge shorter the way it turns.
+@Suite(.threadsOfTheirOwn)
 struct AnimationWitnessTests {
     static let pillow = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Witnesses/pillow_frames.py")
     static let chromium = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/animation_frames.py")

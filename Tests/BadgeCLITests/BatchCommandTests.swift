@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 /// `badge batch` end to end: the built binary, the fake image server, real files.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct BatchCommandTests {
     static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
     static let picture = CommandTests.pngsuite.appendingPathComponent("basn6a08.png")

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 /// A large batch killed half-way (SIGKILL: no chance to write its manifest)
 /// leaves finished badges and a journal of them, and the same command then
 /// makes only the rest.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct BatchResumeTests {
     /// 100,000 by hand: BADGE_RESUME_JOBS=100000 swift test --skip-build --filter BatchResumeTests
     static let jobs = Int(ProcessInfo.processInfo.environment["BADGE_RESUME_JOBS"] ?? "") ?? 600

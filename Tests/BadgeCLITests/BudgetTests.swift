@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
@@ -39,7 +40,7 @@ struct MeasuredRun {
 /// Issue #31: what servers, plugins and manifests send is parsed under a
 /// budget. Each bound here is generous (several times what the run takes);
 /// what it guards against took gigabytes and tens of seconds.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct BudgetTests {
     static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
 

@@ -1,9 +1,11 @@
 import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// A caption no installed font can draw is never a silently blank badge:
 /// the badge is made, and a warning names the letters and the package to install.
+@Suite(.threadsOfTheirOwn)
 struct CaptionFontTests {
     /// A fontconfig that knows DejaVu alone: nothing for Chinese.
     private func dejaVuOnly(_ s: Sandbox) throws -> [String: String] {

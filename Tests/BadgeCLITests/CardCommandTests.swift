@@ -1,9 +1,11 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
 /// `badge card back|flip|html` as a user runs them.
+@Suite(.threadsOfTheirOwn)
 struct CardCommandTests {
     private func makeBadge(_ s: Sandbox, size: Int = 96) async throws {
         let made = try await s.run(["generate", "--size", "\(size)", "--seed", "2", "--date", "2027-01-01", "Read 20 books"])

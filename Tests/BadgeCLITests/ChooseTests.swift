@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import ProceduralBackend
@@ -7,6 +8,7 @@ import Testing
 
 /// `generate --choose N --pick K`: several candidates, and the one picked committed
 /// through the same pipeline as a plain generate.
+@Suite(.threadsOfTheirOwn)
 struct ChooseTests {
     static func imageData(_ png: Data) throws -> Data {
         try PNG.chunks(in: png).filter { $0.type == "IDAT" }.reduce(into: Data()) { $0.append($1.data) }
@@ -87,6 +89,7 @@ struct ChooseTests {
 /// `generate --choose` with an http backend, through the built binary against the
 /// fake image server: one request for the candidates (OpenAI's `n`, checked
 /// against the OpenAI schema), and the picked image committed.
+@Suite(.threadsOfTheirOwn)
 struct RemoteChooseTests {
     /// The fake server's colours for the images of one answer, in order (fake_image_server.py).
     static let colours: [(r: UInt8, g: UInt8, b: UInt8)] = [(200, 40, 90), (40, 160, 90), (40, 90, 200), (230, 180, 40)]

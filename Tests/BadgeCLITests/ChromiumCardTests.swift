@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -9,6 +10,7 @@ import Testing
 /// does not block). Chromium is a test dependency (`make test` installs it);
 /// without it this test fails rather than pass unseen. The screenshots are kept
 /// in .build/test-screenshots/card/.
+@Suite(.threadsOfTheirOwn)
 struct ChromiumCardTests {
     static let driver = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/drive_card.py")
     static let screenshots = Sandbox.repository.appendingPathComponent(".build/test-screenshots/card")

@@ -1,11 +1,13 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Issue #31, section 4: ComfyUI as a real server behaves. A run is never
 /// queued twice, a 200 with node_errors leaves nothing queued, and one
 /// picture uploaded at two sizes is two files, each job loading its own.
+@Suite(.threadsOfTheirOwn)
 struct ComfyUIQueueTests {
     /// The connection drops after the server queued the run: badge looks its own
     /// prompt_id up instead of sending the workflow again, and exactly one job runs.

@@ -1,11 +1,13 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// The comfyui dialect through the built binary against a fake ComfyUI
 /// (Tests/RemoteBackendTests/Fixtures/fake_comfyui_server.py), with the
 /// example workflows of Plugins/Examples/comfyui.
+@Suite(.threadsOfTheirOwn)
 struct ComfyUITests {
     static let server = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_comfyui_server.py")
     static let examples = Sandbox.repository.appendingPathComponent("Plugins/Examples/comfyui")

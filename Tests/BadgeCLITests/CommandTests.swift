@@ -1,9 +1,11 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Every command of the built binary, as a user runs it.
+@Suite(.threadsOfTheirOwn)
 struct CommandTests {
     static let pngsuite = Sandbox.repository.appendingPathComponent("Tests/Data/pngsuite")
 

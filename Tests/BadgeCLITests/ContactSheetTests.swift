@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
 /// `badge batch FILE --contact-sheet sheet.png|sheet.html`: every result on one page.
+@Suite(.threadsOfTheirOwn)
 struct ContactSheetTests {
     static let jobs = #"""
         [{"name": "alice", "prompt": "Run a marathon", "size": 64, "seed": 1},

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -9,6 +10,7 @@ import Glibc
 
 /// The exec backend as a user meets it: the example plugins, configured as
 /// config.example.json shows, run by the built binary.
+@Suite(.threadsOfTheirOwn)
 struct ExecPluginTests {
     static let example = Sandbox.repository.appendingPathComponent("config.example.json")
     static let fixtures = Sandbox.repository.appendingPathComponent("Tests/ExecBackendTests/Fixtures")

@@ -1,8 +1,10 @@
 import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// What a new user still tripped over in a second hands-on hour (issue #33), through the built binary.
+@Suite(.threadsOfTheirOwn)
 struct FirstTenMinutesPartTwoTests {
     func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -7,6 +8,7 @@ import Glibc
 #endif
 
 /// What a new user meets in the first ten minutes (issue #23), through the built binary.
+@Suite(.threadsOfTheirOwn)
 struct FirstTenMinutesTests {
     /// Above 2^53: a reader that parses numbers as doubles rounds it to 7676146793421658000.
     static let bigSeed = "7676146793421657753"

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -9,6 +10,7 @@ import Glibc
 /// Issue #24, end to end: what came from outside (a foreign badge's prompt, a
 /// server's error) reaches the terminal without control characters or a key,
 /// `--json` escapes them, and a FIFO in the store is an error, not a hang.
+@Suite(.threadsOfTheirOwn)
 struct HostileOutputTests {
     static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
     static let escapes = "walk\u{1B}]0;pwned\u{07}\u{1B}[2J daily\u{9B}31m\u{7F}"

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ private func kind(_ path: String) -> mode_t? {
 /// (generate and import --output, card back, card flip, card html DIR, batch
 /// --contact-sheet) follows one policy: `-` is standard output, a FIFO or a
 /// device is written into, a symlink is followed, a directory is an error.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct OutputPolicyTests {
     static let jobs = #"[{"name": "a", "prompt": "Run a marathon", "size": 64, "seed": 1}]"#
 

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -8,6 +9,7 @@ import Testing
 /// exactly the size asked for that carries an APNG's frames, a zTXt bomb or
 /// a server's tEXt. The committed badge, a --output preview and the card
 /// page built from it carry none of it.
+@Suite(.threadsOfTheirOwn)
 struct OutsidePNGProcessTests {
     static let plugin = Sandbox.repository.appendingPathComponent("Tests/ExecBackendTests/Fixtures/good.sh")
 

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -9,6 +10,7 @@ import Glibc
 /// badge as something a person installs: one version everywhere, `make install` and
 /// `make uninstall`, the .deb's tooling, the Containerfile agreeing with `make check-package`,
 /// and output that is the same bytes when `SOURCE_DATE_EPOCH` is set.
+@Suite(.threadsOfTheirOwn)
 struct PackagingTests {
     static let repository = Sandbox.repository
 

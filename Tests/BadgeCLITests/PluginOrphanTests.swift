@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,6 +9,7 @@ import Glibc
 
 /// Issue #31: a plugin's grandchild that called setsid left the plugin's
 /// process group and outlived the run. badge is its subreaper now, and kills it.
+@Suite(.threadsOfTheirOwn)
 struct PluginOrphanTests {
     static let fixtures = Sandbox.repository.appendingPathComponent("Tests/ExecBackendTests/Fixtures")
 

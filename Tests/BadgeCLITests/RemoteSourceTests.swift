@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -8,6 +9,7 @@ import Testing
 /// image server: what leaves the machine is the picture's pixels alone, turned
 /// as its EXIF says, at most at the model's size, and the badge keeps the
 /// picture's sha256, never its path.
+@Suite(.threadsOfTheirOwn)
 struct RemoteSourceTests {
     static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
     /// 300×200 as stored, red left and blue right; EXIF orientation 6 (red on top when shown) and a GPS position.

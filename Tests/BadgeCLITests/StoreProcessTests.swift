@@ -1,6 +1,7 @@
 import BadgeKit
-import Foundation
 import BadgeKitTesting
+import BadgeTestSupport
+import Foundation
 import ProceduralBackend
 import Testing
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 /// The store under hostile conditions, with real processes: a file-size limit,
 /// a store that is not a directory, writers racing each other and a reader,
 /// and Ctrl-C in the middle of a run (its badge drawn, not yet committed).
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct StoreProcessTests {
     @Test func aFileSizeLimitFailsTheWriteAndKeepsTheOldBadge() async throws {
         let s = try Sandbox()

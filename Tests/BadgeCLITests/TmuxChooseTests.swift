@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -139,7 +140,7 @@ final class TmuxPane: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct TmuxChooseTests {
     static let prompt = "Run a marathon"
     static let keysLine = "commit that one"

@@ -1,11 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Issue #33 in a real terminal (`TmuxPane`): `show` drawing the badge, a batch
 /// stopped with Ctrl-C, and bash completing the way a person types.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct TmuxPartTwoTests {
     static func isBlock(_ scalar: Unicode.Scalar) -> Bool { (0x2580...0x259F).contains(scalar.value) }
 

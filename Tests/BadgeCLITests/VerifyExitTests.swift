@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Issue #31: `badge verify` exits with the status its help gives (1) for a
 /// badge it cannot re-render; it exited 64, the status of a usage error.
+@Suite(.threadsOfTheirOwn)
 struct VerifyExitTests {
     @Test func aBadgeThatCannotBeReRenderedExitsOne() async throws {
         let s = try Sandbox()

@@ -1,10 +1,12 @@
 import BadgeCard
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
 /// The animated PNG and GIF files, read back chunk by chunk and block by block.
+@Suite(.threadsOfTheirOwn)
 struct AnimationFileTests {
     private func u32(_ data: Data, _ at: Int) -> UInt32 {
         data[data.startIndex + at..<data.startIndex + at + 4].reduce(0) { $0 << 8 | UInt32($1) }

@@ -1,9 +1,11 @@
 import BadgeCard
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct BackFaceTests {
     @Test(arguments: [200, 333, 512])
     func theBackIsTheSizeOfTheFront(side: Int) throws {
@@ -94,6 +96,7 @@ struct BackFaceTests {
 }
 
 /// A round badge's card is round on both faces, all the way round the flip.
+@Suite(.threadsOfTheirOwn)
 struct RoundCardTests {
     /// A round badge as the procedural backend draws one (flat: no shadow): a
     /// rim to 0.455 of the side, a face within 0.385, transparent around.

@@ -1,9 +1,11 @@
 import BadgeCard
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// The springs and the flip's timeline: the app's parameters, its snap and
 /// wiggle, and which face shows at which angle.
+@Suite(.threadsOfTheirOwn)
 struct MotionTests {
     @Test func springUsesSwiftUIsParametrisation() {
         let spring = Spring(response: 0.55, dampingFraction: 0.70)

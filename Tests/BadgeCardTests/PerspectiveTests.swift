@@ -1,8 +1,10 @@
 import BadgeCard
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct PerspectiveTests {
     /// Rows of opaque pixels in `column`: the card's height there.
     private func height(_ canvas: Canvas, column: Int) -> Int {

@@ -1,8 +1,10 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct BatchManifestTests {
     static let base = URL(fileURLWithPath: "/data/batch", isDirectory: true)
 
@@ -105,6 +107,7 @@ struct BatchManifestTests {
     }
 }
 
+@Suite(.threadsOfTheirOwn)
 struct BatchPlanTests {
     static let config = BadgeConfig.builtIn
     static let defaults = BatchPlan.Defaults(backend: "procedural", style: nil, size: 256)
@@ -189,6 +192,7 @@ struct BatchPlanTests {
 
 /// Issue #31: manifests are read under a budget of cells and values, stopping at the first excess.
 /// The million-value parses run on threads of their own (`onOwnThread`).
+@Suite(.threadsOfTheirOwn)
 struct ManifestBudgetTests {
     static let base = URL(fileURLWithPath: "/tmp")
 

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -54,6 +55,7 @@ final class ProbeGenerator: BadgeGenerator, @unchecked Sendable {
 }
 
 /// A class so that each test's directory is removed when the test ends.
+@Suite(.threadsOfTheirOwn)
 final class BatchRunnerTests: @unchecked Sendable {
     let directory: URL
     let config: BadgeConfig

@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// A batch's cost per job stays the same however many jobs it has: the
 /// scheduler's work is counted, not timed, and the manifest is streamed.
+@Suite(.threadsOfTheirOwn)
 final class BatchScaleTests: @unchecked Sendable {
     let directory: URL
     let config: BadgeConfig

@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Malformed configurations, each with the line:column and key path a user
 /// needs to find the mistake.
+@Suite(.threadsOfTheirOwn)
 struct ConfigErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var text: String
@@ -115,6 +117,7 @@ struct ConfigErrorTests {
 }
 
 /// Issue #31: a config error quotes at most about 80 characters of the value.
+@Suite(.threadsOfTheirOwn)
 struct ConfigExcerptTests {
     @Test func aHugeValueIsQuotedInPart() throws {
         let number = String(repeating: "9", count: 100_000) + ".5"

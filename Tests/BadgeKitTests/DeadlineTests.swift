@@ -1,4 +1,5 @@
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -8,6 +9,7 @@ import Glibc
 
 /// The tests' bounds on a hang, counted from when the work starts: they
 /// must end a test whose work hangs, and say what it was waiting for.
+@Suite(.threadsOfTheirOwn)
 struct DeadlineTests {
     @Test func blockingWorkThatHangsIsCutAtItsDeadline() async throws {
         let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("badge-deadline-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,6 +9,7 @@ import Glibc
 
 /// Issue #24: configurations and manifests are files a user names but did
 /// not necessarily write; reading them is bounded in time and memory.
+@Suite(.threadsOfTheirOwn)
 struct HostileInputTests {
     private let directory: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("badge-input-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -44,6 +45,7 @@ private func mode(_ url: URL) throws -> mode_t {
 
 /// Issue #24: a store is only ever changed inside its own directory, whatever
 /// its files say, and only when no one else can plant files in it.
+@Suite(.threadsOfTheirOwn)
 struct HostileStoreTests {
     @Test func anIdIsSixteenLowercaseHexDigitsOrTheFileIsForeign() throws {
         #expect(BadgeMetadata.isValidID(BadgeMetadata.newID()))

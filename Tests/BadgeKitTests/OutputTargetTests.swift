@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -14,6 +15,7 @@ func fileKind(_ path: String) -> mode_t? {
 
 /// Issue #31: `--output` and every file a command writes never replace
 /// something that is not a regular file.
+@Suite(.threadsOfTheirOwn)
 struct OutputTargetTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("badge-output-\(UUID().uuidString)")
     var png: Data { TestPNG.solid(width: 8, height: 8, rgb: (1, 2, 3)) }

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
@@ -7,6 +8,7 @@ import Testing
 /// was committed byte for byte: an APNG's frames, a server's tEXt (ComfyUI's
 /// whole workflow, the upload's file name in it) and a 64 MB zTXt bomb
 /// reached badge.png. Now only IHDR, PLTE, tRNS, IDAT and IEND come in.
+@Suite(.threadsOfTheirOwn)
 struct OutsidePNGTests {
     let fixture = StoreFixture()
     static let side = HostilePNG.side

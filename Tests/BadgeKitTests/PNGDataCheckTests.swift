@@ -1,11 +1,13 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Every PNG the pipeline writes is inflated by zlib first, whatever encoder
 /// made it and whatever the backend claims: a damaged image never replaces
 /// the current badge, and never reaches an --output file.
+@Suite(.threadsOfTheirOwn)
 struct PNGDataCheckTests {
     let fixture = StoreFixture()
     static let side = 64

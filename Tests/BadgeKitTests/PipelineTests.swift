@@ -1,8 +1,10 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct PipelineTests {
     static let png = TestPNG.solid(width: 32, height: 32, rgb: (9, 9, 9))
     let fixture = StoreFixture()
@@ -218,6 +220,7 @@ struct PipelineTests {
     }
 }
 
+@Suite(.threadsOfTheirOwn)
 struct MetadataTests {
     @Test func stampingRoundTripsEveryField() throws {
         let metadata = BadgeMetadata(
@@ -306,6 +309,7 @@ struct MetadataTests {
     }
 }
 
+@Suite(.threadsOfTheirOwn)
 struct BackgroundValueTests {
     @Test func theValueIsTheWorksResultAndAFailureIsRethrown() throws {
         let sum = BackgroundValue { (1...1000).reduce(0, +) }

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ import Glibc
 /// stays byte for byte (in the history, once the rename is done) and the
 /// error names the path. Mounting needs root: as anyone else these are
 /// skipped, and the skip says why.
-@Suite(.serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs, a read-only bind mount and a FUSE file system; run as root (CI does)"))
+@Suite(.threadsOfTheirOwn, .serialized, .enabled(if: getuid() == 0, "needs root to mount a tmpfs, a read-only bind mount and a FUSE file system; run as root (CI does)"))
 struct RealFaultTests {
     /// A tmpfs of `options` mounted on a new folder; unmounted (and the folder removed) by `unmount`.
     final class Mount: @unchecked Sendable {

@@ -1,8 +1,10 @@
 import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Issue #31: one scrubber for every string that leaves badge, one sanitiser for printed outside text.
+@Suite(.threadsOfTheirOwn)
 struct SecretScrubberTests {
     static let key = "sk-proj-Secret0123456789abcdWXYZ"
     let scrubber = SecretScrubber(secrets: [key])

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
@@ -8,6 +9,7 @@ import Testing
 /// `CheckedBadge` only by the stamp and the PNG check, and the store commits
 /// nothing else. The compiler holds who may make each (docs/DEVELOPING.md);
 /// these tests hold what each one carries.
+@Suite(.threadsOfTheirOwn)
 struct StageTests {
     let fixture = StoreFixture()
     static let side = 64

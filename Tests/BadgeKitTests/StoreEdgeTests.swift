@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -15,6 +16,7 @@ private func mode(_ url: URL) throws -> mode_t {
 /// Issue #31: history/ is checked like the store, an older store is made
 /// private by its first commit, and two foreign badges replaced in one second
 /// are both kept.
+@Suite(.threadsOfTheirOwn)
 struct StoreEdgeTests {
     @Test func aHistoryOthersCanWriteToIsRefusedLikeTheStore() throws {
         let f = StoreFixture()

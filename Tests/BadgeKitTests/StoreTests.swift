@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -35,6 +36,7 @@ final class StoreFixture: @unchecked Sendable {
     }
 }
 
+@Suite(.threadsOfTheirOwn)
 struct BadgeStoreTests {
     @Test func aCommitMakesTheCurrentBadgeAndKeepsTheOldOne() throws {
         let f = StoreFixture()
@@ -163,6 +165,7 @@ struct BadgeStoreTests {
 
 /// Every failing system call in a commit leaves the old badge byte-identical,
 /// says which path failed and why, and leaves no temporary file.
+@Suite(.threadsOfTheirOwn)
 struct StoreFaultTests {
     static let faults: [(FaultyFileSystem.Call, Int32, String)] = [
         (.write, ENOSPC, "No space left on device"),

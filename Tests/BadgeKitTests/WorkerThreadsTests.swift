@@ -1,4 +1,5 @@
 @testable import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -6,6 +7,7 @@ import Testing
 /// badge's own threads for blocking work split into parts (drawing bands, PNG
 /// bands, animation frames): never Dispatch's global queues, whose threads
 /// Swift's tasks share on Linux.
+@Suite(.threadsOfTheirOwn)
 struct WorkerThreadsTests {
     /// Runs `work` on a thread of this test's own, off Swift's cooperative pool.
     private static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {

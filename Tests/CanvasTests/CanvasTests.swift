@@ -1,9 +1,11 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct CanvasTests {
     /// Small canvases come from calloc, large ones (1 MB and up) are mapped
     /// from the kernel: both start transparent, and a new canvas never shows

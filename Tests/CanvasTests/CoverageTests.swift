@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -6,6 +7,7 @@ import Testing
 /// Edge pixels are as opaque as the share of them the shape covers: checked
 /// against 8×8 supersampling for every kind of shape, including the fast
 /// paths (a ring's skipped hole, a polygon's per-row edges).
+@Suite(.threadsOfTheirOwn)
 struct CoverageTests {
     static let star: [Point] = (0..<10).map { k in
         let a = Double(k) * .pi / 5 - .pi / 2, r = k % 2 == 0 ? 44.0 : 19.0
@@ -63,6 +65,7 @@ struct CoverageTests {
 
 /// Large shapes are drawn with their rows shared between threads; the pixels
 /// must be exactly those one thread draws, dither and soft edges included.
+@Suite(.threadsOfTheirOwn)
 struct ParallelDrawingTests {
     static func draw(threads: Int) throws -> [UInt8] {
         let canvas = try Canvas(width: 1024, height: 1024, background: .clear)

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -7,6 +8,7 @@ import Testing
 /// Issue #24: small files built to take minutes or gigabytes to decode are
 /// refused before or while decoding, and a decode honours cancellation and
 /// the backend's time limit.
+@Suite(.threadsOfTheirOwn)
 struct DecodeBombTests {
     /// A progressive JPEG of a picture with detail in every block.
     static func progressiveJPEG(side: Int = 96) throws -> Data {

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -8,6 +9,7 @@ import Testing
 /// frame after a megabyte of APP padding was not found (its coefficients
 /// went uncounted), gd's buffer of the whole PNG frame was not counted, and
 /// a lossless WebP inside a VP8X container was taken for a lossy one.
+@Suite(.threadsOfTheirOwn)
 struct DecodeEstimateTests {
     /// `jpeg` (a real progressive JPEG) claiming `width`×`height`, with
     /// `padding` bytes of APP15 segments between SOI and the rest.

@@ -1,10 +1,12 @@
 import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Testing
 @testable import Canvas
 
 /// gd is given PNGs without the chunks it ignores and without interlacing,
 /// so libpng has nothing to print; these check the pixels are unchanged.
+@Suite(.threadsOfTheirOwn)
 struct DecodePreparationTests {
     static let suite = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()

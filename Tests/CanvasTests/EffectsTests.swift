@@ -1,8 +1,10 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 
+@Suite(.threadsOfTheirOwn)
 struct EffectsTests {
     @Test func aGaussianBlurSoftensAHardEdge() throws {
         let canvas = try Canvas(width: 80, height: 80)

@@ -1,8 +1,10 @@
 @testable import Canvas
+import BadgeTestSupport
 import Testing
 
 /// The sketch outline's max/min filter (van Herk/Gil-Werman) gives what the direct
 /// filter, a loop over every pixel of the window, gives: the sketches drawn before stay verifiable.
+@Suite(.threadsOfTheirOwn)
 struct RankFilterTests {
     /// The direct square filter, the window clipped at the edges.
     static func direct(_ values: [UInt8], width: Int, height: Int, radius: Int, max useMax: Bool) -> [UInt8] {

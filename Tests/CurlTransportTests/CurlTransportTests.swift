@@ -1,10 +1,11 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import CurlTransport
 import Foundation
 import Testing
 
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct CurlTransportTests {
     let transport = CurlTransport()
 

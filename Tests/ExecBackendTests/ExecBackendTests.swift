@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import ExecBackend
 import Foundation
 import Testing
 
 /// A plugin that behaves: what it is sent, what it sees, what badge keeps.
+@Suite(.threadsOfTheirOwn)
 struct ExecBackendTests {
     @Test func theConformanceSuitePasses() async throws {
         let h = try ExecHarness()

@@ -1,10 +1,12 @@
 import BadgeKit
+import BadgeTestSupport
 import ExecBackend
 import Foundation
 import Testing
 
 /// An exec backend's configuration is read as strictly as every other: each
 /// mistake names the file, the line and column, and the key.
+@Suite(.threadsOfTheirOwn)
 struct ExecConfigTests {
     private func error(_ backend: String) throws -> BadgeError {
         let text = "{\n  \"backends\": {\n    \"mine\": \(backend)\n  }\n}\n"

@@ -1,10 +1,12 @@
 import BadgeKit
+import BadgeTestSupport
 @testable import ExecBackend
 import Foundation
 import Testing
 
 /// The result line, read as docs/PLUGINS.md specifies it: strictly, with a
 /// message for each way of getting it wrong.
+@Suite(.threadsOfTheirOwn)
 struct ExecProtocolTests {
     @Test func successKeepsWhatItUnderstandsAndTheRestAsText() throws {
         let outcome = try ExecProtocol.generateOutcome(

@@ -1,11 +1,13 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
 /// Every way a plugin can misbehave ends in a clear error that names the
 /// backend and says what happened, within the plugin's time limit, with the
 /// store's badge byte-identical and no history entry made.
+@Suite(.threadsOfTheirOwn)
 struct MisbehavingPluginTests {
     @Test func aCrashIsReportedWithItsSignalAndLastWords() async throws {
         let h = try ExecHarness()

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -7,6 +8,7 @@ import Testing
 
 /// JPEG, GIF and WebP: read by their bytes, checked before decoding, refused
 /// when truncated or when their headers claim enormous sizes.
+@Suite(.threadsOfTheirOwn)
 struct FormatTests {
     static func picture() throws -> GDImage {
         let canvas = try Canvas(width: 120, height: 80, background: RGBA(30, 90, 200))
@@ -197,6 +199,7 @@ struct FormatTests {
 }
 
 /// Phone photos carry their orientation in EXIF; the badge shows them upright.
+@Suite(.threadsOfTheirOwn)
 struct OrientationTests {
     /// A JPEG stored so that, shown as `orientation` says, a red marker is top-left.
     /// Where the marker must be stored is written out by hand, from what each
@@ -272,6 +275,7 @@ struct OrientationTests {
 }
 
 /// What other generators said about a picture comes along; nothing personal does.
+@Suite(.threadsOfTheirOwn)
 struct ProvenanceImportTests {
     @Test func promptsFromOtherGeneratorsAreKeptAndExifIsNot() async throws {
         var chunks = try PNG.chunks(in: try GDImage(try Canvas(width: 40, height: 40, background: .white)).pngData())
@@ -337,6 +341,7 @@ struct ProvenanceImportTests {
 }
 
 /// What shows behind a picture: letterbox bars and transparent pixels.
+@Suite(.threadsOfTheirOwn)
 struct BackdropTests {
     /// 80×40, a green bar on the left half and transparency on the right half.
     static func halfTransparent() throws -> GDImage {

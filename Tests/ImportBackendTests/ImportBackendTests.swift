@@ -1,10 +1,12 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 @testable import ImportBackend
 
+@Suite(.threadsOfTheirOwn)
 struct ImportBackendTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Data").standardizedFileURL

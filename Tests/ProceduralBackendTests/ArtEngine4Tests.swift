@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -7,6 +8,7 @@ import Testing
 
 /// The art engine, measured on the rendered pixels: colours named in the prompt,
 /// composition words, the horizon scene, the motifs and the seed's layouts.
+@Suite(.threadsOfTheirOwn)
 struct ArtEngine4Tests {
     let generator = ProceduralGenerator()
 

@@ -1,10 +1,12 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
 @testable import ProceduralBackend
 
 /// The caption: the promise in the user's own words (CaptionOCRTests reads them back from the pixels).
+@Suite(.threadsOfTheirOwn)
 struct CaptionWordsTests {
     @Test(arguments: [
         ("Go to bed before midnight", "GO TO BED BEFORE MIDNIGHT"),

@@ -1,11 +1,13 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Synchronization
 import Testing
 @testable import ProceduralBackend
 
+@Suite(.threadsOfTheirOwn)
 struct ProceduralBackendTests {
     let generator = ProceduralGenerator()
 

@@ -1,10 +1,12 @@
 import BadgeKit
+import BadgeTestSupport
 import Foundation
 import Testing
 @testable import ProceduralBackend
 
 /// `badge prompt` writes what the procedural backend reads: each stage of the
 /// composed line reaches the drawing.
+@Suite(.threadsOfTheirOwn)
 struct PromptComposerTests {
     @Test func theFourStagesMakeOneLineEndingInTheAspectRatio() {
         let composer = PromptComposer(purpose: "Run a marathon.", vibe: "Joyful", metaphor: "path", style: "flat",

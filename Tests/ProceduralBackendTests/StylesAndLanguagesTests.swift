@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -6,6 +7,7 @@ import Testing
 
 /// Motifs read in every language the captions support and in five more;
 /// the neutral fallback emblem; sketch and flat as styles of their own.
+@Suite(.threadsOfTheirOwn)
 struct StylesAndLanguagesTests {
     let generator = ProceduralGenerator()
 

@@ -1,10 +1,11 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 @testable import RemoteBackend
 
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct FallbackTests {
     @Test func aFailingBackendHandsOverToItsFallbackAndTheBadgeSaysSo() async throws {
         let h = try RemoteHarness()

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 @testable import RemoteBackend
@@ -7,6 +8,7 @@ import Testing
 /// Issue #24: what a server says reaches the user scrubbed in one place (no
 /// key, no control characters), and a server cannot send badge to fetch from
 /// other services on the user's machine or learn which of them answer.
+@Suite(.threadsOfTheirOwn)
 struct HostileServerTests {
     private func withHarness(_ body: (RemoteHarness) async throws -> Void) async throws {
         let harness = try RemoteHarness()

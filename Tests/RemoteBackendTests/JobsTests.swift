@@ -1,10 +1,11 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 @testable import RemoteBackend
 
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct JobsTests {
     static let options = ["pollIntervalSeconds": "0.1", "bodyTemplate": #"{"input": {"prompt": "{prompt}", "seed": "{seed}"}}"#]
 

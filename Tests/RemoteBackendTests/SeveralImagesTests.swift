@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// `batch_size`), from parallel requests otherwise. The fake server checks each
 /// request against the OpenAI schema (and A1111's request model) and answers
 /// image `i` in its own colour, so each candidate can be told apart.
-@Suite(.serialized)
+@Suite(.threadsOfTheirOwn, .serialized)
 struct SeveralImagesTests {
     /// The fake server's colours for images 0, 1, 2, ... of one answer (fake_image_server.py's COLOURS).
     static let colours: [(r: Int, g: Int, b: Int)] = [(200, 40, 90), (40, 160, 90), (40, 90, 200), (230, 180, 40), (120, 60, 200)]

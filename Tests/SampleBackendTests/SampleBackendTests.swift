@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -7,6 +8,7 @@ import Testing
 /// docs/EXTENDING.md, followed to the letter by the backend of Examples/consumer
 /// (SolidGenerator.swift here is a link to it): its code is the document's, it registers with the document's
 /// one line, passes the shared conformance suite and makes a real badge.
+@Suite(.threadsOfTheirOwn)
 struct SampleBackendTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
