@@ -201,8 +201,9 @@ let package = Package(
             path: "Sources/BadgeBench"
         ),
 
-        // What every test target runs its suites with (Tests/Support); not a product.
-        .target(name: "BadgeTestSupport", path: "Tests/Support"),
+        // What the test targets share (Tests/Support): the threads their suites run on,
+        // child processes, fixture servers, deadlines. Not a product.
+        .target(name: "BadgeTestSupport", dependencies: ["BadgeKit"], path: "Tests/Support"),
 
         .testTarget(name: "BadgeKitTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "CurlTransportTests", dependencies: ["BadgeTestSupport", "CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),

@@ -10,7 +10,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "Tests"
 TRAIT = ".threadsOfTheirOwn"
-DECLARATION = re.compile(r"^(?:final |public |private |fileprivate )*(?:struct|class|enum) (\w+)")
+DECLARATION = re.compile(r"^(?:@Suite(?:\(.*\))? )?(?:final |public |private |fileprivate )*(?:struct|class|enum) (\w+)")
 EXTENSION = re.compile(r"^extension (\w+)")
 TOP_LEVEL = re.compile(r"^(?:@|final |public |private |fileprivate |struct |class |enum |extension |func |let |var |#|import )")
 
@@ -46,13 +46,20 @@ def main():
         for i, name, tests in reversed(scanned[path][0]):
             if not tests and name not in extended:
                 continue
-            above = lines[i - 1] if i > 0 else ""
-            if above.startswith("@Suite") and TRAIT in above:
+            # The attribute is on the line above, or starts the declaration's own line.
+            inline = lines[i].startswith("@Suite")
+            above = lines[i] if inline else (lines[i - 1] if i > 0 else "")
+            if above.startswith("@Suite") and TRAIT in above.split(")")[0]:
                 continue
             missing.append(f"{path.relative_to(ROOT.parent)}:{i + 1}: {name}")
             if not fix:
                 continue
-            if above.startswith("@Suite("):
+            if inline:
+                if lines[i].startswith("@Suite("):
+                    lines[i] = lines[i].replace("@Suite(", f"@Suite({TRAIT}, ", 1).replace(f"{TRAIT}, )", f"{TRAIT})", 1)
+                else:
+                    lines[i] = lines[i].replace("@Suite", f"@Suite({TRAIT})", 1)
+            elif above.startswith("@Suite("):
                 lines[i - 1] = above.replace("@Suite(", f"@Suite({TRAIT}, ", 1)
             elif above.startswith("@Suite"):
                 lines[i - 1] = above.replace("@Suite", f"@Suite({TRAIT})", 1)

@@ -1,4 +1,5 @@
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

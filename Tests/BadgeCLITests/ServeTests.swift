@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 
 /// `badge serve` through the built binary: badges by URL, the studio's API,
 /// its guards, its bounds, and how it stops.
-@Suite struct ServeTests {
+@Suite(.threadsOfTheirOwn) struct ServeTests {
     // MARK: - Badges by URL
 
     @Test func theSameQueryGivesTheSameBytesInEveryProcessAndTheETagIsA304() async throws {

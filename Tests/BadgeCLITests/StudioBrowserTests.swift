@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// (Browser/studio_walkthrough.py) through the sheet as a person goes through
 /// it, against `badge serve` and a fake ComfyUI for the slow remote render.
 /// The screenshots of each step are kept in .build/test-screenshots/studio/.
-@Suite struct StudioBrowserTests {
+@Suite(.threadsOfTheirOwn) struct StudioBrowserTests {
     static let walkthrough = Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/studio_walkthrough.py")
     static let screenshots = Sandbox.repository.appendingPathComponent(".build/test-screenshots/studio")
 

@@ -1,10 +1,11 @@
 @testable import BadgeServer
+import BadgeTestSupport
 import Synchronization
 import Testing
 
 /// The render gate: a fixed number at once, a bounded queue, and a refusal
 /// (never a wait without end) past it; a cancelled waiter leaves the queue.
-@Suite struct RenderGateTests {
+@Suite(.threadsOfTheirOwn) struct RenderGateTests {
     /// Work that runs until it is let go, reporting that it started.
     final class Latch: Sendable {
         private let state = Mutex<(started: Int, released: Bool, waiters: [CheckedContinuation<Void, Never>])>((0, false, []))

@@ -1,10 +1,11 @@
 @testable import BadgeServer
+import BadgeTestSupport
 import Hummingbird
 import Testing
 
 /// The render API's query, read strictly: each bad parameter is named, with
 /// what it may be, in the words the CLI uses.
-@Suite struct RenderQueryTests {
+@Suite(.threadsOfTheirOwn) struct RenderQueryTests {
     @Test func aFullQueryIsRead() throws {
         let query = try RenderQuery.parse("promise=Run+a+marathon&style=Tile&seed=7&size=512&caption=RUN&date=2027-01-01", maxSize: 1024)
         #expect(query.promise == "Run a marathon")
@@ -73,7 +74,7 @@ import Testing
     }
 }
 
-@Suite struct ServeSettingsTests {
+@Suite(.threadsOfTheirOwn) struct ServeSettingsTests {
     @Test func listenAddressesAreRead() throws {
         #expect(try ServeSettings.parseListen("127.0.0.1:8080") == ("127.0.0.1", 8080))
         #expect(try ServeSettings.parseListen("[::1]:0") == ("::1", 0))

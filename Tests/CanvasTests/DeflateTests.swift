@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import CDeflate
 import CZlib
 import Canvas
@@ -9,7 +10,7 @@ import Testing
 /// badge's own deflate (levels 1–2): every stream it writes must inflate, with
 /// zlib, to exactly what went in, whether it was compressed whole or in bands
 /// joined afterwards.
-@Suite struct DeflateTests {
+@Suite(.threadsOfTheirOwn) struct DeflateTests {
     enum Input: String, CaseIterable {
         case empty, oneByte, noise, zeros, pixelRuns, rowRepeats, mixed, shortTail
 

@@ -1,3 +1,4 @@
+import BadgeTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// The cached fontconfig answer is used only while everything it was worked
 /// out from stats the same; any change sends the lookup back to fontconfig.
-@Suite struct FontMatchCacheTests {
+@Suite(.threadsOfTheirOwn) struct FontMatchCacheTests {
     /// A cache directory, a "font" and the files and directories its answer
     /// depends on, all in a fresh temporary directory.
     final class Fixture {

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import Canvas
 import Foundation
 import Testing
@@ -11,7 +12,7 @@ import Testing
 /// all of them or at least three (a tail may be dropped at a phrase boundary,
 /// and the badge then says how many words it kept): one word of a five-word
 /// promise fails. Every style, two seeds and two sizes, two badges at a time.
-@Suite(.serialized) struct CaptionOCRTests {
+@Suite(.threadsOfTheirOwn, .serialized) struct CaptionOCRTests {
     /// Each promise, and the words of it that are the promise (`nil`: all of
     /// them): a clause that describes the picture is not.
     static let promises: [(prompt: String, says: String?)] = wholePromises.map { (prompt: $0, says: nil) } + [
@@ -130,7 +131,7 @@ import Testing
 /// Long promises keep their words: the caption is the start of the promise,
 /// at least three words, cut at a phrase boundary, and the badge says it was
 /// shortened and why. In English, Russian and Greek, at 512 and 1024 px.
-@Suite(.serialized) struct LongPromiseOCRTests {
+@Suite(.threadsOfTheirOwn, .serialized) struct LongPromiseOCRTests {
     static let promises: [(prompt: String, language: String)] = [
         ("Finish writing the fantasy novel I have been planning since university", "eng"),
         ("Run a half marathon in under two hours before my fortieth birthday next spring", "eng"),

@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeKitTesting
+import BadgeTestSupport
 import CurlTransport
 import Foundation
 @testable import RemoteBackend

@@ -19,10 +19,10 @@ import Testing
 ///
 /// Every suite in Tests/ carries it (`scripts/check-suites.py`, run by
 /// `make test`, says which do not).
-public struct ThreadsOfTheirOwn: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
+package struct ThreadsOfTheirOwn: SuiteTrait, TestTrait, TestScoping {
+    package var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
+    package func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         await TestSlots.shared.acquire()
@@ -33,20 +33,20 @@ public struct ThreadsOfTheirOwn: SuiteTrait, TestTrait, TestScoping {
 
 /// At most `count` tests at once; the others wait, first come first served,
 /// suspended (holding no thread).
-public final class TestSlots: @unchecked Sendable {
-    public static let shared = TestSlots(count: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount))
+package final class TestSlots: @unchecked Sendable {
+    package static let shared = TestSlots(count: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    public let count: Int
+    package let count: Int
     private let lock = NSLock()
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    public init(count: Int) {
+    package init(count: Int) {
         self.count = count
         free = count
     }
 
-    public func acquire() async {
+    package func acquire() async {
         await withCheckedContinuation { (slot: CheckedContinuation<Void, Never>) in
             let now: Bool = lock.withLock {
                 guard free > 0 else {
@@ -60,7 +60,7 @@ public final class TestSlots: @unchecked Sendable {
         }
     }
 
-    public func release() {
+    package func release() {
         let next: CheckedContinuation<Void, Never>? = lock.withLock {
             guard !waiting.isEmpty else {
                 free += 1
@@ -74,14 +74,14 @@ public final class TestSlots: @unchecked Sendable {
 
 extension Trait where Self == ThreadsOfTheirOwn {
     /// The test's jobs run on threads of the test process's own (`ThreadsOfTheirOwn`).
-    public static var threadsOfTheirOwn: Self { ThreadsOfTheirOwn() }
+    package static var threadsOfTheirOwn: Self { ThreadsOfTheirOwn() }
 }
 
 /// A task executor with no bound on its threads: a job goes to an idle thread
 /// when one is waiting, else to a new one. A thread that has had nothing to do
 /// for 10 seconds ends.
-public final class TestThreads: TaskExecutor, @unchecked Sendable {
-    public static let pool = TestThreads()
+package final class TestThreads: TaskExecutor, @unchecked Sendable {
+    package static let pool = TestThreads()
 
     private let condition = NSCondition()
     /// Jobs not yet taken, oldest first, from `head` on.
@@ -92,9 +92,9 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
     private var started = 0
 
     /// Threads started so far (for a test of the pool itself).
-    public var threadsStarted: Int { condition.withLock { started } }
+    package var threadsStarted: Int { condition.withLock { started } }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.withLock {
             queue.append(job)
@@ -112,7 +112,7 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
     }
 
     /// Whether the caller runs on one of the pool's threads.
-    public static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
+    package static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
 
     private static let marker = "badge.test-thread"
 

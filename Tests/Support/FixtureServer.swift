@@ -6,19 +6,19 @@ import Foundation
 /// Runs a test server script (`python3 SCRIPT`) that listens on 127.0.0.1 on a
 /// free port and prints the port on its first line. `stop()` closes its stdin
 /// and ends it, so it never outlives the test that started it.
-public final class FixtureServer: @unchecked Sendable {
-    public let port: Int
+package final class FixtureServer: @unchecked Sendable {
+    package let port: Int
     private let process: ChildProcess
     private let stdin: Pipe
 
-    public struct StartError: Error, CustomStringConvertible {
-        public var description: String
+    package struct StartError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// How long a server may take to print its port (python3 starting on a loaded machine).
     static let startLimit: Double = 120
 
-    public init(script: URL) throws {
+    package init(script: URL) throws {
         process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
@@ -45,12 +45,12 @@ public final class FixtureServer: @unchecked Sendable {
         self.port = port
     }
 
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// The body of `GET path` from the server, over a plain socket (HTTP/1.0, so the
     /// server closes when done): for reading what a fake server recorded, in tests
     /// that have no HTTP client of their own. Waits at most 30 s for an answer.
-    public func get(_ path: String) throws -> Data {
+    package func get(_ path: String) throws -> Data {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StartError(description: "socket: errno \(errno)") }
         defer { close(fd) }
@@ -81,7 +81,7 @@ public final class FixtureServer: @unchecked Sendable {
         return Data(response[end.upperBound...])
     }
 
-    public func stop() {
+    package func stop() {
         try? stdin.fileHandleForWriting.close()
         process.terminate()
         // A bound on a server that does not end on SIGTERM: it is killed after 10 s.

@@ -5,9 +5,9 @@ import Glibc
 
 /// Reading a child's pipes with read(2), retrying on EINTR. Foundation's
 /// `readDataToEndOfFile()` traps when a signal (SIGCHLD, say) interrupts it.
-public enum PipeReading {
+package enum PipeReading {
     /// Everything until end of file.
-    public static func readAll(_ handle: FileHandle) -> Data {
+    package static func readAll(_ handle: FileHandle) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -21,7 +21,7 @@ public enum PipeReading {
     }
 
     /// One line (without its newline), or nil at end of file.
-    public static func readLine(_ handle: FileHandle) -> String? {
+    package static func readLine(_ handle: FileHandle) -> String? {
         var line = [UInt8]()
         var byte: UInt8 = 0
         while true {

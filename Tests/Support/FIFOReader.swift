@@ -7,12 +7,12 @@ import Foundation
 /// A FIFO with a reader: opened for reading before anyone writes (so a
 /// writer's non-blocking open finds it), read to its end on a thread of its own,
 /// which then closes it.
-public final class FIFOReader: @unchecked Sendable {
-    public let fd: Int32
+package final class FIFOReader: @unchecked Sendable {
+    package let fd: Int32
     private let done = DispatchSemaphore(value: 0)
     private var data = Data()
 
-    public init(_ path: String) throws {
+    package init(_ path: String) throws {
         fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw SystemCallError("open", errno) }
         Thread { [self] in
@@ -35,7 +35,7 @@ public final class FIFOReader: @unchecked Sendable {
     }
 
     /// What was written, once the writer has closed its end (at most `timeout` seconds).
-    public func contents(timeout: TimeInterval = 120) -> Data? {
+    package func contents(timeout: TimeInterval = 120) -> Data? {
         done.wait(timeout: .now() + timeout) == .success ? data : nil
     }
 }
@@ -43,4 +43,4 @@ public final class FIFOReader: @unchecked Sendable {
 
 /// The device number of /dev/null (major 1, minor 3, as glibc's makedev
 /// packs them), for a device node of a test's own made with mknod.
-public let nullDeviceNumber: dev_t = 1 << 8 | 3
+package let nullDeviceNumber: dev_t = 1 << 8 | 3

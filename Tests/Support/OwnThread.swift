@@ -4,7 +4,7 @@ import Foundation
 /// work in a test (parsing a million values, decoding a big picture) never
 /// holds one of Swift's few cooperative threads, which the async tests
 /// running beside it need.
-public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }

@@ -19,32 +19,32 @@ import Foundation
 ///   from the kernel (`waitid`, `waitpid`), by pid, never from a descriptor.
 /// - It starts with no signal blocked or ignored (the test process blocks and
 ///   ignores some), in a process group of its own as Foundation puts it.
-public final class ChildProcess: @unchecked Sendable {
-    public var executableURL: URL?
-    public var arguments: [String] = []
-    public var environment: [String: String]?
+package final class ChildProcess: @unchecked Sendable {
+    package var executableURL: URL?
+    package var arguments: [String] = []
+    package var environment: [String: String]?
     /// Where the child starts; nil: where this process is.
-    public var currentDirectoryURL: URL?
+    package var currentDirectoryURL: URL?
     /// A `Pipe`, a `FileHandle`, or nil for /dev/null (as `Process` takes them).
-    public var standardInput: Any?
-    public var standardOutput: Any?
-    public var standardError: Any?
+    package var standardInput: Any?
+    package var standardOutput: Any?
+    package var standardError: Any?
 
     private let lock = NSLock()
     private var pid: pid_t = 0
     /// The wait status, once the child has been reaped.
     private var waitStatus: Int32?
 
-    public init() {}
+    package init() {}
 
-    public struct SpawnError: Error, CustomStringConvertible {
-        public var description: String
+    package struct SpawnError: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public var processIdentifier: Int32 { lock.withLock { pid } }
+    package var processIdentifier: Int32 { lock.withLock { pid } }
 
     /// Starts the child. Throws if it cannot be started (no such program).
-    public func run() throws {
+    package func run() throws {
         guard let path = executableURL?.path else { throw SpawnError(description: "no executable") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -95,7 +95,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// True from `run()` until the child has ended (it is reaped here when it has).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.withLock {
             reapIfEnded()
             return pid > 0 && waitStatus == nil
@@ -104,7 +104,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Blocks until the child has ended. Call it from a thread of its own, not from
     /// one of Swift's cooperative threads.
-    public func waitUntilExit() {
+    package func waitUntilExit() {
         let child = processIdentifier
         guard child > 0 else { return }
         var info = siginfo_t()
@@ -117,7 +117,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` if the child has not ended (a pid that was reaped may be
     /// another process's by now). Returns whether it was sent.
     @discardableResult
-    public func signal(_ signal: Int32) -> Bool {
+    package func signal(_ signal: Int32) -> Bool {
         lock.withLock {
             reapIfEnded()
             guard pid > 0, waitStatus == nil else { return false }
@@ -126,17 +126,17 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGINT, as Ctrl-C sends it.
-    public func interrupt() { signal(SIGINT) }
+    package func interrupt() { signal(SIGINT) }
     /// SIGTERM.
-    public func terminate() { signal(SIGTERM) }
+    package func terminate() { signal(SIGTERM) }
 
     /// The exit status, or the signal that ended the child (`terminationReason` says which).
-    public var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         let status = lock.withLock { waitStatus } ?? 0
         return status & 0x7F != 0 ? status & 0x7F : (status >> 8) & 0xFF
     }
 
-    public var terminationReason: Process.TerminationReason {
+    package var terminationReason: Process.TerminationReason {
         (lock.withLock { waitStatus } ?? 0) & 0x7F != 0 ? .uncaughtSignal : .exit
     }
 
