@@ -5,13 +5,11 @@ import Synchronization
 ///
 /// Swift Testing's `.timeLimit` starts its clock when the test case starts,
 /// and every test case of a run starts at once (no limit on parallel tests
-/// since Swift 6.3), so it also counts the time the test's body waits for
-/// one of the cooperative pool's threads: about one a core, each held by a
-/// synchronous test body for as long as it runs. On a loaded 2-core machine
-/// that wait passed a minute, and every test with a one-minute limit failed
-/// at the same moment while its own work took milliseconds. These run the
-/// work on a thread of its own or as a task of its own, start the clock when
-/// it starts, and watch it from a thread of their own, which no queue delays.
+/// since Swift 6.3), so it also counts the test's wait for one of
+/// `TestSlots`' slots (`ThreadsOfTheirOwn`), minutes in a loaded run. These
+/// run the work on a thread of its own or as a task on the tests' threads
+/// (`TestThreads`), start the clock when it starts, and watch it from a
+/// thread of their own, which no queue delays.
 ///
 /// `onThreadOfItsOwn` runs blocking work (a call that could block for ever,
 /// such as opening a FIFO) on a thread of its own; `withDeadline` runs async
@@ -37,9 +35,9 @@ package func withDeadline<T: Sendable>(
     let race = Race<T>(awaited: awaited(), limit: limit)
     let started = TaskBox()
     return try await race.result {
-        let task = Task {
-            // The clock starts when the task does: its wait for a cooperative
-            // thread, behind every test body queued there, is not the work's.
+        // The work runs on the tests' own threads (TestThreads), as the test waiting for it does.
+        let task = Task(executorPreference: TestThreads.pool) {
+            // The clock starts when the task does.
             race.startClock(onTimeout: { started.task.withLock { $0 }?.cancel() })
             let result: Result<T, any Error>
             do { result = .success(try await work()) } catch { result = .failure(error) }

@@ -36,13 +36,11 @@ package struct ThreadsOfTheirOwn: SuiteTrait, TestTrait, TestScoping {
 package final class TestSlots: @unchecked Sendable {
     package static let shared = TestSlots(count: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    package let count: Int
     private let lock = NSLock()
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     package init(count: Int) {
-        self.count = count
         free = count
     }
 
@@ -89,10 +87,6 @@ package final class TestThreads: TaskExecutor, @unchecked Sendable {
     private var head = 0
     /// Threads waiting for a job.
     private var idle = 0
-    private var started = 0
-
-    /// Threads started so far (for a test of the pool itself).
-    package var threadsStarted: Int { condition.withLock { started } }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -103,7 +97,6 @@ package final class TestThreads: TaskExecutor, @unchecked Sendable {
             if idle >= queue.count - head {
                 condition.signal()
             } else {
-                started += 1
                 let thread = Thread { [self] in work() }
                 thread.stackSize = 8 << 20
                 thread.start()
