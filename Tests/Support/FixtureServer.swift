@@ -51,19 +51,11 @@ package final class FixtureServer: @unchecked Sendable {
     /// server closes when done): for reading what a fake server recorded, in tests
     /// that have no HTTP client of their own. Waits at most 30 s for an answer.
     package func get(_ path: String) throws -> Data {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartError(description: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let fd: Int32
+        do { fd = try loopbackSocket(port: port, timeout: 30) } catch {
+            throw StartError(description: "cannot connect to the fixture server: \(error)")
         }
-        guard connected == 0 else { throw StartError(description: "cannot connect to the fixture server: errno \(errno)") }
+        defer { close(fd) }
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
             throw StartError(description: "cannot send to the fixture server: errno \(errno)")
@@ -89,4 +81,29 @@ package final class FixtureServer: @unchecked Sendable {
         process.waitUntilExit()
         timer.cancel()
     }
+}
+
+package struct SocketError: Error, CustomStringConvertible {
+    package var description: String
+}
+
+/// A socket connected to 127.0.0.1:`port`, whose reads give up after `timeout` seconds.
+package func loopbackSocket(port: Int, timeout: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw SocketError(description: "socket: errno \(errno)") }
+    var wait = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        let number = errno
+        close(fd)
+        throw SocketError(description: "connect to port \(port): errno \(number)")
+    }
+    return fd
 }
