@@ -36,10 +36,14 @@ final class TmuxPane: @unchecked Sendable {
         try Data("set -g remain-on-exit on\nset -g history-limit 5000\n".utf8).write(to: config)
         var environment = sandbox.environment.merging(extraEnvironment) { $1 }
         environment["TERM"] = term
+        // script runs the command with `$SHELL -c`, the same shell everywhere; and
+        // with `exec`, so badge takes the shell's place. dash forks the command and
+        // waits, and Ctrl-C reaches it too: it ends with status 130 however badge ends.
+        environment["SHELL"] = "/bin/sh"
         for name in ["TMUX", "TMUX_PANE", "KITTY_WINDOW_ID", "TERM_PROGRAM", "COLORTERM", "VTE_VERSION"] where extraEnvironment[name] == nil {
             environment.removeValue(forKey: name)
         }
-        let badge = program.map(Self.quoted).joined(separator: " ")
+        let badge = "exec " + program.map(Self.quoted).joined(separator: " ")
         let command = ["env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             + ["script", "-q", "-f", "-e", "-c", badge, raw.path]
         status = sandbox.root.appendingPathComponent("status-\(socket)")
