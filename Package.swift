@@ -21,7 +21,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The exec backend runs plugin programs: process groups, teardown, async pipes.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // FilePath and FileDescriptor, which swift-subprocess's API speaks (already in its graph).
@@ -40,6 +39,8 @@ let package = Package(
         .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
         .target(name: "CGD", dependencies: ["CLazyLibrary"], path: "Sources/CGD"),
         .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
+        // OpenSSL's libcrypto, for SHA-256 (batch digests, reproducible ids), opened the same way.
+        .target(name: "CLibcrypto", dependencies: ["CLazyLibrary"], path: "Sources/CLibcrypto"),
         // libraqm (HarfBuzz and FriBidi) shapes captions in scripts that need it, opened
         // the same way: only such a caption loads it. Its header takes FreeType's.
         .target(name: "CRaqm", dependencies: ["CLazyLibrary", "CFreeType"], path: "Sources/CRaqm"),
@@ -83,13 +84,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
-        // The core: contract, config, store, pipeline. Swift, and zlib for CRC-32.
+        // The core: contract, config, store, pipeline. Swift, zlib for CRC-32, libcrypto for SHA-256.
         .target(
             name: "BadgeKit",
             dependencies: [
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibcrypto",
             ],
             path: "Sources/BadgeKit"
         ),

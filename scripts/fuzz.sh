@@ -27,7 +27,7 @@ targets=${FUZZ_TARGETS:-intake json deflate}
 # (CLI, gd, libcurl) is linked or instrumented.
 intake_sources=(Fuzz/IntakeFuzzer.swift Sources/BadgeKit/ImageIntake.swift Sources/BadgeKit/PNG.swift
                 Sources/BadgeKit/RegularFile.swift Sources/BadgeKit/BadgeError.swift Sources/BadgeKit/JSONDocument.swift
-                Sources/BadgeKit/BadgeMetadata.swift)
+                Sources/BadgeKit/BadgeMetadata.swift Fuzz/SHA256StandIn.swift)
 json_sources=(Fuzz/JSONFuzzer.swift Sources/BadgeKit/JSONDocument.swift Sources/BadgeKit/BadgeError.swift)
 
 deflate_sources=(Fuzz/DeflateFuzzer.c Sources/CDeflate/badge_deflate.c Sources/CDeflate/badge_adler32.c)
@@ -45,17 +45,12 @@ stale() {
 build() {
   local name=$1 module=$2
   shift 2
-  if stale "$name" "$@" Fuzz/CryptoStandIn.swift; then
+  if stale "$name" "$@"; then
     echo "fuzz: compiling $out/$name-fuzzer" >&2
-    # BadgeMetadata imports swift-crypto's Crypto for one hash the fuzzers never
-    # make; a stand-in module of that name takes its place (Fuzz/CryptoStandIn.swift).
-    mkdir -p "$out/stand-in"
-    (cd "$root" && "$swiftc" -parse-as-library -O -module-name Crypto -emit-library -static \
-       -emit-module -emit-module-path "$out/stand-in/Crypto.swiftmodule" Fuzz/CryptoStandIn.swift -o "$out/stand-in/libCrypto.a")
     # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module;
     # -package-name: BadgeKit has package-level symbols.
     (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name badge \
-       -I Sources/CZlib -I "$out/stand-in" -L "$out/stand-in" -lCrypto "$@" -o "$out/$name-fuzzer")
+       -I Sources/CZlib "$@" -o "$out/$name-fuzzer")
   fi
 }
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # libraqm shapes captions in Arabic, Hebrew, Devanagari, CJK...; the Noto fonts draw them.
-packages=(libgd-dev libcurl4-openssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libchafa-dev fonts-dejavu-core
+packages=(libgd-dev libcurl4-openssl-dev libssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libchafa-dev fonts-dejavu-core
   fonts-noto-core fonts-noto-cjk fontconfig pkg-config zlib1g-dev)
 # Flags add package sets; several may be given.
 for flag in "$@"; do

@@ -134,7 +134,7 @@ package struct ImportGenerator: BadgeGenerator {
         let file = try workspace.write(png, to: "badge.png")
         var extra = Self.provenance(of: data)
         // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means to share.
-        extra["source-sha256"] = BatchHash.sha256(data)
+        extra["source-sha256"] = try BatchHash.sha256(data)
         // An imported picture, however it was re-encoded here, gets the pipeline's full decode.
         return GeneratedImage(file: file, model: "import (\(fit.rawValue))",
                               extra: extra)

@@ -106,7 +106,7 @@ struct ComfyClient {
     func upload(_ source: SourcePicture) async throws -> String {
         let uploadURL = url("upload/image")
         let form = [
-            HTTPFormPart(name: "image", data: source.png, filename: "badge-source-\(BatchHash.sha256(source.png).prefix(24)).png",
+            HTTPFormPart(name: "image", data: source.png, filename: "badge-source-\(try BatchHash.sha256(source.png).prefix(24)).png",
                          contentType: "image/png"),
             HTTPFormPart(name: "type", value: "input"),
         ]

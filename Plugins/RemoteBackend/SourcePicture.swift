@@ -68,7 +68,7 @@ struct SourcePicture: Sendable {
             if error.path == nil { error.path = origin }
             throw error
         }
-        return SourcePicture(png: png, side: side, sha256: BatchHash.sha256(data))
+        return SourcePicture(png: png, side: side, sha256: try BatchHash.sha256(data))
     }
 
     /// Standard input, at most `limit` bytes.

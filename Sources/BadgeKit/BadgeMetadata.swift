@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What badge.png says about itself, stored as `badge:*` iTXt chunks right
@@ -65,14 +64,15 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
 
     /// An id worked out from the image and everything recorded with it but the id: the same
     /// badge made twice gets the same id, as reproducible runs (`SOURCE_DATE_EPOCH`) need.
-    public func contentID(of png: Data) -> String {
-        var hash = SHA256()
-        hash.update(data: png)
+    /// Throws `.missingLibrary` when libcrypto cannot be opened.
+    public func contentID(of png: Data) throws -> String {
+        let hash = try SHA256()
+        hash.update(png)
         for (keyword, text) in textEntries where keyword != "badge:id" {
-            hash.update(data: Data(keyword.utf8))
-            hash.update(data: [0])
-            hash.update(data: Data(text.utf8))
-            hash.update(data: [0])
+            hash.update(keyword)
+            hash.update([0])
+            hash.update(text)
+            hash.update([0])
         }
         return hash.finalize().prefix(8).map { hexDigits(UInt64($0), count: 2) }.joined()
     }

@@ -90,7 +90,7 @@ public struct Pipeline: Sendable {
         metadata.commitmentDate = commitment.date ?? now
         metadata.timeZone = commitment.timeZone.identifier
         metadata.createdAt = now
-        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image.png) }
+        if environment.sourceDate != nil { metadata.id = try metadata.contentID(of: image.png) }
         let badge = try await BlockingExecutor.run { [metadata] in try CheckedBadge(stamping: metadata, into: image) }
         return try await deliver(badge, to: destination, started: started)
     }
@@ -246,7 +246,7 @@ public struct Pipeline: Sendable {
         var metadata = image.metadata
         if !failures.isEmpty { metadata.extra["fallback-from"] = failures.joined(separator: "; ") }
         metadata.extra.merge(extra) { _, ours in ours }
-        if environment.sourceDate != nil { metadata.id = metadata.contentID(of: image.png) }
+        if environment.sourceDate != nil { metadata.id = try metadata.contentID(of: image.png) }
         return try await BlockingExecutor.run { [metadata] in try CheckedBadge(stamping: metadata, into: image) }
     }
 

@@ -72,7 +72,7 @@ struct BatchCommandTests {
             let metadata = try #require(try BadgeMetadata.read(from: url), "\(key) carries the badge's metadata")
             #expect(metadata.backend == backend)
             let entry = try #require((report["results"] as? [[String: Any]])?.first { $0["key"] as? String == key })
-            #expect(entry["sha256"] as? String == BatchHash.sha256(try Data(contentsOf: url)))
+            #expect(try entry["sha256"] as? String == BatchHash.sha256(try Data(contentsOf: url)))
             #expect(entry["requestHash"] as? String == metadata.extra["batch-request"])
         }
         #expect(s.badge == nil, "a batch never touches the store unless asked to commit")

@@ -48,7 +48,7 @@ struct BatchResumeTests {
             let entry = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
             let file = try #require(entry["file"] as? String)
             #expect(entry["status"] as? String == "ok" && done.contains(file), "\(file)")
-            #expect(entry["sha256"] as? String == BatchHash.sha256(try Data(contentsOf: out.appendingPathComponent(file))))
+            #expect(try entry["sha256"] as? String == BatchHash.sha256(try Data(contentsOf: out.appendingPathComponent(file))))
         }
 
         let rerun = try await s.run(arguments, timeout: Double(max(300, count / 20)))

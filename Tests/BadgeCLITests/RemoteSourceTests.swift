@@ -57,7 +57,7 @@ struct RemoteSourceTests {
     }
 
     static func sha256(_ url: URL) throws -> String {
-        BatchHash.sha256(try Data(contentsOf: url))
+        try BatchHash.sha256(Data(contentsOf: url))
     }
 
     @Test func anOpenAIBackendEditsTheSourcePicture() async throws {

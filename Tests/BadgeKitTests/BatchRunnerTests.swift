@@ -114,7 +114,7 @@ final class BatchRunnerTests: @unchecked Sendable {
             let metadata = try #require(try BadgeMetadata.read(from: url))
             #expect(metadata.prompt == result.item.request.prompt && metadata.seed == result.item.request.seed)
             #expect(metadata.extra[BatchRunner.requestHashKey] == result.item.requestHash)
-            #expect(result.sha256 == BatchHash.sha256(try Data(contentsOf: url)))
+            #expect(try result.sha256 == BatchHash.sha256(try Data(contentsOf: url)))
         }
     }
 
@@ -157,7 +157,7 @@ final class BatchRunnerTests: @unchecked Sendable {
         let again = await runner(chains).run(try plan(jobs).items, into: try BatchOutputDirectory(url: output))
         #expect(again.map(\.status) == [.upToDate, .upToDate, .upToDate])
         #expect(probe.calls == 3, "nothing was drawn again")
-        #expect(again[0].sha256 == BatchHash.sha256(firstA) && again[0].metadata?.prompt == "one")
+        #expect(try again[0].sha256 == BatchHash.sha256(firstA) && again[0].metadata?.prompt == "one")
 
         jobs[1].prompt = "two, changed"
         // A damaged output is redone too: every CRC is checked.

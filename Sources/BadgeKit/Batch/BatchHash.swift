@@ -1,14 +1,12 @@
-import Crypto
 import Foundation
 
 /// The hashes a batch relies on.
 package enum BatchHash {
     /// SHA-256 of `data`, lowercase hex: the manifest's file digests and request hashes.
-    package static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { hexDigits(UInt64($0), count: 2) }.joined()
-    }
+    /// Throws `.missingLibrary` when libcrypto cannot be opened.
+    package static func sha256(_ data: Data) throws -> String { try SHA256.hex(of: data) }
 
-    package static func sha256(_ text: String) -> String { sha256(Data(text.utf8)) }
+    package static func sha256(_ text: String) throws -> String { try sha256(Data(text.utf8)) }
 
     /// FNV-1a, 64-bit: a stable, platform-independent hash for seeds and shards
     /// (Swift's `Hasher` is seeded per process, so it cannot be used for either).

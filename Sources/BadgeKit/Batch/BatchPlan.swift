@@ -91,12 +91,11 @@ package struct BatchPlan: Sendable {
                 throw job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",
                                        hint: "give the picture's path as the job's source")
             }
-            let digest = job.source.map { path in
-                sourceDigests[path] ?? {
-                    let digest = (try? Data(contentsOf: URL(fileURLWithPath: path))).map(BatchHash.sha256) ?? "unreadable"
-                    sourceDigests[path] = digest
-                    return digest
-                }()
+            let digest = try job.source.map { path in
+                if let known = sourceDigests[path] { return known }
+                let digest = try (try? Data(contentsOf: URL(fileURLWithPath: path))).map(BatchHash.sha256) ?? "unreadable"
+                sourceDigests[path] = digest
+                return digest
             }
             let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
             let width = String(job.variants).count
@@ -113,7 +112,7 @@ package struct BatchPlan: Sendable {
                     seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
                 items.append(BatchItem(
                     key: key, job: job, variant: variant, request: request, backend: backendName,
-                    requestHash: requestHash(request, backend: backend, sourceDigest: digest)))
+                    requestHash: try requestHash(request, backend: backend, sourceDigest: digest)))
             }
         }
         let mine = shard.map { shard in items.filter { shard.contains($0.key) } } ?? items
@@ -129,7 +128,7 @@ package struct BatchPlan: Sendable {
     /// The backend's configuration is part of it (a changed model or caption
     /// setting redoes the job); the commitment date is not, since it is when
     /// you commit, not what is drawn.
-    static func requestHash(_ request: BadgeRequest, backend: BackendConfig, sourceDigest: String?) -> String {
+    static func requestHash(_ request: BadgeRequest, backend: BackendConfig, sourceDigest: String?) throws -> String {
         var fields: [(String, String)] = [
             ("version", "1"),
             ("prompt", request.prompt),
@@ -143,6 +142,6 @@ package struct BatchPlan: Sendable {
         ]
         for key in request.options.keys.sorted() { fields.append(("option:" + key, request.options[key]!)) }
         let canonical = fields.map { JSONWriter.quote($0.0) + ":" + JSONWriter.quote($0.1) }.joined(separator: "\n")
-        return BatchHash.sha256(canonical)
+        return try BatchHash.sha256(canonical)
     }
 }

@@ -230,7 +230,7 @@ package struct BatchRunner: Sendable {
         do {
             let digest = try await BlockingExecutor.runToCompletion { () throws -> String in
                 try output.write(badge.png, as: item.fileName)
-                return BatchHash.sha256(badge.png)
+                return try BatchHash.sha256(badge.png)
             }
             return BatchResult(item: item, status: .made, metadata: badge.metadata, sha256: digest, bytes: badge.png.count,
                                duration: ContinuousClock.now - started)
@@ -256,8 +256,9 @@ package struct BatchRunner: Sendable {
     package static func upToDateResult(_ item: BatchItem, data: Data) -> BatchResult? {
         guard let chunks = try? PNG.chunks(in: data, verifyCRC: true), chunks.last?.type == "IEND",
               let metadata = BadgeMetadata(entries: chunks.compactMap(PNG.textEntry)),
-              metadata.extra[requestHashKey] == item.requestHash
+              metadata.extra[requestHashKey] == item.requestHash,
+              let digest = try? BatchHash.sha256(data)
         else { return nil }
-        return BatchResult(item: item, status: .upToDate, metadata: metadata, sha256: BatchHash.sha256(data), bytes: data.count)
+        return BatchResult(item: item, status: .upToDate, metadata: metadata, sha256: digest, bytes: data.count)
     }
 }
