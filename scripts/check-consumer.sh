@@ -4,10 +4,17 @@
 # HEAD (committed work only), through a file:// git URL. Then its own
 # `solid-badge` makes a badge with its `solid` backend, and its tests run
 # badge's conformance suite on that backend.
-#   scripts/check-consumer.sh
+#   scripts/check-consumer.sh [--build-only | --built]
+# --build-only stops after the build; --built checks what an earlier
+# --build-only made (make test builds beside its suite, then checks).
 # Everything it makes stays under .build/consumer; the dependencies' builds are
 # kept there, so a second run recompiles only what changed.
 set -euo pipefail
+mode=${1:-all}
+case $mode in
+  all|--build-only|--built) ;;
+  *) echo "usage: scripts/check-consumer.sh [--build-only | --built]" >&2; exit 64 ;;
+esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$root/.build/consumer
@@ -15,19 +22,25 @@ work=$root/.build/consumer
 tag=${BADGE_CONSUMER_TAG:-$(sed -n 's/^ *public static let version = "\([^"]*\)"$/\1/p' "$root/Sources/BadgeKit/BadgeMetadata.swift")}
 [ -n "$tag" ] || { echo "check-consumer: no version in Sources/BadgeKit/BadgeMetadata.swift" >&2; exit 1; }
 mkdir -p "$work"
-
-# A fresh tagged clone of HEAD, always at the same path (SwiftPM caches by URL).
-rm -rf "$work/badge.git" "$work/package"
-git clone --quiet --no-hardlinks "$root" "$work/badge.git"
-git -C "$work/badge.git" tag -f "$tag" >/dev/null
-# The consumer is copied so that its Package.resolved stays out of the repository.
-cp -R "$root/Examples/consumer" "$work/package"
-
 export BADGE_GIT_URL="file://$work/badge.git"
+
+if [ "$mode" != --built ]; then
+  # A fresh tagged clone of HEAD, always at the same path (SwiftPM caches by URL).
+  rm -rf "$work/badge.git" "$work/package"
+  git clone --quiet --no-hardlinks "$root" "$work/badge.git"
+  git -C "$work/badge.git" tag -f "$tag" >/dev/null
+  # The consumer is copied so that its Package.resolved stays out of the repository.
+  cp -R "$root/Examples/consumer" "$work/package"
+  cd "$work/package"
+  started=$(date +%s)
+  swift build --scratch-path "$work/build" --build-tests
+  echo "check-consumer: built in $(( $(date +%s) - started )) s" >&2
+elif [ ! -d "$work/package" ]; then
+  echo "check-consumer: nothing built in $work; run scripts/check-consumer.sh --build-only first" >&2
+  exit 1
+fi
+[ "$mode" = --build-only ] && exit 0
 cd "$work/package"
-started=$(date +%s)
-swift build --scratch-path "$work/build" --build-tests
-echo "check-consumer: built in $(( $(date +%s) - started )) s" >&2
 
 sandbox=$(mktemp -d "${TMPDIR:-/tmp}/badge-consumer.XXXXXX")
 trap 'rm -rf "$sandbox"' EXIT

@@ -11,12 +11,15 @@
 # this script runs outside the chroot on 127.0.0.1), libraqm (a caption in Chinese),
 # libgd (an imported JPEG) and chafa (the candidates of --choose drawn on a terminal).
 #   scripts/check-package.sh path/to/badge_VERSION_ARCH.deb
+# Only fetching the minimal Debian into the cache, for a check to come (CI does it
+# while badge builds):
+#   scripts/check-package.sh --fetch-only
 # Self-test: the same check of a copy of the package whose Depends leaves PACKAGE
 # out must fail, naming the library that PACKAGE provides:
 #   scripts/check-package.sh --expect-missing PACKAGE path/to/badge_VERSION_ARCH.deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: scripts/check-package.sh [--expect-missing PACKAGE] badge_VERSION_ARCH.deb"
+usage="usage: scripts/check-package.sh [--expect-missing PACKAGE] badge_VERSION_ARCH.deb | --fetch-only"
 if [ "${1:-}" = --expect-missing ]; then
   left_out=${2:?$usage}
   deb=${3:?$usage}
@@ -49,7 +52,13 @@ if [ "${1:-}" = --expect-missing ]; then
   grep -m1 "cannot load $soname" "$scratch/check.log" | sed 's/^ *| */  /' >&2
   exit 0
 fi
-deb=${1:?$usage}
+fetch_only=false
+if [ "${1:-}" = --fetch-only ]; then
+  fetch_only=true
+  deb=
+else
+  deb=${1:?$usage}
+fi
 suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
@@ -60,7 +69,7 @@ runtime_steps=(
   "rm -rf /var/lib/apt/lists/* /tmp/badge.deb"
 )
 
-[ -f "$deb" ] || { echo "badge: no package at $deb; run 'make deb' first" >&2; exit 1; }
+$fetch_only || [ -f "$deb" ] || { echo "badge: no package at $deb; run 'make deb' first" >&2; exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
   echo "badge: make check-package runs debootstrap and chroot, which need root; run it as root (sudo make check-package)" >&2
   exit 1
@@ -90,6 +99,10 @@ if [ ! -s "$tarball" ]; then
   debootstrap --variant=minbase --arch="$arch" --make-tarball="$tarball.part" "$suite" "$scratch/tarball" "$mirror" >"$scratch/debootstrap.log" 2>&1 \
     || { tail -n 20 "$scratch/debootstrap.log" >&2; rm -f "$tarball.part"; echo "badge: debootstrap could not fetch Debian $suite from $mirror" >&2; exit 1; }
   mv "$tarball.part" "$tarball"
+fi
+if $fetch_only; then
+  echo "check-package: a minimal Debian $suite is cached at $tarball ($((SECONDS - started)) s)" >&2
+  exit 0
 fi
 echo "check-package: a minimal Debian $suite in $root" >&2
 if ! debootstrap --variant=minbase --arch="$arch" --unpack-tarball="$tarball" "$suite" "$root" "$mirror" >"$scratch/debootstrap.log" 2>&1; then

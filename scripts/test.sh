@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # `make test`: installs what the tests use, builds, runs every test target,
-# then builds the consumer package against a tagged clone (check-consumer.sh).
-# Prints each stage's time as it ends ("stage build: 212 s").
+# and builds and checks the consumer package against a tagged clone
+# (check-consumer.sh). The consumer's build runs beside the suite at the lowest
+# CPU priority, on the cores the suite leaves idle (its tests wait on servers,
+# terminals and programs of their own, and its last tests use one core);
+# the check itself follows the suite. Prints each stage's time as it ends
+# ("stage build: 212 s").
 #   scripts/test.sh
 # With BADGE_TEST_RESULTS=DIR, the suite's results are also written there as
 # JUnit XML (swift test --xunit-output), for .ci/run to count per test target.
@@ -48,9 +52,33 @@ suite() {
   return "$status"
 }
 
+# The consumer's build, in a session of its own so that all of it can be stopped.
+consumer_log=$(mktemp)
+consumer_build=
+stop_consumer_build() {
+  [ -n "$consumer_build" ] && kill -- -"$consumer_build" 2>/dev/null
+  rm -f "$consumer_log"
+}
+trap stop_consumer_build EXIT
+
+consumer() {
+  local status=0
+  wait "$consumer_build" || status=$?
+  consumer_build=
+  if [ "$status" -ne 0 ]; then
+    cat "$consumer_log"
+    echo "test: the consumer package's build failed (status $status)" >&2
+    return "$status"
+  fi
+  grep '^check-consumer:' "$consumer_log" || true
+  scripts/check-consumer.sh --built
+}
+
 stage deps deps
 # Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
 scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
+setsid nice -n 19 scripts/check-consumer.sh --build-only >"$consumer_log" 2>&1 &
+consumer_build=$!
 stage suite suite
-stage consumer scripts/check-consumer.sh
+stage consumer consumer
