@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make test`: installs what the tests use, builds, runs every test target,
 # and builds and checks the consumer package against a tagged clone
-# (check-consumer.sh). The consumer's build runs beside the suite at the lowest
-# CPU priority, on the cores the suite leaves idle (its tests wait on servers,
-# terminals and programs of their own, and its last tests use one core);
-# the check itself follows the suite. Prints each stage's time as it ends
-# ("stage build: 212 s").
+# (check-consumer.sh). The consumer's build runs beside the suite with the
+# lowest CPU weight (scripts/beside.sh), on the CPU the suite leaves idle (its
+# tests wait on servers, terminals and programs of their own, and its last test
+# uses one core); where that cannot be done, after it. The check follows the
+# suite. Prints each stage's time as it ends ("stage build: 212 s").
 #   scripts/test.sh
 # With BADGE_TEST_RESULTS=DIR, the suite's results are also written there as
 # JUnit XML (swift test --xunit-output), for .ci/run to count per test target.
@@ -63,6 +63,10 @@ trap stop_consumer_build EXIT
 
 consumer() {
   local status=0
+  if [ -z "$consumer_build" ]; then
+    scripts/check-consumer.sh
+    return
+  fi
   wait "$consumer_build" || status=$?
   consumer_build=
   if [ "$status" -ne 0 ]; then
@@ -78,7 +82,9 @@ stage deps deps
 # Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
 scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
-setsid nice -n 19 scripts/check-consumer.sh --build-only >"$consumer_log" 2>&1 &
-consumer_build=$!
+if scripts/beside.sh --check; then
+  scripts/beside.sh scripts/check-consumer.sh --build-only >"$consumer_log" 2>&1 &
+  consumer_build=$!
+fi
 stage suite suite
 stage consumer consumer

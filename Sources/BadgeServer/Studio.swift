@@ -211,7 +211,9 @@ package final class Studio: Sendable {
         }
         let promise = trimmed(body.promise)
         let composing = [body.purpose, body.vibe, body.metaphor].contains { trimmed($0) != nil } || !(body.colors ?? []).isEmpty
-        let style = trimmed(body.style)?.lowercased()
+        let givenStyle = trimmed(body.style)
+        // The composer's words are lowercase; the backend is asked in its own spelling (below).
+        let style = givenStyle?.lowercased()
         var prompt: String
         if composing {
             guard let purpose = trimmed(body.purpose) ?? promise else {
@@ -253,20 +255,28 @@ package final class Studio: Sendable {
         let backend = try context.backend(named: chain[0])
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let backendStyles = backend.generator.styles ?? []
-        if let style, !backendStyles.contains(style) {
-            throw BadgeError(.usage, backendStyles.isEmpty
-                                 ? "the \(backend.type) backend \"\(backend.name)\" has no styles; the style would be ignored"
-                                 : "the \(backend.type) backend \"\(backend.name)\" has no style \"\(style)\"",
-                             hint: backendStyles.isEmpty ? "choose no style, or a backend that draws styles" : "choose one of: \(backendStyles.joined(separator: ", "))")
+        // A style as the backend spells it, matched without regard to case ("watercolour" is its "Watercolour").
+        var backendStyle: String?
+        if let givenStyle {
+            guard let match = backendStyles.first(where: { $0 == givenStyle })
+                ?? backendStyles.first(where: { $0.lowercased() == givenStyle.lowercased() })
+            else {
+                throw BadgeError(.usage, backendStyles.isEmpty
+                                     ? "the \(backend.type) backend \"\(backend.name)\" has no styles; the style would be ignored"
+                                     : "the \(backend.type) backend \"\(backend.name)\" has no style \(ServeSettings.quoted(givenStyle))",
+                                 hint: backendStyles.isEmpty ? "choose no style, or a backend that draws styles" : "choose one of: \(backendStyles.joined(separator: ", "))")
+            }
+            backendStyle = match
         }
-        let request = BadgeRequest(prompt: prompt, style: style ?? (backendStyles.isEmpty ? nil : config.defaults.style), size: config.defaults.size, seed: seed)
+        let request = BadgeRequest(prompt: prompt, style: backendStyle ?? (backendStyles.isEmpty ? nil : config.defaults.style),
+                                   size: config.defaults.size, seed: seed)
         try request.validate()
         let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? count
         let commitment = Pipeline.Commitment(date: date, timeZone: zone)
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
         // A composed line is the prompt; its purpose is the promise, as with `badge generate`.
         let extra = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
-        let requests = Candidates.requests(for: request, count: count, styles: style == nil && !backendStyles.isEmpty ? backendStyles : nil)
+        let requests = Candidates.requests(for: request, count: count, styles: backendStyle == nil && !backendStyles.isEmpty ? backendStyles : nil)
 
         let job = StudioJob(count: count, backend: backend, commitment: commitment)
         try admit(job)

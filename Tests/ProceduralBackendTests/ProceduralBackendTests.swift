@@ -102,10 +102,11 @@ struct ProceduralBackendTests {
         try await checkStyle(style, size: 64)
     }
 
-    /// Each on one thread (a debug build takes a minute of a core a badge), and
-    /// the four at once: started together, they end together, rather than one
-    /// after another on a single core at the end of the run.
-    @Test(arguments: ["medal", "tile", "flat", "sketch"])
+    /// One at a time and on one thread: a debug build takes a minute of a core
+    /// a badge, and the other tests (some waiting on programs with deadlines)
+    /// keep the other cores. `make test` builds the consumer package on what is
+    /// left idle.
+    @Test(.serialized, arguments: ["medal", "tile", "flat", "sketch"])
     func everyStyleAtTheLargestSize(style: String) async throws {
         try await ImageThreads.$limit.withValue(1) { try await checkStyle(style, size: 4096) }
     }

@@ -1,0 +1,73 @@
+import BadgeKit
+@testable import BadgeServer
+import BadgeTestSupport
+import Canvas
+import Foundation
+import Testing
+
+/// The studio asks a backend for a style in the backend's own spelling: a
+/// compiled backend whose styles are capitalised is chosen by any case, as
+/// `badge generate --style` chooses it (Pipeline's matching).
+@Suite(.threadsOfTheirOwn)
+struct StudioStyleTests {
+    /// Draws a grey disc, whatever the style; says which styles it has.
+    struct StyledGenerator: RegisteringGenerator {
+        static func register(in registry: inout BackendRegistry) {
+            registry.register("styled", summary: "capitalised styles") { _, _ in StyledGenerator() }
+        }
+
+        var styles: [String]? { ["Watercolour", "Ink"] }
+
+        func availability() async -> Availability { .available }
+
+        func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+            let png = try await BlockingExecutor.run {
+                let side = Double(request.size)
+                let canvas = try Canvas(width: request.size, height: request.size, background: .white)
+                canvas.fill(.circle(center: Point(side / 2, side / 2), radius: side * 0.4), with: .solid(RGBA(0x80, 0x80, 0x80)))
+                return try PNGEncoder.encode(canvas)
+            }
+            return GeneratedImage(file: try workspace.write(png, to: "styled.png"), model: "styled 1")
+        }
+    }
+
+    static func studio(in directory: URL) throws -> Studio {
+        var registry = BackendRegistry()
+        StyledGenerator.register(in: &registry)
+        let config = try BadgeConfig.parse(Data(#"{"backends": {"s": {"type": "styled"}}, "defaults": {"backend": "s", "size": 64}}"#.utf8),
+                                           file: "config.json")
+        let store = BadgeStore(directory: directory.appendingPathComponent("store"))
+        return Studio(context: ServeContext(config: config, environment: BadgeEnvironment(), registry: registry, store: store), maxJobs: 4)
+    }
+
+    static func request(_ json: String) throws -> Studio.GenerateRequest {
+        try JSONDecoder().decode(Studio.GenerateRequest.self, from: Data(json.utf8))
+    }
+
+    @Test(arguments: ["watercolour", "WATERCOLOUR", "Watercolour"])
+    func aStyleIsChosenInAnyCaseAndAskedForInTheBackendsSpelling(given: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let studio = try Self.studio(in: directory)
+        let job = try studio.generate(try Self.request(#"{"promise": "Paint more", "style": "\#(given)", "count": 2, "seed": "5"}"#))
+        for await _ in job.events() {}
+        for number in 1...2 {
+            let made = try #require(job.candidate(number), "candidate \(number) was not made")
+            #expect(made.metadata.style == "Watercolour")
+        }
+    }
+
+    @Test func aStyleTheBackendLacksIsRefusedNamingItsStyles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let studio = try Self.studio(in: directory)
+        do {
+            _ = try studio.generate(try Self.request(#"{"promise": "Paint more", "style": "Oil\u0007", "count": 2}"#))
+            Issue.record("a style the backend lacks must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .usage)
+            #expect(error.message == #"the styled backend "s" has no style "Oil""#, "\(error.message)")
+            #expect(error.hint == "choose one of: Watercolour, Ink")
+        }
+    }
+}
