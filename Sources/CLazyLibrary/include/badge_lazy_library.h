@@ -53,4 +53,18 @@ int badge_lazy_library_load(badge_lazy_library *library, char *message, size_t c
         ((void(*) parameters)badge_lazy_table[badge_lazy_index_##name]) arguments;           \
     }
 
+// Everything a C file needs for one library whose functions are all in its
+// X-macro list FUNCTIONS: the table, `int PREFIX_load(char *, size_t)`, and the
+// badge_<name> forwarders. One library a file (the names are file-static).
+#define BADGE_LAZY_LIBRARY_DEFINE(PREFIX, soname, FUNCTIONS)                                          \
+    enum { FUNCTIONS(BADGE_LAZY_INDEX, BADGE_LAZY_INDEX_VOID) badge_lazy_function_count };             \
+    static const char *const badge_lazy_names[] = {FUNCTIONS(BADGE_LAZY_NAME, BADGE_LAZY_NAME_VOID)};  \
+    static void *badge_lazy_table[badge_lazy_function_count];                                         \
+    static badge_lazy_library badge_lazy_this =                                                        \
+        BADGE_LAZY_LIBRARY_INIT(soname, badge_lazy_names, badge_lazy_table, badge_lazy_function_count); \
+    int PREFIX##_load(char *message, size_t capacity) {                                                \
+        return badge_lazy_library_load(&badge_lazy_this, message, capacity);                          \
+    }                                                                                                  \
+    FUNCTIONS(BADGE_LAZY_FORWARD, BADGE_LAZY_FORWARD_VOID)
+
 #endif
