@@ -18,8 +18,9 @@ deps:
 # The release binary's link, tuned for start-up (docs/PERFORMANCE.md has the figures):
 # a static Swift runtime (fewer symbols to bind), lld with packed relative relocations,
 # and no exported symbols. These are options of this build, not of the package: a
-# package that depends on badge links its own way.
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld \
+# package that depends on badge links its own way. No DWARF: the installed binary is
+# stripped (scripts/stage.sh), and writing it costs the release build about a tenth.
+RELEASE_FLAGS := -c release -debug-info-format none --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 
 build: deps

@@ -10,10 +10,16 @@
 #           Fuzz/corpus-deflate (badge-sized rows, the 256 KB block split)
 #   scripts/fuzz.sh [seconds] [extra corpus dir...]   (seconds per target;
 #   FUZZ_TARGETS="intake json deflate" chooses which run; extra dirs go to intake)
+#   scripts/fuzz.sh --build-only   (compiles the chosen targets, runs none)
 # New inputs go to a scratch directory, never into the repository; a crash, a
 # hang or a difference exits non-zero and prints the path of the input that caused it.
 set -euo pipefail
 
+build_only=false
+if [ "${1:-}" = --build-only ]; then
+  build_only=true
+  shift
+fi
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,8 +54,9 @@ build() {
   if stale "$name" "$@"; then
     echo "fuzz: compiling $out/$name-fuzzer" >&2
     # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module;
-    # -package-name: BadgeKit has package-level symbols.
-    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name badge \
+    # -package-name: BadgeKit has package-level symbols. lld links the
+    # sanitizers' runtime without gold's hundreds of "cannot export" warnings.
+    (cd "$root" && "$swiftc" -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -module-name "$module" -package-name badge \
        -I Sources/CZlib "$@" -o "$out/$name-fuzzer")
   fi
 }
@@ -60,12 +67,13 @@ build_c() {
   shift
   if stale "$name" "$@" Sources/CDeflate/include/badge_deflate.h; then
     echo "fuzz: compiling $out/$name-fuzzer" >&2
-    (cd "$root" && "$cc" -fsanitize=fuzzer,address -O1 -g -I Sources/CDeflate/include "$@" -lz -o "$out/$name-fuzzer")
+    (cd "$root" && "$cc" -fsanitize=fuzzer,address -fuse-ld=lld -O1 -g -I Sources/CDeflate/include "$@" -lz -o "$out/$name-fuzzer")
   fi
 }
 
 # run NAME SEEDS LIBFUZZER-OPTIONS... -- EXTRA-CORPORA...   (SEEDS "-": none)
 run() {
+  $build_only && return 0
   local name=$1 seeds=$2
   shift 2
   local options=()
