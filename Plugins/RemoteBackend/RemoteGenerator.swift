@@ -476,7 +476,7 @@ extension RemoteGenerator {
                 for (name, value) in node.values where !workflow.fills(node: node.id, input: name) {
                     guard case let .string(text) = value.value, let allowed = spec.inputs[name]?.allowed, !allowed.contains(text) else { continue }
                     problems.append("\(file) node \(node.id) (\(kind)) sets \(name) to \"\(OutsideText.printable(String(text.prefix(80))))\", which this server does not offer")
-                    if offered.isEmpty {
+                    if offered.isEmpty, !allowed.isEmpty {
                         offered = allowed.prefix(20).map { OutsideText.printable(String($0.prefix(80))) }
                         offered[0] = "\(name): " + offered[0]
                     }
