@@ -22,11 +22,7 @@ struct ComfyClient {
 
     func run(_ request: BadgeRequest, source: SourcePicture?) async throws -> Data {
         let workflow: ComfyWorkflow
-        var values: [ComfyWorkflow.Slot: Any] = [
-            // ComfyUI's seeds are 64-bit; JSON readers beyond Python keep 53 bits exactly.
-            .prompt: request.prompt, .seed: Int(request.seed % (1 << 53)), .width: request.size, .height: request.size,
-        ]
-        if let negative = options.negativePrompt { values[.negativePrompt] = negative }
+        var values = Self.values(request, options: options)
         if let source {
             guard let img2img = options.img2imgWorkflow else {
                 throw BadgeError(.usage, "backend '\(name)' has no img2img workflow for a source picture", backend: name,
@@ -34,9 +30,9 @@ struct ComfyClient {
             }
             workflow = img2img
             if let denoise = try Automatic1111Dialect.denoisingStrength(request, options: options) {
-                values[.denoise] = denoise
+                values[.denoise] = .double(denoise)
             }
-            values[.image] = try await upload(source)
+            values[.image] = .string(try await upload(source))
         } else {
             workflow = options.workflow!
         }
@@ -45,7 +41,7 @@ struct ComfyClient {
         // badge names the run itself (ComfyUI takes a client's prompt_id), so a POST whose
         // answer is lost can be looked up on the server before it is sent again.
         let promptID = UUID().uuidString.lowercased()
-        let body = try JSONBody.encode(["prompt": workflow.filled(values), "client_id": clientID, "prompt_id": promptID])
+        let body = try JSONBody.encode(ComfyPromptRequest(prompt: workflow.filled(values), clientID: clientID, promptID: promptID))
         let promptURL = url("prompt")
         let context = ResponseContext(backend: name, url: Redact.url(promptURL))
         // A queued run is answered even if badge is cancelled meanwhile: only its id lets it be removed.
@@ -55,18 +51,29 @@ struct ComfyClient {
             unlessDone: { await client.isQueued(promptID) })
         var id = promptID
         if let queued {
-            let answer = JSONBody.any(queued.body) as? [String: Any]
-            if let nodeErrors = answer?["node_errors"] as? [String: Any], !nodeErrors.isEmpty {
-                // A 200 with node errors still queued the valid outputs ("Output will be ignored"): remove that run first.
-                if (200..<300).contains(queued.status) {
-                    let queuedID = (answer?["prompt_id"] as? String).flatMap { ServerID.isValid($0) ? $0 : nil } ?? promptID
-                    await abandon(queuedID, clientID: clientID)
+            guard (200..<300).contains(queued.status) else {
+                // A workflow that does not validate is refused with each node at fault.
+                if let answer = JSONBody.decodeIfValid(ComfyPromptAnswer.self, from: queued.body), let nodeErrors = answer.nodeErrors,
+                   !nodeErrors.isEmpty {
+                    throw Self.nodeErrorsError(nodeErrors, summary: answer.error?.value?.message, workflow: workflow, context: context)
                 }
-                throw Self.nodeErrorsError(nodeErrors, answer: answer ?? [:], workflow: workflow, context: context)
+                throw generator.serverError(queued, url: context.url)
             }
-            guard (200..<300).contains(queued.status) else { throw generator.serverError(queued, url: context.url) }
-            let object = try JSONBody.object(queued, context: context)
-            guard let answered = object["prompt_id"] as? String, ServerID.isValid(answered) else {
+            let answer: ComfyPromptAnswer
+            do {
+                answer = try JSONBody.decode(ComfyPromptAnswer.self, from: queued, context: context)
+            } catch {
+                // The server took the workflow, and may have queued it.
+                await abandon(promptID, clientID: clientID)
+                throw error
+            }
+            if let nodeErrors = answer.nodeErrors, !nodeErrors.isEmpty {
+                // A 200 with node errors still queued the valid outputs ("Output will be ignored"): remove that run first.
+                let queuedID = answer.promptID.flatMap { ServerID.isValid($0) ? $0 : nil } ?? promptID
+                await abandon(queuedID, clientID: clientID)
+                throw Self.nodeErrorsError(nodeErrors, summary: answer.error?.value?.message, workflow: workflow, context: context)
+            }
+            guard let answered = answer.promptID, ServerID.isValid(answered) else {
                 await abandon(promptID, clientID: clientID)
                 throw BadgeError(.generationFailed, "ComfyUI queued the workflow but gave no usable \"prompt_id\"", backend: name, path: context.url)
             }
@@ -97,6 +104,17 @@ struct ComfyClient {
         return response.body
     }
 
+    /// What badge puts in the workflow for `request`, but for a source picture's name and denoise.
+    static func values(_ request: BadgeRequest, options: RemoteOptions) -> [ComfyWorkflow.Slot: JSONValue] {
+        var values: [ComfyWorkflow.Slot: JSONValue] = [
+            // ComfyUI's seeds are 64-bit; JSON readers beyond Python keep 53 bits exactly.
+            .prompt: .string(request.prompt), .seed: .number(request.seed % (1 << 53)),
+            .width: .integer(Int64(request.size)), .height: .integer(Int64(request.size)),
+        ]
+        if let negative = options.negativePrompt { values[.negativePrompt] = .string(negative) }
+        return values
+    }
+
     // MARK: - Steps
 
     /// `POST /upload/image`; returns the name a LoadImage node takes, as the
@@ -114,11 +132,11 @@ struct ComfyClient {
             options.post(to: uploadURL, form: form, accept: "application/json", credentials: credentials), via: http)
         let context = ResponseContext(backend: name, url: Redact.url(uploadURL))
         guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
-        let object = try JSONBody.object(response, context: context)
-        guard let file = object["name"] as? String, !file.isEmpty else {
+        let answer = try JSONBody.decode(ComfyUploadAnswer.self, from: response, context: context)
+        guard let file = answer.name, !file.isEmpty else {
             throw BadgeError(.generationFailed, "ComfyUI took the picture but did not say its name", backend: name, path: context.url)
         }
-        let subfolder = object["subfolder"] as? String ?? ""
+        let subfolder = answer.subfolder ?? ""
         return subfolder.isEmpty ? file : subfolder + "/" + file
     }
 
@@ -137,8 +155,8 @@ struct ComfyClient {
             guard left > .zero else { throw timedOut }
             let response = try await generator.sendWithRetries(get(historyURL, timeout: min(.seconds(30), left)), via: http)
             guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
-            let history = try JSONBody.object(response, context: context)
-            if let run = history[id] as? [String: Any], let done = try Self.result(of: run, id: id, context: context) {
+            let history = try JSONBody.decode(ComfyHistoryAnswer.self, from: response, context: context, userInfo: [ComfyHistoryAnswer.runID: id])
+            if let run = history.run, let done = try Self.result(of: run, context: context) {
                 return done
             }
             if ContinuousClock.now.advanced(by: wait) > deadline { throw timedOut }
@@ -153,13 +171,12 @@ struct ComfyClient {
         let client = self
         return await Task.detached {
             if let history = try? await client.http.send(client.get(client.url("history/" + id), timeout: .seconds(5))),
-               (200..<300).contains(history.status), (JSONBody.any(history.body) as? [String: Any])?[id] != nil {
+               (200..<300).contains(history.status), JSONBody.decodeIfValid(ObjectKeys.self, from: history.body)?.keys.contains(id) == true {
                 return true
             }
             if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
-               let object = JSONBody.any(queue.body) as? [String: Any] {
-                let entries = ((object["queue_running"] as? [[Any]]) ?? []) + ((object["queue_pending"] as? [[Any]]) ?? [])
-                return entries.contains { $0.count > 1 && ($0[1] as? String) == id }
+               let items = JSONBody.decodeIfValid(ComfyQueueAnswer.self, from: queue.body)?.items {
+                return (items.running + items.pending).contains { $0.id == id }
             }
             return false
         }.value
@@ -174,24 +191,22 @@ struct ComfyClient {
             var running: [String] = []
             var ours: Set<String> = [id]
             if let queue = try? await client.http.send(client.get(client.url("queue"), timeout: .seconds(5))),
-               let object = JSONBody.any(queue.body) as? [String: Any] {
-                func mine(_ entry: [Any]) -> String? {
-                    guard entry.count > 1, let entryID = entry[1] as? String else { return nil }
-                    let extra = entry.count > 3 ? entry[3] as? [String: Any] : nil
-                    return entryID == id || (extra?["client_id"] as? String) == clientID ? entryID : nil
+               let items = JSONBody.decodeIfValid(ComfyQueueAnswer.self, from: queue.body)?.items {
+                func mine(_ item: ComfyQueueAnswer.Item) -> String? {
+                    guard let itemID = item.id else { return nil }
+                    return itemID == id || item.clientID == clientID ? itemID : nil
                 }
-                running = (object["queue_running"] as? [[Any]] ?? []).compactMap(mine)
-                let pending = (object["queue_pending"] as? [[Any]] ?? []).compactMap(mine)
-                ours.formUnion(running + pending)
+                running = items.running.compactMap(mine)
+                ours.formUnion(running + items.pending.compactMap(mine))
             }
             let executing = !running.isEmpty
             for runningID in running {
-                guard let body = try? JSONBody.encode(["prompt_id": runningID]) else { continue }
+                guard let body = try? JSONBody.encode(ComfyInterruptRequest(promptID: runningID)) else { continue }
                 var interrupt = client.options.post(to: client.url("interrupt"), json: body, accept: "application/json", credentials: client.credentials)
                 interrupt.timeout = .seconds(5)
                 _ = try? await client.http.send(interrupt)
             }
-            if let body = try? JSONBody.encode(["delete": ours.sorted()]) {
+            if let body = try? JSONBody.encode(ComfyDeleteRequest(delete: ours.sorted())) {
                 var delete = client.options.post(to: client.url("queue"), json: body, accept: "application/json", credentials: client.credentials)
                 delete.timeout = .seconds(5)
                 _ = try? await client.http.send(delete)
@@ -232,36 +247,32 @@ struct ComfyClient {
     }
 
     /// nil while the run is going on; its image once it succeeded; throws when it failed.
-    static func result(of run: [String: Any], id: String, context: ResponseContext) throws -> ViewTarget? {
-        let status = run["status"] as? [String: Any]
-        let state = status?["status_str"] as? String
-        let messages = status?["messages"] as? [[Any]] ?? []
+    static func result(of run: ComfyHistoryAnswer.Run, context: ResponseContext) throws -> ViewTarget? {
+        let state = run.status?.statusText
+        let messages = run.status?.messages?.value ?? []
         if state == "error" {
-            let failure = messages.first { ($0.first as? String) == "execution_error" }?.dropFirst().first as? [String: Any]
-            let interrupted = messages.contains { ($0.first as? String) == "execution_interrupted" }
+            let failure = messages.first { $0.event == "execution_error" }?.failure
+            let interrupted = messages.contains { $0.event == "execution_interrupted" }
             var message = interrupted ? "the ComfyUI run was interrupted" : "the ComfyUI run failed"
             if let failure {
-                let node = OutsideText.printable("\(failure["node_id"] ?? "?")")
-                let kind = OutsideText.printable("\(failure["node_type"] ?? "?")")
-                message += " in node \(node) (\(kind)): " + OutsideText.printable(String("\(failure["exception_message"] ?? "no message")".prefix(300)))
+                let node = OutsideText.printable(String((failure.nodeID?.text ?? "?").prefix(80)))
+                let kind = OutsideText.printable(String((failure.nodeType?.text ?? "?").prefix(80)))
+                message += " in node \(node) (\(kind)): " + OutsideText.printable(String((failure.exceptionMessage?.text ?? "no message").prefix(300)))
             }
             throw BadgeError(.generationFailed, message, backend: context.backend, path: context.url)
         }
-        guard status?["completed"] as? Bool == true || state == "success" else { return nil }
-        let outputs = run["outputs"] as? [String: Any] ?? [:]
+        guard run.status?.completed == true || state == "success" else { return nil }
+        let outputs = run.outputs ?? [:]
         let ids = outputs.keys.sorted { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }
         for node in ids {
-            guard let images = (outputs[node] as? [String: Any])?["images"] as? [[String: Any]] else { continue }
-            for image in images where (image["type"] as? String ?? "output") == "output" {
-                return ViewTarget(filename: image["filename"] as? String ?? "", subfolder: image["subfolder"] as? String ?? "",
-                                  type: image["type"] as? String ?? "output")
+            for image in outputs[node]?.images ?? [] where (image.type ?? "output") == "output" {
+                return ViewTarget(filename: image.filename ?? "", subfolder: image.subfolder ?? "", type: image.type ?? "output")
             }
         }
         // An image of another type only (a PreviewImage's "temp"), or one pointing elsewhere, is refused by `url`.
         for node in ids {
-            if let image = ((outputs[node] as? [String: Any])?["images"] as? [[String: Any]])?.first {
-                return ViewTarget(filename: image["filename"] as? String ?? "", subfolder: image["subfolder"] as? String ?? "",
-                                  type: image["type"] as? String ?? "")
+            if let image = outputs[node]?.images?.first {
+                return ViewTarget(filename: image.filename ?? "", subfolder: image.subfolder ?? "", type: image.type ?? "")
             }
         }
         throw BadgeError(.generationFailed, "the ComfyUI run finished without an image", backend: context.backend, path: context.url,
@@ -269,19 +280,21 @@ struct ComfyClient {
     }
 
     /// ComfyUI's validation errors, as `POST /prompt` reports them: each node with the input at fault.
-    static func nodeErrorsError(_ nodeErrors: [String: Any], answer: [String: Any], workflow: ComfyWorkflow, context: ResponseContext) -> BadgeError {
+    /// `summary`: the answer's own `error.message`.
+    static func nodeErrorsError(
+        _ nodeErrors: [String: ComfyPromptAnswer.NodeErrors], summary: String?, workflow: ComfyWorkflow, context: ResponseContext
+    ) -> BadgeError {
         var lines: [String] = []
         for node in nodeErrors.keys.sorted() {
-            let entry = nodeErrors[node] as? [String: Any] ?? [:]
-            let kind = entry["class_type"] as? String ?? "?"
-            for error in entry["errors"] as? [[String: Any]] ?? [[:]] {
-                let input = (error["extra_info"] as? [String: Any])?["input_name"] as? String
-                let said = [error["message"] as? String, error["details"] as? String].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+            let entry = nodeErrors[node]!
+            let kind = entry.classType ?? "?"
+            for error in entry.errors ?? [.init()] {
+                let input = error.extraInfo?.inputName
+                let said = [error.message, error.details].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
                 lines.append("node \(node) (\(kind))" + (input.map { ", input \"\($0)\"" } ?? "") + ": " + (said.isEmpty ? "invalid" : said))
             }
         }
-        let summary = ((answer["error"] as? [String: Any])?["message"] as? String).map { $0 + ": " } ?? ""
-        let text = OutsideText.printable(String((summary + lines.joined(separator: "; ")).prefix(1000)))
+        let text = OutsideText.printable(String(((summary.map { $0 + ": " } ?? "") + lines.joined(separator: "; ")).prefix(1000)))
         return BadgeError(.generationFailed, "ComfyUI refused the workflow: " + text, backend: context.backend, path: context.url,
                           hint: "check \(workflow.path) and that its models are installed on the server")
     }

@@ -126,30 +126,15 @@ struct ComfyWorkflow: Sendable {
     }
 
     /// The workflow with `values` put where the mapping says; slots without a value keep the workflow's own.
-    func filled(_ values: [Slot: Any]) -> [String: Any] {
-        var nodes = Self.plain(graph) as? [String: Any] ?? [:]
+    func filled(_ values: [Slot: JSONValue]) -> JSONValue {
+        guard case var .object(nodes) = JSONValue(graph) else { return JSONValue(graph) }
         for (slot, target) in targets {
-            guard let value = values[slot], var node = nodes[target.node] as? [String: Any],
-                  var inputs = node["inputs"] as? [String: Any] else { continue }
+            guard let value = values[slot], case var .object(node)? = nodes[target.node],
+                  case var .object(inputs)? = node["inputs"] else { continue }
             inputs[target.input] = value
-            node["inputs"] = inputs
-            nodes[target.node] = node
+            node["inputs"] = .object(inputs)
+            nodes[target.node] = .object(node)
         }
-        return nodes
-    }
-
-    /// A parsed node as Foundation JSON values (integers stay integers).
-    static func plain(_ node: JSONNode) -> Any {
-        switch node.value {
-        case .null: return NSNull()
-        case let .bool(b): return b
-        case let .number(n, literal): return Int(literal) ?? n
-        case let .string(s): return s
-        case let .array(items): return items.map(plain)
-        case let .object(members):
-            var object: [String: Any] = [:]
-            for member in members { object[member.key] = plain(member.value) }
-            return object
-        }
+        return .object(nodes)
     }
 }

@@ -52,39 +52,6 @@ struct ResponseContext {
     var url: String
 }
 
-enum JSONBody {
-    static func encode(_ object: [String: Any]) throws -> Data {
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    }
-
-    /// The answer as a JSON object, parsed only when it holds at most
-    /// `JSONBudget.maxServerValues` values (the bytes are bounded by
-    /// maxResponseBytes as they arrive).
-    static func object(_ response: HTTPResponse, context: ResponseContext) throws -> [String: Any] {
-        guard JSONBudget.fits(response.body) else {
-            throw BadgeError(.generationFailed,
-                             "the server's answer holds more than \(JSONBudget.maxServerValues) JSON values (\(response.body.count) bytes); badge reads no more",
-                             backend: context.backend, path: context.url,
-                             hint: "an image API answers with a few values and the image; check that url points at the right API")
-        }
-        guard let any = try? JSONSerialization.jsonObject(with: response.body),
-              let object = any as? [String: Any]
-        else {
-            let kind = response.header("content-type") ?? "no content type"
-            throw BadgeError(.generationFailed, "the server's answer is not a JSON object (\(kind), \(response.body.count) bytes)",
-                             backend: context.backend, path: context.url,
-                             hint: "check that url points at the API, not a web page")
-        }
-        return object
-    }
-
-    /// Any JSON value in `data`, or nil when it is not JSON or holds more than the budget's values.
-    static func any(_ data: Data) -> Any? {
-        guard JSONBudget.fits(data) else { return nil }
-        return try? JSONSerialization.jsonObject(with: data)
-    }
-}
-
 /// Strict base64: the standard alphabet, correct padding, no junk. Foundation's
 /// decoder alone would take some malformed inputs.
 enum StrictBase64 {
@@ -113,12 +80,9 @@ struct OpenAIDialect: Dialect {
         _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
     ) throws -> HTTPRequest {
         if let source { return edit(request, count: count, source: source, options: options, credentials: credentials) }
-        // Unset fields are left out, never sent as null.
-        var body: [String: Any] = ["prompt": request.prompt, "n": count, "size": options.imageSize ?? "1024x1024"]
-        if let model = options.model { body["model"] = model }
-        if let quality = options.quality { body["quality"] = quality }
-        if let background = options.background { body["background"] = background }
-        if let format = options.outputFormat { body["output_format"] = format }
+        let body = OpenAIGenerationRequest(
+            prompt: request.prompt, n: count, size: options.imageSize ?? "1024x1024", model: options.model, quality: options.quality,
+            background: options.background, outputFormat: options.outputFormat)
         return options.post(
             to: options.baseURL.appendingPathComponent("images/generations"), json: try JSONBody.encode(body),
             accept: "application/json", credentials: credentials)
@@ -151,8 +115,8 @@ struct OpenAIDialect: Dialect {
     }
 
     func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer] {
-        let object = try JSONBody.object(response, context: context)
-        guard let data = object["data"] as? [Any] else {
+        let answer = try JSONBody.decode(OpenAIImagesAnswer.self, from: response, context: context)
+        guard let data = answer.data else {
             throw BadgeError(.generationFailed, "the answer has no \"data\" array", backend: context.backend, path: context.url)
         }
         guard !data.isEmpty else {
@@ -162,21 +126,17 @@ struct OpenAIDialect: Dialect {
         return try data.prefix(count).enumerated().map { index, item in
             // Which image of the answer, when it has more than one.
             let which = data.count == 1 ? "" : " data[\(index)]"
-            guard let item = item as? [String: Any] else {
-                throw BadgeError(.generationFailed, "the answer's\(which) is not an object", backend: context.backend, path: context.url)
-            }
-            let revised = item["revised_prompt"] as? String
-            if let b64 = item["b64_json"] as? String {
+            if let b64 = item.b64JSON {
                 guard let bytes = StrictBase64.decode(b64) else {
                     throw BadgeError(.generationFailed, "the image in\(which) \"b64_json\" is not valid base64", backend: context.backend, path: context.url)
                 }
-                return RemoteAnswer(image: .bytes(bytes), revisedPrompt: revised)
+                return RemoteAnswer(image: .bytes(bytes), revisedPrompt: item.revisedPrompt)
             }
-            if let text = item["url"] as? String {
+            if let text = item.url {
                 guard let url = URL(string: text), url.scheme != nil else {
                     throw BadgeError(.generationFailed, "the image URL\(which) \"\(text.prefix(80))\" is not a URL", backend: context.backend, path: context.url)
                 }
-                return RemoteAnswer(image: .url(url), revisedPrompt: revised)
+                return RemoteAnswer(image: .url(url), revisedPrompt: item.revisedPrompt)
             }
             throw BadgeError(.generationFailed, "the image\(which) has neither \"b64_json\" nor \"url\"", backend: context.backend, path: context.url)
         }
@@ -196,22 +156,18 @@ struct Automatic1111Dialect: Dialect {
     func makeRequest(
         _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
     ) throws -> HTTPRequest {
-        var body: [String: Any] = [
-            "prompt": request.prompt, "width": request.size, "height": request.size,
+        var body = Automatic1111Request(
+            prompt: request.prompt, width: request.size, height: request.size,
             // Seeds above Int32 are folded: A1111 takes a 32-bit seed.
-            "seed": Int(request.seed % UInt64(Int32.max)),
-        ]
-        // A batch's images take the seeds seed, seed + 1, ... (A1111's own rule).
-        if count > 1 { body["batch_size"] = count }
-        if let negative = options.negativePrompt { body["negative_prompt"] = negative }
-        if let steps = options.steps { body["steps"] = steps }
-        if let cfg = options.cfgScale { body["cfg_scale"] = cfg }
-        if let sampler = options.sampler { body["sampler_name"] = sampler }
+            seed: Int(request.seed % UInt64(Int32.max)),
+            // A batch's images take the seeds seed, seed + 1, ... (A1111's own rule).
+            batchSize: count > 1 ? count : nil,
+            negativePrompt: options.negativePrompt, steps: options.steps, cfgScale: options.cfgScale, samplerName: options.sampler)
         var path = "sdapi/v1/txt2img"
         if let source {
             path = "sdapi/v1/img2img"
-            body["init_images"] = [source.png.base64EncodedString()]
-            body["denoising_strength"] = try Self.denoisingStrength(request, options: options) ?? 0.75
+            body.initImages = [source.png.base64EncodedString()]
+            body.denoisingStrength = try Self.denoisingStrength(request, options: options) ?? 0.75
         }
         return options.post(
             to: options.baseURL.appendingPathComponent(path), json: try JSONBody.encode(body),
@@ -230,14 +186,14 @@ struct Automatic1111Dialect: Dialect {
     }
 
     func readImages(_ response: HTTPResponse, count: Int, context: ResponseContext) throws -> [RemoteAnswer] {
-        let object = try JSONBody.object(response, context: context)
-        guard let images = object["images"] as? [String] else {
+        let answer = try JSONBody.decode(Automatic1111Answer.self, from: response, context: context)
+        guard let images = answer.images else {
             throw BadgeError(.generationFailed, "the answer has no \"images\" array", backend: context.backend, path: context.url)
         }
         guard !images.isEmpty else {
             throw BadgeError(.generationFailed, "the server returned no image (\"images\" is empty)", backend: context.backend, path: context.url)
         }
-        let seeds = Self.seeds(object["info"])
+        let seeds = Self.seeds(answer.info?.value)
         // A batch's answer may end with a grid of its images when the server is set to make one: only the first `count` are the images.
         return try images.prefix(count).enumerated().map { index, text in
             // Some forks prefix a data URL.
@@ -250,14 +206,10 @@ struct Automatic1111Dialect: Dialect {
     }
 
     /// The seeds the server used, from the answer's `info` (a JSON text with
-    /// `all_seeds`); empty when it does not say.
-    static func seeds(_ info: Any?) -> [UInt64] {
-        guard let text = info as? String, text.utf8.count <= 1 << 20,
-              let object = JSONBody.any(Data(text.utf8)) as? [String: Any],
-              let all = object["all_seeds"] as? [Any]
-        else { return [] }
-        let seeds = all.compactMap { ($0 as? Int).flatMap { $0 >= 0 ? UInt64($0) : nil } }
-        return seeds.count == all.count ? seeds : []
+    /// `all_seeds`, whole numbers from 0); empty when it does not say.
+    static func seeds(_ info: String?) -> [UInt64] {
+        guard let info, info.utf8.count <= 1 << 20 else { return [] }
+        return JSONBody.decodeIfValid(Automatic1111Info.self, from: Data(info.utf8))?.allSeeds ?? []
     }
 }
 
@@ -270,7 +222,7 @@ struct RawDialect: Dialect {
         let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
         let body = Self.fill(template, request: request)
         return options.post(
-            to: options.baseURL, json: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
+            to: options.baseURL, json: try JSONBody.encode(body),
             accept: "image/png, image/*", credentials: credentials)
     }
 
@@ -286,20 +238,20 @@ struct RawDialect: Dialect {
 
     /// Replaces "{prompt}" inside strings; a string that is exactly "{size}" or
     /// "{seed}" becomes that number.
-    static func fill(_ node: JSONNode, request: BadgeRequest) -> Any {
+    static func fill(_ node: JSONNode, request: BadgeRequest) -> JSONValue {
         switch node.value {
-        case .null: return NSNull()
-        case let .bool(b): return b
-        case let .number(n, literal): return Int(literal) ?? n
         case let .string(s):
-            if s == "{size}" { return request.size }
-            if s == "{seed}" { return request.seed }
-            return s.replacingOccurrences(of: "{prompt}", with: request.prompt)
-        case let .array(items): return items.map { fill($0, request: request) }
+            if s == "{size}" { return .integer(Int64(request.size)) }
+            if s == "{seed}" { return .number(request.seed) }
+            return .string(s.replacingOccurrences(of: "{prompt}", with: request.prompt))
+        case let .array(items):
+            return .array(items.map { fill($0, request: request) })
         case let .object(members):
-            var object: [String: Any] = [:]
+            var object: [String: JSONValue] = [:]
             for member in members { object[member.key] = fill(member.value, request: request) }
-            return object
+            return .object(object)
+        case .null, .bool, .number:
+            return JSONValue(node)
         }
     }
 }

@@ -20,8 +20,7 @@ struct JobsClient {
     }
 
     func run(_ request: BadgeRequest, credentials: [(name: String, value: String)]) async throws -> Data {
-        let body = try JSONSerialization.data(
-            withJSONObject: RawDialect.fill(options.bodyTemplate!, request: request), options: [.sortedKeys, .withoutEscapingSlashes])
+        let body = try Self.body(request, options: options)
         let submitURL = url(options.submitPath, id: nil)
         let submit = options.post(to: submitURL, json: body, accept: "application/json", credentials: credentials)
         // A submit that is under way finishes even if badge is cancelled meanwhile: the
@@ -29,8 +28,8 @@ struct JobsClient {
         let submitted = try await generator.sendWithRetries(submit, via: http, finishingInFlight: true)
         guard (200..<300).contains(submitted.status) else { throw generator.serverError(submitted, url: Redact.url(submitURL)) }
         let context = ResponseContext(backend: generator.name, url: Redact.url(submitURL))
-        let job = try JSONBody.object(submitted, context: context)
-        guard let id = (job["id"] as? String) ?? (job["id"] as? Int).map(String.init) ?? (job["job_id"] as? String) else {
+        let job = try JSONBody.decode(JobAnswer.self, from: submitted, context: context)
+        guard let id = job.id?.text ?? job.jobID else {
             throw BadgeError(.generationFailed, "the server accepted the job but gave it no \"id\"", backend: generator.name, path: context.url)
         }
         // The id goes into the status and cancel URLs: "../../admin/wipe" would become GET /admin/wipe, with the key.
@@ -70,7 +69,7 @@ struct JobsClient {
                                 caFile: options.caFile),
                     via: http)
                 guard (200..<300).contains(polled.status) else { throw generator.serverError(polled, url: Redact.url(statusURL)) }
-                status = try Self.status(of: try JSONBody.object(polled, context: context), context: context)
+                status = try Self.status(of: try JSONBody.decode(JobAnswer.self, from: polled, context: context), context: context)
                 wait = RetryPolicy.serverDelay(polled, now: generator.now()).map { max($0, options.pollInterval) } ?? options.pollInterval
             }
         } catch {
@@ -90,6 +89,11 @@ struct JobsClient {
         case let .succeeded(.url(url)):
             return try await generator.download(url, via: http)
         }
+    }
+
+    /// The submit's body: `bodyTemplate` filled in for `request`.
+    static func body(_ request: BadgeRequest, options: RemoteOptions) throws -> Data {
+        try JSONBody.encode(RawDialect.fill(options.bodyTemplate!, request: request))
     }
 
     private func url(_ path: String, id: String?) -> URL {
@@ -117,17 +121,16 @@ struct JobsClient {
         }.value
     }
 
-    static func status(of job: [String: Any], context: ResponseContext) throws -> Status {
-        let state = ((job["status"] as? String) ?? (job["state"] as? String) ?? "").lowercased()
+    static func status(of job: JobAnswer, context: ResponseContext) throws -> Status {
+        let state = (job.status ?? job.state ?? "").lowercased()
         switch state {
         case "succeeded", "completed", "complete", "done", "success", "finished":
-            guard let image = output(job["output"] ?? job["result"] ?? job["images"]) else {
+            guard let image = output(job.output ?? job.result ?? job.images) else {
                 throw BadgeError(.generationFailed, "the job finished without an image in its output", backend: context.backend, path: context.url)
             }
             return .succeeded(image)
         case "failed", "error", "canceled", "cancelled", "aborted":
-            let message = (job["error"] as? String) ?? ((job["error"] as? [String: Any])?["message"] as? String) ?? "status \(state)"
-            return .failed(message)
+            return .failed(job.error?.message ?? "status \(state)")
         case "", "starting", "queued", "pending", "processing", "running", "in_progress", "generating":
             return .running
         default:
@@ -136,16 +139,20 @@ struct JobsClient {
     }
 
     /// An output field: a URL, a data URL, base64, or a list or object holding one.
-    static func output(_ value: Any?) -> RemoteImage? {
-        if let list = value as? [Any] { return list.lazy.compactMap { output($0) }.first }
-        if let object = value as? [String: Any] {
+    static func output(_ value: JSONValue?) -> RemoteImage? {
+        switch value {
+        case let .array(items)?:
+            return items.lazy.compactMap { output($0) }.first
+        case let .object(object)?:
             return output(object["url"] ?? object["image"] ?? object["b64_json"] ?? object["images"] ?? object["data"])
+        case let .string(text)?:
+            if text.hasPrefix("data:") { return StrictBase64.decode(String(text.drop { $0 != "," }.dropFirst())).map(RemoteImage.bytes) }
+            if let url = URL(string: text), let scheme = url.scheme, ["http", "https", "file", "ftp"].contains(scheme.lowercased()) {
+                return .url(url)
+            }
+            return StrictBase64.decode(text).map(RemoteImage.bytes)
+        default:
+            return nil
         }
-        guard let text = value as? String else { return nil }
-        if text.hasPrefix("data:") { return StrictBase64.decode(String(text.drop { $0 != "," }.dropFirst())).map(RemoteImage.bytes) }
-        if let url = URL(string: text), let scheme = url.scheme, ["http", "https", "file", "ftp"].contains(scheme.lowercased()) {
-            return .url(url)
-        }
-        return StrictBase64.decode(text).map(RemoteImage.bytes)
     }
 }

@@ -391,18 +391,7 @@ package struct RemoteGenerator: MultiImageGenerator {
     }
 
     static func serverMessage(_ response: HTTPResponse) -> String? {
-        if let object = JSONBody.any(response.body) as? [String: Any] {
-            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
-                // ComfyUI says which node in `details` ("Node ID '#4'"), apart from its message.
-                if let details = error["details"] as? String, !details.isEmpty, !message.contains(details) {
-                    return message + " (" + String(details.prefix(300)) + ")"
-                }
-                return message
-            }
-            if let error = object["error"] as? String { return error }
-            if let detail = object["detail"] as? String { return detail }
-            if let message = object["message"] as? String { return message }
-        }
+        if let said = JSONBody.decodeIfValid(ServerErrorAnswer.self, from: response.body)?.said { return said }
         let text = String(decoding: response.body.prefix(2048), as: UTF8.self)
         if text.range(of: "<html", options: .caseInsensitive) != nil || text.range(of: "<!doctype", options: .caseInsensitive) != nil {
             return "the server answered with an HTML page (\(response.body.count) bytes), not the API's JSON"
@@ -458,9 +447,7 @@ extension RemoteGenerator {
     /// input the workflow sets from a list of allowed values (a checkpoint,
     /// a sampler) must be one of them. Inputs badge fills itself are skipped.
     func probeComfyUI(_ stats: HTTPResponse, request: HTTPRequest, via http: any HTTPTransport) async throws -> Availability {
-        guard (200..<300).contains(stats.status),
-              let object = JSONBody.any(stats.body) as? [String: Any], object["system"] != nil
-        else {
+        guard (200..<300).contains(stats.status), JSONBody.decodeIfValid(ComfySystemStats.self, from: stats.body)?.hasSystem == true else {
             return .unavailable(reason: "\(Redact.url(request.url)) does not answer as ComfyUI's /system_stats does (HTTP \(stats.status))",
                                 hint: "check url: ComfyUI's address, e.g. http://127.0.0.1:8188")
         }
@@ -470,7 +457,10 @@ extension RemoteGenerator {
         info.url = options.baseURL.appendingPathComponent("object_info")
         info.maxResponseBytes = 64 << 20
         let response = try await http.send(info)
-        guard (200..<300).contains(response.status), let classes = JSONBody.any(response.body) as? [String: Any] else {
+        let wanted = Set(workflows.flatMap { $0.nodes.map(\.classType) })
+        guard (200..<300).contains(response.status),
+              let classes = JSONBody.decodeIfValid(ComfyObjectInfo.self, from: response.body, userInfo: [ComfyObjectInfo.classes: wanted])?.classes
+        else {
             return .unavailable(reason: "ComfyUI did not describe its nodes (\(Redact.url(info.url)), HTTP \(response.status))", hint: nil)
         }
         var problems: [String] = []
@@ -479,16 +469,14 @@ extension RemoteGenerator {
             let file = URL(fileURLWithPath: workflow.path).lastPathComponent
             for node in workflow.nodes {
                 let kind = OutsideText.printable(String(node.classType.prefix(80)))
-                guard let spec = classes[node.classType] as? [String: Any] else {
+                guard let spec = classes[node.classType] else {
                     problems.append("\(file) node \(node.id) is a \(kind), a node class this server does not have")
                     continue
                 }
-                let input = spec["input"] as? [String: Any] ?? [:]
-                let declared = (input["required"] as? [String: Any] ?? [:]).merging(input["optional"] as? [String: Any] ?? [:]) { a, _ in a }
                 for (name, value) in node.values where !workflow.fills(node: node.id, input: name) {
-                    guard case let .string(text) = value.value, let allowed = Self.allowedValues(declared[name]), !allowed.contains(text) else { continue }
+                    guard case let .string(text) = value.value, let allowed = spec.inputs[name]?.allowed, !allowed.contains(text) else { continue }
                     problems.append("\(file) node \(node.id) (\(kind)) sets \(name) to \"\(OutsideText.printable(String(text.prefix(80))))\", which this server does not offer")
-                    if offered.isEmpty {
+                    if offered.isEmpty, !allowed.isEmpty {
                         offered = allowed.prefix(20).map { OutsideText.printable(String($0.prefix(80))) }
                         offered[0] = "\(name): " + offered[0]
                     }
@@ -501,14 +489,6 @@ extension RemoteGenerator {
                                 hint: "install the missing nodes or models (checkpoints go in ComfyUI's models/checkpoints), or change the workflow\(has)")
         }
         return .available
-    }
-
-    /// An input's allowed values from `/object_info`: older servers `[[names...], {...}]`, newer `["COMBO", {"options": [names...]}]`.
-    static func allowedValues(_ spec: Any?) -> [String]? {
-        guard let spec = spec as? [Any] else { return nil }
-        if let names = spec.first as? [String] { return names }
-        if spec.first as? String == "COMBO" { return (spec.dropFirst().first as? [String: Any])?["options"] as? [String] }
-        return nil
     }
 }
 

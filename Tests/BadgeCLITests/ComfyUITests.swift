@@ -287,7 +287,7 @@ struct ComfyUITests {
         let s = try Sandbox()
         let server = try FixtureServer(script: Self.server)
         defer { server.stop() }
-        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "probe-no-class", "not-comfyui"])
+        let config = try Self.config(s, server, modes: ["ok", "probe-combo", "probe-missing", "probe-no-models", "probe-no-class", "not-comfyui"])
         let result = try await s.run(["backends", "--probe", "--json", "--config", config.path], extraEnvironment: ["BADGE_E2E_KEY": Self.key])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -297,6 +297,11 @@ struct ComfyUITests {
         #expect(row("probe-missing")["available"] as? Bool == false)
         #expect((row("probe-missing")["reason"] as? String)?.contains("v1-5-pruned-emaonly.safetensors") == true, "\(row("probe-missing"))")
         #expect((row("probe-missing")["hint"] as? String)?.contains("sd_xl_base_1.0.safetensors") == true, "\(row("probe-missing"))")
+        // A server with no checkpoint at all offers none to name.
+        #expect(row("probe-no-models")["available"] as? Bool == false)
+        #expect((row("probe-no-models")["reason"] as? String)?.contains("sets ckpt_name to \"v1-5-pruned-emaonly.safetensors\"") == true,
+                "\(row("probe-no-models"))")
+        #expect((row("probe-no-models")["hint"] as? String)?.contains("the server has") == false, "\(row("probe-no-models"))")
         #expect((row("not-comfyui")["reason"] as? String)?.contains("system_stats") == true, "\(row("not-comfyui"))")
         // A node class the server lacks is named with its node; inputs badge fills (LoadImage's image) are not checked.
         #expect(row("probe-no-class")["available"] as? Bool == false)

@@ -116,8 +116,9 @@ struct JobsTests {
     @Test func outputsComeInManyShapes() {
         let b64 = TestPNG.solid(width: 2, height: 2, rgb: (1, 2, 3)).base64EncodedString()
         if case .url = JobsClient.output(["https://x/y.png"]) {} else { Issue.record("a list of URLs") }
-        if case .bytes = JobsClient.output("data:image/png;base64," + b64) {} else { Issue.record("a data URL") }
-        if case .bytes = JobsClient.output(["images": [b64]]) {} else { Issue.record("an object with images") }
+        if case .bytes = JobsClient.output(.string("data:image/png;base64," + b64)) {} else { Issue.record("a data URL") }
+        if case .bytes = JobsClient.output(["images": [.string(b64)]]) {} else { Issue.record("an object with images") }
         #expect(JobsClient.output(42) == nil)
+        #expect(JobsClient.output(["images": [42, .null]]) == nil)
     }
 }

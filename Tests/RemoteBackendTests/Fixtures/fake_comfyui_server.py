@@ -79,6 +79,9 @@ def workflow_problems(body):
 
 
 def checkpoints(mode):
+    if mode == "probe-no-models":
+        # A fresh install: models/checkpoints is empty, and /object_info lists no names.
+        return []
     return ["sd_xl_base_1.0.safetensors"] if mode == "probe-missing" else [CHECKPOINT, "sd_xl_base_1.0.safetensors"]
 
 
