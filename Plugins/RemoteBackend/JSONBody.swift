@@ -66,14 +66,15 @@ enum JSONBody {
         }
     }
 
-    /// `data[0].url`: keys joined by dots, array positions in brackets.
+    /// `data[0].url`: keys joined by dots, array positions in brackets. A key
+    /// can be the server's own (a node id), so control characters are dropped.
     static func path(_ keys: [any CodingKey]) -> String {
         var text = ""
         for key in keys {
             if let index = key.intValue, key.stringValue == "Index \(index)" {
                 text += "[\(index)]"
             } else {
-                text += (text.isEmpty ? "" : ".") + String(key.stringValue.prefix(80))
+                text += (text.isEmpty ? "" : ".") + OutsideText.printable(String(key.stringValue.prefix(80)), keepingNewlines: false)
             }
         }
         return text
