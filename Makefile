@@ -69,7 +69,8 @@ install: stage
 uninstall:
 	@scripts/install.sh uninstall $(STAGE) "$(DESTDIR)" "$(PREFIX)"
 
-# badge_$(VERSION)_<arch>.deb in .build/deb/ (dpkg-deb; Depends worked out from the binary).
+# badge_$(VERSION)_<arch>.deb in .build/deb/ (dpkg-deb; Depends worked out from the binary;
+# compressed with xz at DEB_XZ_LEVEL, Debian's 6 unless set).
 deb:
 	@scripts/make-deb.sh --check-tools
 	@$(MAKE) --no-print-directory stage
