@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The exec backend runs plugin programs: process groups, teardown, async pipes.
+        // The tests start their child processes with it too (Tests/Support/ChildProcess.swift).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // FilePath and FileDescriptor, which swift-subprocess's API speaks (already in its graph).
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
@@ -203,8 +204,16 @@ let package = Package(
         ),
 
         // What the test targets share (Tests/Support): the threads their suites run on,
-        // child processes, fixture servers, deadlines. Not a product.
-        .target(name: "BadgeTestSupport", dependencies: ["BadgeKit"], path: "Tests/Support"),
+        // child processes (on swift-subprocess), fixture servers, deadlines. Not a product.
+        .target(
+            name: "BadgeTestSupport",
+            dependencies: [
+                "BadgeKit",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tests/Support"
+        ),
 
         .testTarget(name: "BadgeKitTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "CurlTransportTests", dependencies: ["BadgeTestSupport", "CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),

@@ -107,9 +107,7 @@ final class Sandbox: @unchecked Sendable {
                 group.leave()
             }.start()
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.signal(SIGKILL) {
+        if !process.waitUntilExit(timeout: .seconds(timeout)) && process.signal(SIGKILL) {
             process.waitUntilExit()
             group.wait()
             throw TimedOut(arguments: arguments, stderr: String(decoding: errData.data, as: UTF8.self))
@@ -120,17 +118,11 @@ final class Sandbox: @unchecked Sendable {
                       stderr: String(decoding: errData.data, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// Waits for `process` to end, on a thread of its own (never on one of Swift's few
-    /// cooperative threads, which the async tests running beside it need). Returns false
-    /// if it is still running after `timeout`, a bound on a hang, not a speed check.
+    /// Waits for `process` to end, suspended (holding no thread). Returns false if it is
+    /// still running after `timeout`, a bound on a hang, not a speed check.
     @discardableResult
     func waitForExit(_ process: ChildProcess, timeout: Duration = .seconds(60)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await process.waitForExit(limit: timeout)
     }
 
     /// A child stopped by the `BADGE_TEST_HOLD` seam at a stage it has reached: it waits
@@ -177,8 +169,7 @@ final class Sandbox: @unchecked Sendable {
         try process.run()
         let stderr = Unchecked(errors)
         // A bound on a hang: a child not held by then is killed, which ends the read below.
-        let watchdog = DispatchWorkItem { process.signal(SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let watchdog = KillTimer(process, after: timeout)
         let (held, before) = try await BlockingExecutor.runToCompletion { () -> (Bool, String) in
             var lines: [String] = []
             while let line = PipeReading.readLine(stderr.value.fileHandleForReading) {

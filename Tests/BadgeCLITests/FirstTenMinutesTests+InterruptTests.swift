@@ -13,8 +13,11 @@ extension FirstTenMinutesTests {
     /// A running child whose output is read as it comes, to wait for a state before acting.
     final class Watched: @unchecked Sendable {
         let process: ChildProcess
-        private let lock = NSLock()
+        /// Guards the output and `open`; broadcast when they change.
+        private let changed = NSCondition()
         private var out = Data(), err = Data()
+        /// Pipes not yet read to their end.
+        private var open = 2
         private let readers = DispatchGroup()
 
         init(_ process: ChildProcess) throws {
@@ -28,33 +31,35 @@ extension FirstTenMinutesTests {
                 Thread { [self] in
                     while true {
                         let chunk = pipe.fileHandleForReading.availableData
+                        changed.withLock {
+                            if chunk.isEmpty { open -= 1 } else if isOut { out.append(chunk) } else { err.append(chunk) }
+                            changed.broadcast()
+                        }
                         if chunk.isEmpty { break }
-                        lock.lock()
-                        if isOut { out.append(chunk) } else { err.append(chunk) }
-                        lock.unlock()
                     }
                     readers.leave()
                 }.start()
             }
         }
 
-        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+        var stdout: String { changed.withLock { String(decoding: out, as: UTF8.self) } }
+        var stderr: String { changed.withLock { String(decoding: err, as: UTF8.self) } }
 
-        /// Waits (at most `limit`, a bound for a hang, not a measurement) until `condition` holds.
-        func wait(for limit: TimeInterval = 60, until condition: (Watched) -> Bool) -> Bool {
+        /// Waits (at most `limit`, a bound for a hang, not a measurement) until `condition`
+        /// holds of the output read so far; false if the output ended or the time ran out first.
+        func wait(for limit: TimeInterval = 60, until condition: (_ stdout: String, _ stderr: String) -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(limit)
-            while Date() < deadline {
-                if condition(self) { return true }
-                if !process.isRunning { return condition(self) }
-                usleep(5_000)
+            return changed.withLock {
+                while true {
+                    if condition(String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) { return true }
+                    if open == 0 || !changed.wait(until: deadline) { return false }
+                }
             }
-            return false
         }
 
         /// Waits for the exit (killing the child after `limit`) and for its output to be read.
         func finish(limit: TimeInterval = 60) -> Int32? {
-            let ended = wait(for: limit) { !$0.process.isRunning }
+            let ended = process.waitUntilExit(timeout: .seconds(limit))
             if !ended { process.signal(SIGKILL) }
             process.waitUntilExit()
             readers.wait()
@@ -68,9 +73,9 @@ extension FirstTenMinutesTests {
         try Data(("[" + jobs.joined(separator: ",\n") + "]").utf8).write(to: s.root.appendingPathComponent("jobs.json"))
         let batch = try Watched(try s.start(["batch", s.root.appendingPathComponent("jobs.json").path, "--output",
                                             s.root.appendingPathComponent("out").path]))
-        #expect(batch.wait { $0.stdout.contains("ok ") }, "no badge was made: \(batch.stderr)")
+        #expect(batch.wait { stdout, _ in stdout.contains("ok ") }, "no badge was made: \(batch.stderr)")
         batch.process.interrupt()
-        #expect(batch.wait { $0.stderr.contains("stopping…") }, "no word of stopping: \(batch.stderr)")
+        #expect(batch.wait { _, stderr in stderr.contains("stopping…") }, "no word of stopping: \(batch.stderr)")
         let status = batch.finish()
         #expect(status == 1, "\(batch.stderr)")
         #expect(batch.stderr.contains("interrupted:"), "\(batch.stderr)")
@@ -85,7 +90,7 @@ extension FirstTenMinutesTests {
         let s = try Sandbox()
         let generate = try Watched(try s.start(["generate", "--verbose", "--style", "sketch", "--size", "4096", "Meditate daily"]))
         // The drawing has started once the workspace is ready.
-        #expect(generate.wait { $0.stderr.contains("workspace ready") }, "\(generate.stderr)")
+        #expect(generate.wait { _, stderr in stderr.contains("workspace ready") }, "\(generate.stderr)")
         generate.process.interrupt()
         let status = generate.finish()
         #expect(status == 1, "\(generate.stderr)")

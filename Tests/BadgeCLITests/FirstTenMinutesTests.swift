@@ -34,9 +34,12 @@ struct FirstTenMinutesTests {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
+        // A bound on a hang: killed at 60 s, its output ends and the read with it.
+        let timer = KillTimer(process, after: 60)
+        defer { timer.cancel() }
         input.fileHandleForWriting.write(Data(jsonText.utf8))
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeReading.readAll(output.fileHandleForReading)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

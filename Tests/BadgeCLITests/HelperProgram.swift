@@ -33,17 +33,10 @@ struct HelperProgram: Sendable {
             try process.run()
             out.start()
             err.start()
-            let ended = DispatchSemaphore(value: 0)
-            Thread {
-                process.waitUntilExit()
-                ended.signal()
-            }.start()
             var killed = false
-            if ended.wait(timeout: .now() + limit) == .timedOut {
-                killed = true
-                let group = process.processIdentifier
-                if process.isRunning { kill(-group, SIGKILL) }
-                ended.wait()
+            if !process.waitUntilExit(timeout: .seconds(limit)) {
+                killed = process.signalGroup(SIGKILL)
+                process.waitUntilExit()
             }
             let complete = out.wait(seconds: 30) && err.wait(seconds: 30)
             let errors = String(decoding: err.data, as: UTF8.self) + (complete ? "" : "\n(its output was still open 30 s after it ended)")

@@ -119,8 +119,7 @@ struct KillLoopTests {
                 try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
             }
             // A child already ended is not signalled (its pid may be another process's by now).
-            let ended = !child.isRunning
-            child.signal(SIGKILL)
+            let ended = !child.signal(SIGKILL)
             try await sandbox.waitForExit(child)
             // The window follows a run's life as the load changes: a run that ended before
             // its kill shortens it, a run killed in the middle lengthens it a little, so the

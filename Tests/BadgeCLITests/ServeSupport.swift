@@ -26,7 +26,8 @@ final class Served: @unchecked Sendable {
     /// What a child writes to one pipe, read to its end by a thread of its own
     /// (so the child never blocks on a full pipe).
     final class Stream: @unchecked Sendable {
-        private let lock = NSLock()
+        /// Guards `data` and `atEnd`; broadcast when either changes.
+        private let changed = NSCondition()
         private var data = Data()
         private var atEnd = false
         let pipe = Pipe()
@@ -36,21 +37,34 @@ final class Served: @unchecked Sendable {
             Thread { [self] in
                 while true {
                     let chunk = handle.availableData
+                    changed.withLock {
+                        if chunk.isEmpty { atEnd = true } else { data.append(chunk) }
+                        changed.broadcast()
+                    }
                     if chunk.isEmpty { break }
-                    lock.withLock { data.append(chunk) }
                 }
-                lock.withLock { atEnd = true }
             }.start()
         }
 
-        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        var text: String { changed.withLock { String(decoding: data, as: UTF8.self) } }
         /// Whether everything written has been read: every writer has closed its end.
-        var ended: Bool { lock.withLock { atEnd } }
+        var ended: Bool { changed.withLock { atEnd } }
+
+        /// Blocks until `condition` holds of the text read so far or the pipe has
+        /// ended, or `limit` has passed; returns the text then.
+        func wait(limit: Duration, until condition: (String) -> Bool) -> String {
+            let deadline = Date(timeIntervalSinceNow: Double(limit.components.seconds))
+            return changed.withLock {
+                while !atEnd && !condition(String(decoding: data, as: UTF8.self)) && changed.wait(until: deadline) {}
+                return String(decoding: data, as: UTF8.self)
+            }
+        }
 
         /// Waits (at most `limit`) until everything written has been read.
         func readToTheEnd(limit: Duration = .seconds(30)) async throws {
-            let deadline = ContinuousClock.now + limit
-            while !ended && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            _ = try await onThreadOfItsOwn("a child's output to end", limit: limit + .seconds(5)) { [self] in
+                wait(limit: limit) { _ in false }
+            }
         }
     }
 
@@ -73,16 +87,9 @@ final class Served: @unchecked Sendable {
         try process.run()
         output.start()
         errors.start()
-        let deadline = ContinuousClock.now + .seconds(60)
-        var line: Substring?
-        while ContinuousClock.now < deadline {
-            if let found = output.text.split(separator: "\n").first(where: { $0.contains("http://") }) {
-                line = found
-                break
-            }
-            if !process.isRunning { break }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        // Its standard output ends when it does.
+        let printed = output.wait(limit: .seconds(60)) { $0.contains("http://") }
+        let line = printed.split(separator: "\n").first { $0.contains("http://") }
         guard let line, let start = line.range(of: "http://"),
               let components = URLComponents(string: String(line[start.lowerBound...].split(separator: " ")[0])), let port = components.port else {
             process.terminate()
@@ -104,9 +111,8 @@ final class Served: @unchecked Sendable {
     func end() {
         guard process.isRunning else { return }
         process.terminate()
-        let timer = KillTimer(process, after: 30)
+        if !process.waitUntilExit(timeout: .seconds(30)) { process.signal(SIGKILL) }
         process.waitUntilExit()
-        timer.cancel()
     }
 
     /// SIGTERM, then waits for the exit (at most `timeout`); returns the exit
@@ -114,14 +120,10 @@ final class Served: @unchecked Sendable {
     func stop(timeout: Duration = .seconds(60)) async throws -> Int32? {
         if process.isRunning {
             process.terminate()
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning {
-                if ContinuousClock.now > deadline {
-                    _ = process.signal(SIGKILL)
-                    process.waitUntilExit()
-                    return nil
-                }
-                try await Task.sleep(for: .milliseconds(20))
+            if !(await process.waitForExit(limit: timeout)) {
+                process.signal(SIGKILL)
+                _ = await process.waitForExit(limit: .seconds(60))
+                return nil
             }
         }
         // What it wrote last is read before anyone looks at `stdout` or `stderr`.

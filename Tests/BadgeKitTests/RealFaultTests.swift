@@ -83,21 +83,25 @@ struct RealFaultTests {
             }
         }
 
-        /// Mounts it and waits (at most 30 s) until the kernel lists the mount.
+        /// Mounts it and waits (at most 30 s) until it says it is mounted.
         func mount(faults: [String]) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", Self.script.path, source.path, mountpoint.path] + faults.flatMap { ["--fail", $0] }
             process.standardInput = FileHandle.nullDevice
+            let said = Pipe()
+            process.standardOutput = said
             process.standardError = errors
             try process.run()
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !isMounted {
-                guard process.isRunning, ContinuousClock.now < deadline else {
-                    process.signal(SIGKILL)
-                    process.waitUntilExit()
-                    throw SystemCallError("faultfs did not mount \(mountpoint.path): \(log)", EIO)
-                }
-                usleep(5_000)
+            // A bound on a hang: killed at the deadline, it says nothing more and the read ends.
+            let timer = KillTimer(process, after: 30)
+            let line = PipeReading.readLine(said.fileHandleForReading)
+            timer.cancel()
+            guard line == "faultfs: mounted", isMounted else {
+                process.signal(SIGKILL)
+                process.waitUntilExit()
+                try? errors.fileHandleForWriting.close()
+                log = String(decoding: PipeReading.readAll(errors.fileHandleForReading), as: UTF8.self)
+                throw SystemCallError("faultfs did not mount \(mountpoint.path): \(log)", EIO)
             }
         }
 

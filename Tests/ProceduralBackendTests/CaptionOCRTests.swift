@@ -368,9 +368,9 @@ enum OCR {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let timer = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: timer)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // A bound on a hang: killed at 120 s, its output ends and the read with it.
+        let timer = KillTimer(process, after: 120)
+        let data = PipeReading.readAll(output.fileHandleForReading)
         process.waitUntilExit()
         timer.cancel()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {

@@ -2,23 +2,47 @@
 import Glibc
 #endif
 import Foundation
+import Subprocess
+import SystemPackage
 
 /// A child process for tests, with the parts of Foundation's `Process` they use
-/// (`executableURL`, `arguments`, `environment`, the three standard streams,
-/// `run`, `isRunning`, `waitUntilExit`, the termination status), spawned and
-/// waited for so that many children coming and going at once never hide each
-/// other's end:
+/// (`executableURL`, `arguments`, `environment`, the working directory, the three
+/// standard streams, `run`, `isRunning`, `waitUntilExit`, the termination
+/// status), started and reaped by swift-subprocess.
 ///
-/// - Foundation's `Process` on Linux learns that a child ended when a socket the
-///   child holds closes. Its children inherit every descriptor not closed at the
-///   moment of the spawn, and a descriptor another thread opens during its
-///   spawn is not closed: a child started then holds another child's socket, and
-///   that child's end goes unseen for as long as the first one lives.
-/// - Here the child closes every descriptor above standard error in the spawn
-///   itself (`posix_spawn_file_actions_addclosefrom_np`), and its end is read
-///   from the kernel (`waitid`, `waitpid`), by pid, never from a descriptor.
-/// - It starts with no signal blocked or ignored (the test process blocks and
-///   ignores some), in a process group of its own as Foundation puts it.
+/// Foundation's `Process` is not used: on Linux it learns that a child ended
+/// when a socket the child holds closes, and its children inherit every
+/// descriptor open at the moment of the spawn, so a child started while another
+/// thread starts one holds the other's socket, and that child's end goes unseen
+/// for as long as the first one lives. It also passes on the signals this test
+/// process blocks and ignores. swift-subprocess 1.0.2 does what the tests need
+/// (file:line in its checkout, `.build/checkouts/swift-subprocess/Sources/`):
+///
+/// - every descriptor above standard error is closed in the spawn itself, a
+///   `posix_spawn_file_actions_addclosefrom_np` action appended last
+///   (Subprocess/Platforms/Subprocess+Spawn.swift:374-394; without that action
+///   it forks and closes them itself, Subprocess+Spawn.swift:122-128);
+/// - the child starts with no signal blocked and every disposition the default
+///   (Subprocess+Spawn.swift:396-404, _SubprocessCShims/process_shims.c:455-489),
+///   but for glibc's own two signals, 32 and 33, which glibc's posix_spawn
+///   leaves ignored in every child;
+/// - `processGroupID = 0` puts it in a process group of its own, the group
+///   Foundation's `Process` gives it (Subprocess+Spawn.swift:405-409);
+/// - its end is learnt from a pidfd in epoll (Subprocess+Linux.swift:85-116),
+///   which no other child can hold open (pidfds are close-on-exec and every
+///   child closes all it inherits), and it is reaped by pid with
+///   `waitid(P_PID)` (Subprocess+Unix.swift:810-813);
+/// - signals go through that pidfd (`pidfd_send_signal`), or to the group
+///   with `kill(-pid)` (Subprocess+Unix.swift:112-154).
+///
+/// One piece is this file's own. swift-subprocess signals a child only within
+/// `run`'s body, and closes the pidfd once the body has returned and the child
+/// has been reaped (Subprocess/Configuration.swift:98-101, 165-172); it offers
+/// the body no way to wait for the child's end (`waitForProcessTermination`,
+/// Subprocess+Linux.swift:69, is internal). So the body here waits for the end
+/// itself, with `waitid(WEXITED | WNOWAIT)` on a thread of its own (which reaps
+/// nothing), and a signal is sent only under the lock and only before the body
+/// has said the child ended: never to a pid or a pidfd that may be another's.
 package final class ChildProcess: @unchecked Sendable {
     package var executableURL: URL?
     package var arguments: [String] = []
@@ -30,10 +54,28 @@ package final class ChildProcess: @unchecked Sendable {
     package var standardOutput: Any?
     package var standardError: Any?
 
-    private let lock = NSLock()
-    private var pid: pid_t = 0
-    /// The wait status, once the child has been reaped.
-    private var waitStatus: Int32?
+    private typealias Running = Execution<FileDescriptorInput, FileDescriptorOutput, FileDescriptorOutput>
+
+    private enum Phase {
+        case notStarted
+        /// `run()` has asked swift-subprocess for the child.
+        case starting
+        /// Signals may be sent: the child has not been seen to end, so its pidfd is open
+        /// and its pid is its own.
+        case running(Running)
+        /// The child has ended and not yet been reaped: no signal is sent any more.
+        case ending(pid_t)
+        case ended(pid_t, TerminationStatus)
+        case failed(any Error)
+        /// `run()` gave up waiting for the spawn: a child started after that is killed.
+        case abandoned
+    }
+
+    /// Guards `phase` and `waiters`; broadcast on every change of phase.
+    private let condition = NSCondition()
+    private var phase = Phase.notStarted
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
 
     package init() {}
 
@@ -41,87 +83,211 @@ package final class ChildProcess: @unchecked Sendable {
         package var description: String
     }
 
-    package var processIdentifier: Int32 { lock.withLock { pid } }
+    /// How long `run()` waits for swift-subprocess to start the child: a bound on a hang.
+    static let spawnLimit: Duration = .seconds(300)
 
-    /// Starts the child. Throws if it cannot be started (no such program).
+    /// Starts the child and returns once it runs. Throws if it cannot be started
+    /// (no such program, no such directory).
     package func run() throws {
         guard let path = executableURL?.path else { throw SpawnError(description: "no executable") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (fd, stream, reading) in [(Int32(0), standardInput, true), (1, standardOutput, false), (2, standardError, false)] {
-            switch stream {
-            case let pipe as Pipe:
-                let end = reading ? pipe.fileHandleForReading : pipe.fileHandleForWriting
-                posix_spawn_file_actions_adddup2(&actions, end.fileDescriptor, fd)
-            case let handle as FileHandle where handle !== FileHandle.nullDevice:
-                posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, fd)
-            default:
-                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", reading ? O_RDONLY : O_WRONLY, 0)
-            }
+        let streams = try Streams(input: standardInput, output: standardOutput, error: standardError)
+        var platform = PlatformOptions()
+        platform.processGroupID = 0
+        let configuration = Configuration(
+            executable: .path(FilePath(path)),
+            arguments: Arguments(arguments),
+            environment: environment.map { variables in
+                .custom(Dictionary(variables.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } },
+                                   uniquingKeysWith: { $1 }))
+            } ?? .inherit,
+            workingDirectory: currentDirectoryURL.map { FilePath($0.path) },
+            platformOptions: platform)
+
+        condition.withLock {
+            guard case .notStarted = phase else { preconditionFailure("a ChildProcess runs once") }
+            phase = .starting
         }
-        guard Self.addCloseFrom(&actions, 3) == 0 else { throw SpawnError(description: "cannot close descriptors in the child") }
-        if let directory = currentDirectoryURL?.path {
-            guard let chdir = Self.addChdir, chdir(&actions, directory) == 0 else {
-                throw SpawnError(description: "cannot start \(path) in \(directory)")
+        Task(executorPreference: TestThreads.pool) { [self] in
+            do {
+                let result = try await Subprocess.run(
+                    configuration,
+                    input: .fileDescriptor(streams.input, closeAfterSpawningProcess: false),
+                    output: .fileDescriptor(streams.output, closeAfterSpawningProcess: false),
+                    error: .fileDescriptor(streams.error, closeAfterSpawningProcess: false)
+                ) { execution in
+                    streams.closeChildEnds()
+                    started(execution)
+                    await Self.end(of: execution.processIdentifier.value)
+                    change(to: .ending(execution.processIdentifier.value))
+                }
+                change(to: .ended(result.processIdentifier.value, result.terminationStatus))
+            } catch {
+                streams.closeChildEnds()
+                change(to: .failed(error))
             }
         }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { env.forEach { free($0) } }
-        var child: pid_t = 0
-        let failure = posix_spawn(&child, path, &actions, &attributes, argv, env)
-        guard failure == 0 else {
-            throw SpawnError(description: "cannot start \(path): \(String(cString: strerror(failure)))")
+        let deadline = Date(timeIntervalSinceNow: Double(Self.spawnLimit.components.seconds))
+        let outcome: Result<Void, any Error> = condition.withLock {
+            while true {
+                switch phase {
+                case .starting:
+                    guard condition.wait(until: deadline) else {
+                        phase = .abandoned
+                        return .failure(SpawnError(description: "\(path) was not started within \(Self.spawnLimit)"))
+                    }
+                case let .failed(error):
+                    return .failure(SpawnError(description: "cannot start \(path): \(error)"))
+                default:
+                    return .success(())
+                }
+            }
         }
-        lock.withLock { pid = child }
-        // The child has its ends of the pipes; the parent keeps only its own.
-        if let pipe = standardInput as? Pipe { try? pipe.fileHandleForReading.close() }
-        if let pipe = standardOutput as? Pipe { try? pipe.fileHandleForWriting.close() }
-        if let pipe = standardError as? Pipe { try? pipe.fileHandleForWriting.close() }
+        try outcome.get()
     }
 
-    /// True from `run()` until the child has ended (it is reaped here when it has).
-    package var isRunning: Bool {
-        lock.withLock {
-            reapIfEnded()
-            return pid > 0 && waitStatus == nil
+    private func started(_ execution: Running) {
+        let abandoned: Bool = condition.withLock {
+            guard case .starting = phase else { return true }
+            phase = .running(execution)
+            condition.broadcast()
+            return false
         }
+        if abandoned { try? execution.send(signal: .kill) }
+    }
+
+    private func change(to next: Phase) {
+        let resumed: [CheckedContinuation<Void, Never>] = condition.withLock {
+            if case .abandoned = phase { return [] }
+            phase = next
+            condition.broadcast()
+            guard case .ended = next else { return [] }
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        resumed.forEach { $0.resume() }
+    }
+
+    /// Returns once `pid` has ended, without reaping it (swift-subprocess does, after
+    /// the body has returned). Waits on a thread of its own.
+    private static func end(of pid: pid_t) async {
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                ended.resume()
+            }
+            thread.name = "badge.test-child-end"
+            thread.start()
+        }
+    }
+
+    package var processIdentifier: Int32 {
+        condition.withLock {
+            switch phase {
+            case let .running(execution): execution.processIdentifier.value
+            case let .ending(pid), let .ended(pid, _): pid
+            default: 0
+            }
+        }
+    }
+
+    /// True from `run()` until the child has ended and been reaped.
+    package var isRunning: Bool {
+        condition.withLock {
+            switch phase {
+            case .running, .ending: true
+            default: false
+            }
+        }
+    }
+
+    private var hasEnded: Bool {
+        if case .ended = phase { return true }
+        return false
     }
 
     /// Blocks until the child has ended. Call it from a thread of its own, not from
     /// one of Swift's cooperative threads.
     package func waitUntilExit() {
-        let child = processIdentifier
-        guard child > 0 else { return }
-        var info = siginfo_t()
-        // Wait for the end without reaping it: the pid stays the child's until
-        // `reapIfEnded` (under the lock) reaps it, so `signal` never hits a reused pid.
-        while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
-        while isRunning { usleep(1000) }
+        condition.withLock {
+            guard isStarted else { return }
+            while !hasEnded { condition.wait() }
+        }
+    }
+
+    /// Blocks until the child has ended or `limit` has passed; returns whether it ended.
+    package func waitUntilExit(timeout limit: Duration) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+        return condition.withLock {
+            guard isStarted else { return true }
+            while !hasEnded {
+                guard condition.wait(until: deadline) else { return hasEnded }
+            }
+            return true
+        }
+    }
+
+    /// Returns once the child has ended, or once the task is cancelled.
+    package func exited() async {
+        let id: Int = condition.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now: Bool = condition.withLock {
+                    guard isStarted, !hasEnded, !Task.isCancelled else { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            condition.withLock { waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Waits (asynchronously) until the child has ended or `limit` has passed;
+    /// returns whether it ended. The limit bounds a hang, it measures nothing.
+    package func waitForExit(limit: Duration = .seconds(60)) async -> Bool {
+        do {
+            try await withDeadline("the child \(executableURL?.lastPathComponent ?? "") to end", limit: limit) { await self.exited() }
+        } catch {}
+        return condition.withLock { hasEnded }
+    }
+
+    /// Whether `run()` started the child (or is starting it).
+    private var isStarted: Bool {
+        switch phase {
+        case .notStarted, .failed, .abandoned: false
+        default: true
+        }
     }
 
     /// Sends `signal` if the child has not ended (a pid that was reaped may be
     /// another process's by now). Returns whether it was sent.
     @discardableResult
     package func signal(_ signal: Int32) -> Bool {
-        lock.withLock {
-            reapIfEnded()
-            guard pid > 0, waitStatus == nil else { return false }
-            return kill(pid, signal) == 0
+        send(signal, toProcessGroup: false)
+    }
+
+    /// Sends `signal` to the child's process group (the child and what it started
+    /// that stayed in the group), if the child has not ended. Returns whether it was sent.
+    @discardableResult
+    package func signalGroup(_ signal: Int32) -> Bool {
+        send(signal, toProcessGroup: true)
+    }
+
+    private func send(_ signal: Int32, toProcessGroup: Bool) -> Bool {
+        condition.withLock {
+            guard case let .running(execution) = phase else { return false }
+            do {
+                try execution.send(signal: Subprocess.Signal(rawValue: signal), toProcessGroup: toProcessGroup)
+                return true
+            } catch {
+                return false
+            }
         }
     }
 
@@ -130,48 +296,74 @@ package final class ChildProcess: @unchecked Sendable {
     /// SIGTERM.
     package func terminate() { signal(SIGTERM) }
 
-    /// The exit status, or the signal that ended the child (`terminationReason` says which).
-    package var terminationStatus: Int32 {
-        let status = lock.withLock { waitStatus } ?? 0
-        return status & 0x7F != 0 ? status & 0x7F : (status >> 8) & 0xFF
-    }
-
-    package var terminationReason: Process.TerminationReason {
-        (lock.withLock { waitStatus } ?? 0) & 0x7F != 0 ? .uncaughtSignal : .exit
-    }
-
-    /// Under the lock.
-    private func reapIfEnded() {
-        guard pid > 0, waitStatus == nil else { return }
-        var status: Int32 = 0
-        let reaped = waitpid(pid, &status, WNOHANG)
-        if reaped == pid {
-            waitStatus = status
-        } else if reaped < 0 && errno == ECHILD {
-            // Reaped by someone else (nothing here does): it has ended, its status is lost.
-            waitStatus = 0xFF << 8
+    private var status: TerminationStatus? {
+        condition.withLock {
+            guard case let .ended(_, status) = phase else { return nil }
+            return status
         }
     }
 
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// The exit status, or the signal that ended the child (`terminationReason` says which).
+    package var terminationStatus: Int32 {
+        switch status {
+        case let .exited(code), let .signaled(code): code
+        case nil: 0
+        }
+    }
 
-    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np` (Swift's Glibc module
-    /// does not declare it): every descriptor from `lowest` up is closed in the child,
-    /// in the spawn itself, so none opened meanwhile by another thread slips through.
-    private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: CloseFrom.self) }
+    package var terminationReason: Process.TerminationReason {
+        if case .signaled = status { return .uncaughtSignal }
+        return .exit
+    }
 
-    private typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    /// The descriptors the child's standard streams are bound to: the child's ends
+    /// of the caller's pipes, the caller's files, or /dev/null opened here.
+    private final class Streams: @unchecked Sendable {
+        let input: FileDescriptor
+        let output: FileDescriptor
+        let error: FileDescriptor
+        /// What this process closes, once, when the child has them (or could not be
+        /// started): the child's ends of the pipes, /dev/null.
+        private let lock = NSLock()
+        private var handles: [FileHandle] = []
+        private var opened: [FileDescriptor] = []
 
-    /// glibc 2.29's `posix_spawn_file_actions_addchdir_np`, likewise undeclared.
-    private static let addChdir: Chdir? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
-        .map { unsafeBitCast($0, to: Chdir.self) }
+        init(input: Any?, output: Any?, error: Any?) throws {
+            var handles: [FileHandle] = [], opened: [FileDescriptor] = []
+            func descriptor(_ stream: Any?, reading: Bool) throws -> FileDescriptor {
+                switch stream {
+                case let pipe as Pipe:
+                    let end = reading ? pipe.fileHandleForReading : pipe.fileHandleForWriting
+                    if !handles.contains(where: { $0 === end }) { handles.append(end) }
+                    return FileDescriptor(rawValue: end.fileDescriptor)
+                case let handle as FileHandle where handle !== FileHandle.nullDevice:
+                    return FileDescriptor(rawValue: handle.fileDescriptor)
+                default:
+                    let null = try FileDescriptor.open("/dev/null", reading ? .readOnly : .writeOnly, options: .closeOnExec)
+                    opened.append(null)
+                    return null
+                }
+            }
+            do {
+                self.input = try descriptor(input, reading: true)
+                self.output = try descriptor(output, reading: false)
+                self.error = try descriptor(error, reading: false)
+            } catch {
+                for null in opened { try? null.close() }
+                throw error
+            }
+            self.handles = handles
+            self.opened = opened
+        }
 
-    private static func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) -> Int32 {
-        if let closeFrom { return closeFrom(actions, lowest) }
-        // An older C library: every descriptor open now (one opened meanwhile may slip through).
-        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        for fd in open where fd >= lowest { posix_spawn_file_actions_addclose(actions, fd) }
-        return 0
+        /// The parent keeps only its own ends of the pipes.
+        func closeChildEnds() {
+            let (handles, opened) = lock.withLock {
+                defer { self.handles = []; self.opened = [] }
+                return (self.handles, self.opened)
+            }
+            for handle in handles { try? handle.close() }
+            for null in opened { try? null.close() }
+        }
     }
 }

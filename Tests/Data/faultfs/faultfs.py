@@ -9,6 +9,8 @@ passes every call through, except that OP on PATH (a path inside the mount,
 "/" for its root) fails with ERRNO (a name: ENOSPC, EIO). OP is one of
 fsync (a file's; PATH "*" is any file), fsyncdir, link, rename. Each failure
 is logged to standard error as it happens: "faultfs: fsync /x ENOSPC".
+Once the kernel has mounted it and asked for its first answer, it says
+"faultfs: mounted" on standard output.
 
 A tmpfs never fails an fsync, and no device-mapper is at hand to fail a
 disk underneath ext4: the calls here go through the kernel's VFS and FUSE,
@@ -37,6 +39,9 @@ class FaultFS(Operations):
             if fault_op == op and (fault_path == path or fault_path == "*"):
                 print(f"faultfs: {op} {path} {errno.errorcode[code]}", file=sys.stderr, flush=True)
                 raise FuseOSError(code)
+
+    def init(self, path):
+        print("faultfs: mounted", flush=True)
 
     # Metadata
     def getattr(self, path, fh=None):
