@@ -94,6 +94,6 @@ extension ComfyUIQueueTests {
         let config = try ComfyUITests.config(s, server, modes: ["missing-class"], extra: #", "retries": 0"#)
         let result = try await ComfyUITests.run(s, config, "missing-class")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("HTTP 400: Cannot execute because a node is missing the class_type property. (Node ID '#3')"), "\(result.stderr)")
+        #expect(result.stderr.contains("HTTP 400: Node 'KSampler' not found. The custom node may not be installed. (Node ID '#3')"), "\(result.stderr)")
     }
 }

@@ -241,7 +241,8 @@ struct ComfyUITests {
 
         let noClass = try await broken("no-class") { $0["3"]?["class_type"] = "KSamplerPlus" }
         #expect(noClass.status == 1)
-        #expect(noClass.stderr.contains("HTTP 400: Cannot execute because node KSamplerPlus does not exist. (Node ID '#3')"), "\(noClass.stderr)")
+        // ComfyUI names the node by its title (_meta.title) when it has one.
+        #expect(noClass.stderr.contains("HTTP 400: Node 'KSampler' not found. The custom node may not be installed. (Node ID '#3')"), "\(noClass.stderr)")
 
         let missing = try await broken("missing-input") { set(&$0, "3", "steps", nil) }
         #expect(missing.status == 1)

@@ -165,18 +165,25 @@ def input_errors(node_id, node, prompt, classes):
     return reasons
 
 
+def missing_node_type(node_id, class_type, title):
+    """ComfyUI's refusal of a node whose class it does not have (execution.py's validate_prompt)."""
+    return {"type": "missing_node_type", "message": f"Node '{title or class_type}' not found. The custom node may not be installed.",
+            "details": f"Node ID '#{node_id}'", "extra_info": {"node_id": node_id, "class_type": class_type, "node_title": title}}
+
+
 def validate_prompt(mode, prompt):
     """What ComfyUI's validate_prompt answers for a workflow it refuses: (error,
     node_errors), or None when it would queue it. LoadImage's picture is checked
     by node_errors_for."""
     classes = object_info(mode)
     for node_id, node in prompt.items():
+        title = node.get("_meta", {}).get("title") if isinstance(node, dict) and isinstance(node.get("_meta"), dict) else None
         if not isinstance(node, dict) or "class_type" not in node:
-            return {"type": "invalid_prompt", "message": "Cannot execute because a node is missing the class_type property.",
-                    "details": f"Node ID '#{node_id}'", "extra_info": {}}, {}
+            return {"type": "missing_node_type",
+                    "message": f"Node '{title or f'ID #{node_id}'}' has no class_type. The workflow may be corrupted or a custom node is missing.",
+                    "details": f"Node ID '#{node_id}'", "extra_info": {"node_id": node_id, "class_type": None, "node_title": title}}, {}
         if node["class_type"] not in classes:
-            return {"type": "invalid_prompt", "message": f"Cannot execute because node {node['class_type']} does not exist.",
-                    "details": f"Node ID '#{node_id}'", "extra_info": {}}, {}
+            return missing_node_type(node_id, node["class_type"], title), {}
     outputs = [node_id for node_id, node in prompt.items() if classes[node["class_type"]].get("output_node")]
     if not outputs:
         return {"type": "prompt_no_outputs", "message": "Prompt has no outputs", "details": "", "extra_info": {}}, {}
@@ -362,9 +369,11 @@ class Handler(JSONHandler):
             return self.reply(400, {"error": {"type": "invalid_prompt", "message": "Cannot execute because the prompt is not a workflow",
                                               "details": "", "extra_info": {}}, "node_errors": {}})
         if mode == "missing-class":
-            # Real ComfyUI for a class_type it does not have: 400, the node in details, node_errors empty.
-            return self.reply(400, {"error": {"type": "missing_node_type", "message": "Cannot execute because a node is missing the class_type property.",
-                                              "details": "Node ID '#3'", "extra_info": {}}, "node_errors": {}})
+            # As a server without node 3's class (a custom node not installed) answers:
+            # 400, the class in the message, the node in details, node_errors empty.
+            node = prompt.get("3") if isinstance(prompt.get("3"), dict) else {}
+            meta = node.get("_meta") if isinstance(node.get("_meta"), dict) else {}
+            return self.reply(400, {"error": missing_node_type("3", node.get("class_type"), meta.get("title")), "node_errors": {}})
         refused = validate_prompt(mode, prompt)
         if refused is not None:
             error, node_errors = refused
