@@ -20,6 +20,11 @@ struct PackagingTests {
         var stderr: String
     }
 
+    /// A program that was still running at its limit.
+    struct Hang: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// Runs a program to completion on a thread of its own (not a cooperative one).
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     in directory: URL = repository) async throws -> Output {
@@ -43,8 +48,11 @@ struct PackagingTests {
                         group.enter()
                         Thread { sink.data = PipeReading.readAll(pipe.fileHandleForReading); group.leave() }.start()
                     }
+                    let ended = process.waitUntilExit(orKillAfter: .seconds(600))
                     group.wait()
-                    process.waitUntilExit()
+                    guard ended else {
+                        throw Hang(description: "\(executable) \(arguments.joined(separator: " ")) did not finish within 600 s and was killed")
+                    }
                     return Output(status: process.terminationStatus, stdout: String(decoding: outData.data, as: UTF8.self),
                                   stderr: String(decoding: errData.data, as: UTF8.self))
                 })

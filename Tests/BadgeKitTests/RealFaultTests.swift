@@ -35,7 +35,9 @@ struct RealFaultTests {
             process.arguments = arguments
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            guard process.waitUntilExit(orKillAfter: .seconds(60)) else {
+                throw SystemCallError("\(tool) \(arguments.joined(separator: " ")) did not finish within 60 s and was killed", ETIMEDOUT)
+            }
             guard process.terminationStatus == 0 else {
                 throw SystemCallError("\(tool) \(arguments.joined(separator: " ")) (exit \(process.terminationStatus))", EPERM)
             }

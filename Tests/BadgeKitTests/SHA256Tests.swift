@@ -54,8 +54,10 @@ struct SHA256Tests {
         process.standardOutput = output
         try process.run()
         try? output.fileHandleForWriting.close()
+        // Forty lines fit in the pipe: sha256sum ends before they are read.
+        let ended = process.waitUntilExit(orKillAfter: .seconds(60))
+        #expect(ended, "sha256sum did not finish within 60 s")
         let text = String(decoding: PipeReading.readAll(output.fileHandleForReading), as: UTF8.self)
-        process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let expected = text.split(separator: "\n").map { String($0.prefix(64)) }
         let computed = try files.map { try BatchHash.sha256(Data(contentsOf: $0)) }

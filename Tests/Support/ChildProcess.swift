@@ -228,6 +228,16 @@ package final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Blocks until the child has ended. One still running after `limit` (a
+    /// hang: the limit bounds it, it measures nothing) is killed with its
+    /// process group, and the answer is false.
+    package func waitUntilExit(orKillAfter limit: Duration) -> Bool {
+        if waitUntilExit(timeout: limit) { return true }
+        signalGroup(SIGKILL)
+        waitUntilExit()
+        return false
+    }
+
     /// Returns once the child has ended, or once the task is cancelled.
     package func exited() async {
         let id: Int = condition.withLock {
