@@ -239,6 +239,17 @@ struct PackagingTests {
         #expect(result.stderr.contains("apt-get install dpkg dpkg-dev binutils"), "\(result.stderr)")
     }
 
+    @Test func makeDebRefusesACompressionLevelXzHasNot() async throws {
+        let script = Self.repository.appendingPathComponent("scripts/make-deb.sh").path
+        for level in ["fast", "10", "-1"] {
+            // Refused when make deb first asks the script, before any release build.
+            let result = try await Self.run("/usr/bin/bash", [script, "--check-tools"],
+                                            environment: ["PATH": "/usr/bin:/bin", "DEB_XZ_LEVEL": level])
+            #expect(result.status == 64, "\(level): \(result.status)")
+            #expect(result.stderr.contains("DEB_XZ_LEVEL must be an xz compression level from 0 to 9, not '\(level)'"), "\(result.stderr)")
+        }
+    }
+
     // MARK: - The Containerfile and make check-package
 
     /// The shell commands of the Containerfile's last stage's first RUN, split at `&&`.
