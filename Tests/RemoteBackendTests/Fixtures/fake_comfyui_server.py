@@ -157,8 +157,10 @@ def input_errors(node_id, node, prompt, classes):
                        received_value=value)
         elif isinstance(kind, list):
             if value not in kind:
-                reason("value_not_in_list", "Value not in list", f"{name}: '{value}' not in {kind}", name,
-                       received_value=value)
+                # As ComfyUI words it: a list of more than 20 is given by its length alone.
+                listed = f"(list of length {len(kind)})" if len(kind) > 20 else str(kind)
+                reason("value_not_in_list", "Value not in list", f"{name}: '{value}' not in {listed}", name,
+                       input_config=None if len(kind) > 20 else spec, received_value=value)
         else:
             reason("return_type_mismatch", "Return type mismatch between linked nodes",
                    f"{name}, a value where a {kind} link is expected", name, received_value=value)
