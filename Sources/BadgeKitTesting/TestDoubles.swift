@@ -41,8 +41,9 @@ public struct FakeGenerator: BadgeGenerator {
         case let .fails(error):
             throw error
         case .waitsForCancellation:
+            // Task.sleep ends at once, throwing, when the task is cancelled.
             while true {
-                try await Task.sleep(for: .milliseconds(10))
+                try await Task.sleep(for: .seconds(3600))
             }
         case let .unavailable(reason):
             throw BadgeError(.backendUnavailable, reason)

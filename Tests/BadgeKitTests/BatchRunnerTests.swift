@@ -54,6 +54,19 @@ final class ProbeGenerator: BadgeGenerator, @unchecked Sendable {
     }
 }
 
+/// A backend that never finishes: it counts the jobs that reached it, then
+/// waits to be cancelled.
+final class StuckGenerator: BadgeGenerator {
+    let started = Gate()
+
+    func availability() async -> Availability { .available }
+
+    func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        started.arrive()
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+}
+
 /// A class so that each test's directory is removed when the test ends.
 @Suite(.threadsOfTheirOwn)
 final class BatchRunnerTests: @unchecked Sendable {
@@ -174,22 +187,24 @@ final class BatchRunnerTests: @unchecked Sendable {
     }
 
     @Test func cancellingKeepsFinishedFilesAndLeavesNoPartialOne() async throws {
+        let stuck = StuckGenerator()
         let plan = try plan((0..<4).map { BatchJob(name: "quick\($0)", prompt: "q\($0)") }
             + (0..<4).map { BatchJob(name: "stuck\($0)", prompt: "s\($0)", backend: "slow") })
         let chains = [
             "good": Self.chain("good", ProbeGenerator(delay: .zero)),
-            "slow": Self.chain("slow", FakeGenerator(.waitsForCancellation), limit: 2),
+            "slow": Self.chain("slow", stuck, limit: 2),
         ]
         let directory = try BatchOutputDirectory(url: output)
         let runner = runner(chains, concurrency: 3)
         let task = Task { await runner.run(plan.items, into: directory) }
         do {
             try await waitUntil("the four quick jobs' files (have \(files))") { files.filter { $0.hasPrefix("quick") }.count == 4 }
+            // Cancelled while two stuck jobs are inside their backend (its limit is 2).
+            try await waitUntil("two stuck jobs to start (\(stuck.started.arrivals) did)") { stuck.started.arrivals == 2 }
         } catch {
             task.cancel()
             throw error
         }
-        try await Task.sleep(for: .milliseconds(50))
         task.cancel()
         let results = await task.value
         #expect(results.filter { $0.status == .made }.map(\.item.key) == ["quick0", "quick1", "quick2", "quick3"])

@@ -18,36 +18,26 @@ struct WorkerThreadsTests {
 
     private static var thisThread: UInt { UInt(bitPattern: Int(pthread_self())) }
 
-    /// Waits, with a deadline, until `condition` holds; false if it never did.
-    private static func wait(upTo seconds: Double = 60, for condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1000)
-        }
-        return true
-    }
-
     @Test func everyPartRunsOnceOnTheCallerOrThePoolsOwnThreads() async {
         let pool = WorkerThreads(threads: 3)
         let runs = Mutex<[Int: Int]>([:])
         let elsewhere = Atomic<Int>(0)
-        let helped = Atomic<Bool>(false)
+        let helped = Gate()
         await Self.onThread {
             let caller = Self.thisThread
             pool.perform(iterations: 64, threads: 4) { k in
                 runs.withLock { $0[k, default: 0] += 1 }
                 if WorkerThreads.isWorkerThread {
-                    helped.store(true, ordering: .relaxed)
+                    helped.arrive()
                 } else if Self.thisThread != caller {
                     elsewhere.add(1, ordering: .relaxed)
                 }
                 // Part 0 waits until a pool thread has taken a part, so the pool is seen to help.
-                if k == 0 { _ = Self.wait { helped.load(ordering: .relaxed) } }
+                if k == 0 { _ = helped.wait() }
             }
         }
         #expect(runs.withLock { $0 } == Dictionary(uniqueKeysWithValues: (0..<64).map { ($0, 1) }))
-        let strays = elsewhere.load(ordering: .relaxed), poolHelped = helped.load(ordering: .relaxed)
+        let strays = elsewhere.load(ordering: .relaxed), poolHelped = helped.arrivals > 0
         #expect(strays == 0, "parts ran on threads that are neither the caller nor the pool's")
         #expect(poolHelped, "no pool thread helped")
     }
@@ -57,8 +47,8 @@ struct WorkerThreadsTests {
     /// animation's frames) cannot wait on each other.
     @Test func aJobIsDoneWhileEveryPoolThreadIsBusy() async {
         let pool = WorkerThreads(threads: 1)
-        let release = Atomic<Bool>(false)
-        let holding = Atomic<Bool>(false)
+        let release = Gate()
+        let holding = Gate()
         // Occupies the pool's one thread until released. A thread of its own, not
         // a task: on a loaded run every cooperative thread can be held by other
         // tests for longer than any wait here, and a task would not start.
@@ -66,15 +56,15 @@ struct WorkerThreadsTests {
         Thread {
             pool.share(threads: 2) {
                 if WorkerThreads.isWorkerThread {
-                    holding.store(true, ordering: .relaxed)
-                    _ = Self.wait { release.load(ordering: .relaxed) }
+                    holding.arrive()
+                    _ = release.wait()
                 } else {
-                    _ = Self.wait { holding.load(ordering: .relaxed) }
+                    _ = holding.wait()
                 }
             }
             blockerDone.signal()
         }.start()
-        let held = await Self.onThread { Self.wait { holding.load(ordering: .relaxed) } }
+        let held = await Self.onThread { holding.wait() }
         #expect(held, "the pool's thread never took the blocker's part")
         let total = await Self.onThread { () -> Int in
             let sum = Atomic<Int>(0)
@@ -84,7 +74,7 @@ struct WorkerThreadsTests {
             return sum.load(ordering: .relaxed)
         }
         #expect(total == (0..<64).reduce(0, +))
-        release.store(true, ordering: .relaxed)
+        release.arrive()
         await Self.onThread { blockerDone.wait() }
     }
 

@@ -44,24 +44,21 @@ struct ProceduralBackendTests {
         let request = BadgeRequest(prompt: "A pair of dumbbells", style: "medal", size: 1024, seed: 3)
         let expected = try generator.render(request)
         let pool = WorkerThreads.shared
-        let holding = Atomic<Int>(0), release = Atomic<Bool>(false)
-        @Sendable func wait(for condition: () -> Bool) {
-            let deadline = Date().addingTimeInterval(120)
-            while !condition() && Date() < deadline { usleep(1000) }
-        }
+        let holding = Gate(), release = Gate()
         let blocker = Thread {
             pool.share(threads: pool.threads + 1) {
                 if WorkerThreads.isWorkerThread {
-                    holding.add(1, ordering: .relaxed)
-                    wait { release.load(ordering: .relaxed) }
+                    holding.arrive()
+                    _ = release.wait()
                 } else {
-                    wait { holding.load(ordering: .relaxed) == pool.threads }
+                    _ = holding.wait(for: pool.threads)
                 }
             }
         }
         blocker.start()
-        defer { release.store(true, ordering: .relaxed) }
-        try await waitUntil("every pool thread to be held") { holding.load(ordering: .relaxed) == pool.threads }
+        defer { release.arrive() }
+        let held = try await onThreadOfItsOwn("every pool thread to be held", limit: .seconds(300)) { holding.wait(for: pool.threads) }
+        try #require(held, "\(holding.arrivals) of the pool's \(pool.threads) threads took the blocker's parts")
         let generator = self.generator
         let alone = try await onThreadOfItsOwn("a badge drawn with the pool busy", limit: .seconds(300)) { try generator.render(request) }
         #expect(alone == expected)
