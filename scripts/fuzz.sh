@@ -101,7 +101,6 @@ run() {
     echo "fuzz $name: reproduce with: $binary ${crash:-<input>}" >&2
     exit 1
   fi
-  grep -E '^#[0-9]+.*cov:' "$log" | tail -1 >&2 || true
   echo "fuzz $name: no crash or hang in ${seconds}s" >&2
 }
 
