@@ -100,9 +100,21 @@ public struct RegularFile: ~Copyable {
 
     /// The whole file, refused when fstat says it is larger than `limit`;
     /// never more than `limit` bytes are read, even if it grows meanwhile.
+    /// The memory taken is the file's size, not the limit's: a byte more than
+    /// fstat said is asked for, and only a file that has grown since is read
+    /// on, a megabyte at a time.
     public func readAll(limit: Int) throws(Failure) -> Data {
         guard size <= limit else { throw .tooLarge(size: size, limit: limit) }
-        let data = try read(upTo: limit)
+        let first = min(size + 1, limit)
+        var data = try read(upTo: first)
+        if data.count == first {
+            while data.count < limit {
+                let asked = min(limit - data.count, 1 << 20)
+                let more = try read(upTo: asked)
+                data.append(more)
+                if more.count < asked { break }
+            }
+        }
         if data.count == limit, !(try read(upTo: 1)).isEmpty {
             throw .tooLarge(size: limit + 1, limit: limit)
         }
