@@ -67,6 +67,7 @@ consumer() {
     scripts/check-consumer.sh
     return
   fi
+  scripts/beside.sh --full "$consumer_build"
   wait "$consumer_build" || status=$?
   consumer_build=
   if [ "$status" -ne 0 ]; then
