@@ -2,7 +2,10 @@
 #   make demo   installs what is missing, builds, and makes a procedural badge
 #   make test   installs what is missing and runs every test
 SWIFT ?= swift
-BADGE := .build/release/badge
+# SwiftPM's scratch path for the release build: CI builds the .deb's binary in one
+# of its own (SCRATCH=.build-release), beside the suite that holds .build's lock.
+SCRATCH ?= .build
+BADGE := $(SCRATCH)/release/badge
 # One source of truth for the version: BadgeMetadata.version, which `badge --version`
 # prints, `badge:generator` records, and the .deb is named after.
 VERSION := $(shell sed -n 's/^ *public static let version = "\([^"]*\)"$$/\1/p' Sources/BadgeKit/BadgeMetadata.swift)
@@ -10,7 +13,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 STAGE := .build/stage
 
-.PHONY: deps build demo test bench fuzz man gallery clean version stage install uninstall deb check-package
+.PHONY: deps build binary demo test bench fuzz man gallery clean version stage install uninstall deb check-package
 
 deps:
 	@scripts/install-deps.sh
@@ -20,10 +23,14 @@ deps:
 # and no exported symbols. These are options of this build, not of the package: a
 # package that depends on badge links its own way. No DWARF: the installed binary is
 # stripped (scripts/stage.sh), and writing it costs the release build about a tenth.
-RELEASE_FLAGS := -c release -debug-info-format none --static-swift-stdlib -Xswiftc -use-ld=lld \
+RELEASE_FLAGS := --scratch-path $(SCRATCH) -c release -debug-info-format none --static-swift-stdlib -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 
 build: deps
+	@$(MAKE) --no-print-directory binary
+
+# The release binary alone, with nothing installed first.
+binary:
 	$(SWIFT) build $(RELEASE_FLAGS) --product badge
 
 demo: build
@@ -83,4 +90,4 @@ check-package:
 	@scripts/check-package.sh .build/deb/badge_$(VERSION)_$$(dpkg --print-architecture).deb
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-release out

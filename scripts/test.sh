@@ -9,9 +9,19 @@
 #   scripts/test.sh
 # With BADGE_TEST_RESULTS=DIR, the suite's results are also written there as
 # JUnit XML (swift test --xunit-output), for .ci/run to count per test target.
+# With BADGE_CONSUMER_BUILD=shared, the consumer package is built after the
+# suite in this repository's .build, reusing the dependencies the suite's build
+# compiled (check-consumer.sh --shared: for a fresh clone tested once, as CI
+# does); by default (own) it keeps a build of its own, which a second run only
+# updates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
+consumer_build_mode=${BADGE_CONSUMER_BUILD:-own}
+case $consumer_build_mode in
+  own|shared) ;;
+  *) echo "test: BADGE_CONSUMER_BUILD is \"$consumer_build_mode\"; use own (the default) or shared" >&2; exit 64 ;;
+esac
 
 stage() {
   local name=$1 started
@@ -63,6 +73,10 @@ trap stop_consumer_build EXIT
 
 consumer() {
   local status=0
+  if [ "$consumer_build_mode" = shared ]; then
+    scripts/check-consumer.sh --shared
+    return
+  fi
   if [ -z "$consumer_build" ]; then
     scripts/check-consumer.sh
     return
@@ -83,7 +97,7 @@ stage deps deps
 # Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
 scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
-if scripts/beside.sh --check; then
+if [ "$consumer_build_mode" = own ] && scripts/beside.sh --check; then
   scripts/beside.sh scripts/check-consumer.sh --build-only >"$consumer_log" 2>&1 &
   consumer_build=$!
 fi
