@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs COMMAND in a session of its own whose CPU weight is the lowest there is,
 # so that it takes only the CPU other work leaves idle: make test builds the
-# consumer package beside its suite this way, and CI the .deb beside its fuzzers.
+# consumer package beside its suite this way, and CI the release binary beside
+# make test and the fuzzers beside what is left of it.
 # Linux shares CPU between sessions (autogroups) before it shares it between the
 # processes of one, and SwiftPM starts its compilers at nice 0 whatever its own nice
 # is: so the session as a whole is given nice 19 (/proc/self/autogroup).
