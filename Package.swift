@@ -239,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BadgeCLITests",
-            dependencies: ["BadgeTestSupport", "BadgeCLI", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
+            dependencies: ["BadgeTestSupport", "BadgeCLI", "BadgeMain", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas"],
             exclude: ["Browser", "Witnesses"]
         ),
     ],

@@ -31,6 +31,8 @@ struct BadgeArt {
     struct Result {
         var png: Data
         var notes: [String: String]
+        /// zlib's check of the image data, run while it was compressed.
+        var inflated: PNGDataCheck.Inflated?
     }
 
     /// The picture before encoding: drawing and encoding are measured apart (badge-bench draw).
@@ -65,8 +67,9 @@ struct BadgeArt {
 
     func render() throws -> Result {
         let drawing = try draw(encoding: true)
-        let png = try drawing.encoded?.finish() ?? PNGEncoder.encode(drawing.canvas, level: compression, filter: Self.filter)
-        return Result(png: png, notes: drawing.notes)
+        let (png, inflated) = try drawing.encoded?.finishInflating()
+            ?? PNGEncoder.encodeInflating(drawing.canvas, level: compression, filter: Self.filter, inflating: true)
+        return Result(png: png, notes: drawing.notes, inflated: inflated)
     }
 
     func draw() throws -> Drawing {
@@ -127,7 +130,7 @@ struct BadgeArt {
             // promised opaque (RGB), which the encoding checks.
             let side = request.size
             let whole = SharedCanvas(canvas: canvas)
-            let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round) : nil
+            let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round, inflating: true) : nil
             let work = BandWork(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) },
                                 reads: png.map { png in (0..<png.count).map(png.rowsRead) } ?? [])
             WorkerThreads.shared.share(threads: threads ?? Canvas.processorCount) {

@@ -46,7 +46,7 @@ package struct ProceduralGenerator: BadgeGenerator {
         let file = try workspace.write(result.png, to: "badge.png")
         return GeneratedImage(
             drawnInProcess: file, model: Self.artEngineVersion,
-            seed: request.seed, extra: result.notes)
+            seed: request.seed, extra: result.notes, inflated: result.inflated)
     }
 
     /// The PNG `generate` writes into its workspace, drawn and encoded as it

@@ -27,13 +27,17 @@ package struct AdmittedImage: Sendable {
     package private(set) var header: ImageIntake.Header
     /// What the intake knows about the image; `size` is the header's width.
     package private(set) var metadata: BadgeMetadata
+    /// zlib's check of the image data made while this process encoded it, if
+    /// it was: `CheckedBadge` compares the stamped bytes with it.
+    package private(set) var inflated: PNGDataCheck.Inflated?
 
-    fileprivate init(png: Data, header: ImageIntake.Header, metadata: BadgeMetadata) {
+    fileprivate init(png: Data, header: ImageIntake.Header, metadata: BadgeMetadata, inflated: PNGDataCheck.Inflated? = nil) {
         var metadata = metadata
         metadata.size = header.width
         self.png = png
         self.header = header
         self.metadata = metadata
+        self.inflated = inflated
     }
 }
 
@@ -134,7 +138,8 @@ extension Pipeline {
                 throw error.attributed(to: backend.name)
             }
         }
-        return AdmittedImage(png: data, header: header, metadata: metadata(for: request, image, backend, commitment))
+        return AdmittedImage(png: data, header: header, metadata: metadata(for: request, image, backend, commitment),
+                             inflated: image.inflated)
     }
 
     /// A PNG kept at its size is rebuilt unless this process drew it: cut to

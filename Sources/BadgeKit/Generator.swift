@@ -184,6 +184,10 @@ public struct GeneratedImage: Sendable {
     /// The end of the backend's time limit, when it has one (a server's, a
     /// plugin's): decoding and converting its image must finish by then.
     public var deadline: ContinuousClock.Instant?
+    /// zlib's check of the image data, run while this process encoded it:
+    /// stamping then compares the bytes with it rather than inflating them
+    /// again (`CheckedBadge`).
+    package var inflated: PNGDataCheck.Inflated?
 
     public init(
         file: URL,
@@ -203,10 +207,11 @@ public struct GeneratedImage: Sendable {
     /// An image drawn by this process (see `isDrawnInProcess`).
     package init(
         drawnInProcess file: URL,
-        model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:]
+        model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:], inflated: PNGDataCheck.Inflated? = nil
     ) {
         self.init(file: file, model: model, seed: seed, extra: extra)
         self.isDrawnInProcess = true
+        self.inflated = inflated
     }
 }
 

@@ -1,4 +1,5 @@
 import CZlib
+import Synchronization
 import Foundation
 
 /// The check every PNG passes before the pipeline writes it (to the store or
@@ -95,25 +96,56 @@ package enum PNGDataCheck {
     }
 
     private static func inflate(_ parts: [Data], expected: Int, rowLength: Int?, what: String) throws {
-        var stream = z_stream()
-        guard badge_inflate_init(&stream) == Z_OK else { throw refusal("zlib could not start (out of memory?)") }
-        defer { inflateEnd(&stream) }
-        let windowSize = 1 << 16
-        let window = UnsafeMutablePointer<UInt8>.allocate(capacity: windowSize)
-        defer { window.deallocate() }
-        var produced = 0
-        var ended = false
-        for (index, part) in parts.enumerated() {
+        let inflater = try Inflater(expected: expected, rowLength: rowLength, what: what)
+        for (index, part) in parts.enumerated() { try inflater.feed(part, index: index) }
+        try inflater.end()
+    }
+
+    /// zlib inflating one image's data piece by piece, into a 64 KB window
+    /// it looks through and forgets: the size the header promises, each
+    /// row's filter type, nothing after the stream's end. zlib's state points
+    /// back at its `z_stream`, so the stream lives at one heap address.
+    private final class Inflater {
+        private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        private static let windowSize = 1 << 16
+        private let window = UnsafeMutablePointer<UInt8>.allocate(capacity: Inflater.windowSize)
+        private let expected: Int
+        private let rowLength: Int?
+        private let what: String
+        private var produced = 0
+        private var ended = false
+
+        init(expected: Int, rowLength: Int?, what: String) throws {
+            self.expected = expected
+            self.rowLength = rowLength
+            self.what = what
+            stream.initialize(to: z_stream())
+            guard badge_inflate_init(stream) == Z_OK else {
+                stream.deallocate()
+                window.deallocate()
+                throw refusal("zlib could not start (out of memory?)")
+            }
+        }
+
+        deinit {
+            inflateEnd(stream)
+            stream.deallocate()
+            window.deallocate()
+        }
+
+        /// Inflates `part`, the `index`-th piece of the image data (from 0).
+        func feed(_ part: Data, index: Int) throws {
             try part.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
                 guard let base = input.baseAddress, input.count > 0 else { return }
                 if ended { throw refusal("the PNG has image data after the end of its zlib stream (\(what) \(index + 1))") }
-                stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-                stream.avail_in = uInt(input.count)
-                while stream.avail_in > 0 && !ended {
-                    stream.next_out = window
-                    stream.avail_out = uInt(windowSize)
-                    let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    let count = windowSize - Int(stream.avail_out)
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+                stream.pointee.avail_in = uInt(input.count)
+                defer { stream.pointee.next_in = nil }
+                while stream.pointee.avail_in > 0 && !ended {
+                    stream.pointee.next_out = window
+                    stream.pointee.avail_out = uInt(Self.windowSize)
+                    let status = CZlib.inflate(stream, Z_NO_FLUSH)
+                    let count = Self.windowSize - Int(stream.pointee.avail_out)
                     if let rowLength {
                         // Each row starts with its filter type, 0 to 4.
                         var position = (rowLength - produced % rowLength) % rowLength
@@ -133,25 +165,153 @@ package enum PNGDataCheck {
                     case Z_STREAM_END: ended = true
                     case Z_BUF_ERROR where count == 0: return
                     default:
-                        let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                        let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
                         throw refusal("the PNG's image data is not a valid zlib stream (\(reason), in \(what) \(index + 1))")
                     }
                 }
-                if ended && stream.avail_in > 0 {
-                    throw refusal("the PNG has \(stream.avail_in) bytes of image data after the end of its zlib stream")
+                if ended && stream.pointee.avail_in > 0 {
+                    throw refusal("the PNG has \(stream.pointee.avail_in) bytes of image data after the end of its zlib stream")
                 }
             }
         }
-        guard ended else {
-            throw refusal("the PNG's image data ends before its zlib stream does (\(produced) of \(expected) bytes inflated)")
-        }
-        guard produced == expected else {
-            throw refusal("the PNG's image data holds \(produced) bytes where its header promises \(expected)")
+
+        /// Throws unless the stream has ended holding exactly the bytes expected.
+        func end() throws {
+            guard ended else {
+                throw refusal("the PNG's image data ends before its zlib stream does (\(produced) of \(expected) bytes inflated)")
+            }
+            guard produced == expected else {
+                throw refusal("the PNG's image data holds \(produced) bytes where its header promises \(expected)")
+            }
         }
     }
 
     private static func refusal(_ message: String) -> BadgeError {
         BadgeError(.invalidImage, message,
                    hint: "the image was made damaged; nothing was written, and the current badge is unchanged")
+    }
+}
+
+extension PNGDataCheck {
+    /// What zlib found inflating an image's data as its encoder made it (a
+    /// ``Stream``): the image header (IHDR's 13 bytes) and the pieces of the
+    /// zlib stream, all inflated to exactly the rows the header promises.
+    /// Only a stream's `finish()` makes one (its initialiser is fileprivate to
+    /// this file), so holding one means zlib inflated these very bytes.
+    /// `CheckedBadge` compares a stamped PNG with it rather than inflating the
+    /// same bytes a second time.
+    package struct Inflated: Sendable {
+        private let header: Data
+        private let pieces: [Data]
+
+        fileprivate init(header: Data, pieces: [Data]) {
+            self.header = header
+            self.pieces = pieces
+        }
+
+        /// Whether `png` is a still image (no animation's frame chunks) whose
+        /// IHDR holds `header` and whose IDAT payloads, joined, are the
+        /// pieces inflated, joined: byte for byte, wherever the chunks split.
+        package func vouches(for png: Data) -> Bool {
+            guard let chunks = try? PNG.chunks(in: png, verifyCRC: false),
+                  let first = chunks.first, first.type == "IHDR", first.data == header,
+                  !chunks.contains(where: { $0.type == "fcTL" || $0.type == "fdAT" })
+            else { return false }
+            return Self.joinedEqual(chunks.lazy.filter { $0.type == "IDAT" }.map(\.data), pieces)
+        }
+
+        /// Whether two lists of byte strings are the same bytes once joined.
+        static func joinedEqual(_ left: some Sequence<Data>, _ right: [Data]) -> Bool {
+            var rightIndex = 0, rightOffset = 0
+            for part in left {
+                var offset = 0
+                while offset < part.count {
+                    while rightIndex < right.count && rightOffset == right[rightIndex].count {
+                        rightIndex += 1
+                        rightOffset = 0
+                    }
+                    guard rightIndex < right.count else { return false }
+                    let piece = right[rightIndex]
+                    let length = min(part.count - offset, piece.count - rightOffset)
+                    let same = part.withUnsafeBytes { a in
+                        piece.withUnsafeBytes { b in memcmp(a.baseAddress! + offset, b.baseAddress! + rightOffset, length) == 0 }
+                    }
+                    guard same else { return false }
+                    offset += length
+                    rightOffset += length
+                }
+            }
+            while rightIndex < right.count && rightOffset == right[rightIndex].count {
+                rightIndex += 1
+                rightOffset = 0
+            }
+            return rightIndex == right.count
+        }
+    }
+
+    /// The check run while the image is encoded: an image of 8-bit channels,
+    /// not interlaced, whose zlib stream is fed here piece by piece, in order
+    /// (the zlib header, each compressed band, the Adler-32), by whichever
+    /// thread has the next piece. zlib inflates each as it comes, with every
+    /// check `verify` makes, so the work is done beside the encoding's other
+    /// bands rather than after it. Feeds are serialised here; a failure is
+    /// kept and later pieces are ignored, and `finish` throws it.
+    package final class Stream: Sendable {
+        private let header: Data
+        private let state: Mutex<State>
+
+        private struct State: ~Copyable {
+            var inflater: Inflater?
+            var pieces: [Data] = []
+            var failure: BadgeError?
+        }
+
+        /// A stream for a `width`×`height` image of `channels` 8-bit channels
+        /// (3: RGB, 4: RGBA).
+        package init(width: Int, height: Int, channels: Int) {
+            var ihdr = Data()
+            for value in [UInt32(width), UInt32(height)] {
+                ihdr.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+            }
+            ihdr.append(contentsOf: [8, channels == 4 ? 6 : 2, 0, 0, 0])
+            header = ihdr
+            let rowLength = 1 + width * channels
+            var state = State()
+            do {
+                guard channels == 3 || channels == 4, width > 0, height > 0 else {
+                    throw refusal("the streamed check takes 8-bit RGB or RGBA, not \(channels) channels of \(width)×\(height)")
+                }
+                state.inflater = try Inflater(expected: height * rowLength, rowLength: rowLength, what: "IDAT")
+            } catch {
+                state.failure = error as? BadgeError ?? refusal("\(error)")
+            }
+            self.state = Mutex(state)
+        }
+
+        /// Inflates the next piece of the zlib stream.
+        package func feed(_ piece: Data) {
+            state.withLock { state in
+                guard state.failure == nil, let inflater = state.inflater else { return }
+                do {
+                    try inflater.feed(piece, index: 0)
+                    state.pieces.append(piece)
+                } catch {
+                    state.failure = error as? BadgeError ?? refusal("\(error)")
+                }
+            }
+        }
+
+        /// The proof, once the last piece is fed: throws `.invalidImage` when
+        /// a piece did not inflate, or the stream has not ended holding
+        /// exactly the header's rows.
+        package func finish() throws -> Inflated {
+            try state.withLock { state in
+                if let failure = state.failure { throw failure }
+                guard let inflater = state.inflater else { throw refusal("the streamed check has no zlib stream") }
+                try inflater.end()
+                state.inflater = nil
+                return Inflated(header: header, pieces: state.pieces)
+            }
+        }
     }
 }

@@ -301,18 +301,19 @@ public struct Pipeline: Sendable {
 
     static let workspacePrefix = "badge-work-"
 
-    /// A fresh private directory under $TMPDIR named after our pid, so a later
-    /// run can tell a dead run's leftovers from a live one's. The first one a
-    /// process makes starts the sweep of those leftovers on a thread of its
-    /// own, beside the backend; removing a workspace waits for it, so every
-    /// run that ends has swept.
+    /// A fresh private directory named after our pid, so a later run can tell
+    /// a dead run's leftovers from a live one's, in this user's own
+    /// directory under $TMPDIR (`workspaceRoot`). The first one a process
+    /// makes starts the sweep of those leftovers on a thread of its own,
+    /// beside the backend; removing a workspace waits for it, so every run
+    /// that ends has swept.
     static func makeWorkspace() throws -> Workspace {
+        let root = workspaceRoot
         _ = staleWorkspaceSweep
-        let base = NSTemporaryDirectory()
-        var template = Array("\(base)/\(workspacePrefix)\(getpid())-XXXXXX".utf8CString)
+        var template = Array("\(root)/\(workspacePrefix)\(getpid())-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
-            throw BadgeError(.io, "cannot create a temporary workspace", path: base, cause: BadgeError.errnoDescription(errno),
+            throw BadgeError(.io, "cannot create a temporary workspace", path: root, cause: BadgeError.errnoDescription(errno),
                              hint: "check that $TMPDIR exists and is writable")
         }
         let path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
@@ -324,9 +325,29 @@ public struct Pipeline: Sendable {
         _ = try? staleWorkspaceSweep.value
     }
 
-    /// Once per process: a batch makes hundreds of workspaces, and each sweep
-    /// reads all of $TMPDIR (3.5 ms of a 1024 px `generate` with 2,800 entries there).
-    private static let staleWorkspaceSweep = BackgroundValue { sweepStaleWorkspaces(in: NSTemporaryDirectory()) }
+    /// Where workspaces are made: `badge-<uid>` under $TMPDIR, a directory
+    /// only this user can enter, so the sweep lists badge's own few entries
+    /// rather than all of $TMPDIR (3.5 ms of a 1024 px `generate` with 2,800
+    /// entries there). Made with mode 0700 when missing, and used only when
+    /// it is a real directory (not a symbolic link) that this user owns and
+    /// no one else may enter; otherwise workspaces go straight into $TMPDIR,
+    /// where `mkdtemp` keeps each private all the same.
+    static let workspaceRoot: String = privateDirectory(in: NSTemporaryDirectory(), named: "badge-\(geteuid())") ?? NSTemporaryDirectory()
+
+    /// `base/name` when it is, or can be made, a directory of this user's
+    /// that no one else may enter (see `workspaceRoot`).
+    package static func privateDirectory(in base: String, named name: String) -> String? {
+        let path = (base.hasSuffix("/") ? base : base + "/") + name
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            return nil
+        }
+        return path
+    }
+
+    /// Once per process: a batch makes hundreds of workspaces.
+    private static let staleWorkspaceSweep = BackgroundValue { sweepStaleWorkspaces(in: workspaceRoot) }
 
     /// Removes the workspaces in `base` whose process is gone (killed with
     /// SIGKILL, say): directories named `badge-work-<pid>-...` that this user

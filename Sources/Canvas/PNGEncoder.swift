@@ -23,7 +23,17 @@ public enum PNGEncoder {
     /// `keepAlpha` writes RGBA even when every pixel is opaque: the frames of
     /// an animated PNG must all share the first frame's colour type.
     public static func encode(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false, filter: Filter = .up) throws -> Data {
-        let job = BandedPNG(canvas, level: level, filter: filter, opaque: !keepAlpha && canvas.isOpaque, checked: true)
+        try encodeInflating(canvas, level: level, keepAlpha: keepAlpha, filter: filter, inflating: false).png
+    }
+
+    /// `encode`, and with `inflating`, zlib's check of the image data run
+    /// band by band beside the compression (`PNGDataCheck.Stream`): its proof,
+    /// unless the check failed (the image is then checked again, in full,
+    /// where it is stamped, and refused there).
+    package static func encodeInflating(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false, filter: Filter = .up,
+                                        inflating: Bool) throws -> (png: Data, inflated: PNGDataCheck.Inflated?) {
+        let job = BandedPNG(canvas, level: level, filter: filter, opaque: !keepAlpha && canvas.isOpaque, checked: true,
+                            inflating: inflating)
         let workers = max(1, min(job.count, canvas.drawingThreads))
         // Each worker (the calling thread and badge's own, `WorkerThreads`) takes
         // the next band not yet taken (bands compress at very different speeds:
@@ -32,21 +42,16 @@ public enum PNGEncoder {
         WorkerThreads.shared.share(threads: workers) {
             while let k = job.nextBand() { job.compress(k) }
         }
-        return try job.finish()
+        return try job.finishInflating()
     }
 
     /// The file put together once, at its final size: the IDAT's CRC is
     /// combined from the bands' own (each worked out by its worker), so the
     /// compressed bytes are neither copied twice nor read again here.
     static func assemble(_ bands: [Band], width: Int, height: Int, opaque: Bool, level: Int) -> Data {
-        var adler = adler32(0, nil, 0)
-        var idatLength = 2 + 4
-        for band in bands {
-            adler = adler32_combine(adler, band.adler, band.length)
-            idatLength += band.deflated.count
-        }
+        let idatLength = bands.reduce(2 + 4) { $0 + $1.deflated.count }
         let zlibHeader = zlibHeader(level: level)
-        let adlerBytes = bigEndian(UInt32(adler))
+        let adlerBytes = adlerTrailer(bands)
         var crc = crc32(0, nil, 0)
         for bytes in [Array("IDAT".utf8), zlibHeader] {
             crc = bytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
@@ -67,6 +72,12 @@ public enum PNGEncoder {
         png.append(contentsOf: bigEndian(UInt32(crc)))
         png.append(contentsOf: Self.iend)
         return png
+    }
+
+    /// The zlib stream's last four bytes: the Adler-32 of every band's
+    /// filtered rows, combined from the bands' own.
+    static func adlerTrailer(_ bands: [Band]) -> [UInt8] {
+        bigEndian(UInt32(bands.reduce(adler32(0, nil, 0)) { adler32_combine($0, $1.adler, $1.length) }))
     }
 
     /// Whether every pixel of `rows` has alpha 255.
@@ -246,8 +257,17 @@ public final class BandedPNG: @unchecked Sendable {
     private let next = Atomic<Int>(0)
     // A band found a pixel that is not opaque after RGB was promised.
     private let translucent = Atomic<Bool>(false)
+    // zlib's check, fed the bands in order as they are stored, and the next band it needs.
+    private let check: PNGDataCheck.Stream?
+    private let checkNext = Mutex<Int>(0)
 
-    public init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false) {
+    /// `inflating`: zlib checks the image data as the bands are stored
+    /// (`finishInflating`'s proof).
+    public convenience init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false) {
+        self.init(canvas, level: level, filter: filter, opaque: opaque, checked: checked, inflating: false)
+    }
+
+    package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool) {
         self.canvas = canvas
         self.level = max(0, min(9, level))
         self.opaque = opaque
@@ -256,6 +276,13 @@ public final class BandedPNG: @unchecked Sendable {
         starts = PNGEncoder.bandStarts(height: canvas.height, width: canvas.width)
         count = starts.count - 1
         slots = BandSlots(count: count)
+        if inflating {
+            let stream = PNGDataCheck.Stream(width: canvas.width, height: canvas.height, channels: layout.channels)
+            stream.feed(Data(PNGEncoder.zlibHeader(level: self.level)))
+            check = stream
+        } else {
+            check = nil
+        }
     }
 
     /// The canvas rows band `k` reads: its own, and the 32 KB of rows before it
@@ -284,16 +311,44 @@ public final class BandedPNG: @unchecked Sendable {
             }
         }
         slots.store(k, result)
+        feedCheck()
+    }
+
+    /// Feeds zlib's check every stored band from the next it needs on. One
+    /// thread feeds at a time; a thread that finds another feeding leaves its
+    /// band to it, and the feeder looks once more after letting go, so no
+    /// band stored meanwhile is left unfed.
+    private func feedCheck() {
+        guard let check else { return }
+        while let next = checkNext.withLockIfAvailable({ next -> Int in
+            while next < count, let band = slots.band(next) {
+                check.feed(band.deflated)
+                next += 1
+            }
+            return next
+        }) {
+            guard next < count, slots.band(next) != nil else { return }
+        }
     }
 
     /// The PNG, once every band is compressed.
     public func finish() throws -> Data {
+        try finishInflating().png
+    }
+
+    /// The PNG, and when this job was `inflating` and the check passed, its
+    /// proof (`PNGDataCheck.Inflated`).
+    package func finishInflating() throws -> (png: Data, inflated: PNGDataCheck.Inflated?) {
         let promiseHeld = checked || (opaque ? !translucent.load(ordering: .relaxed) : !canvas.isOpaque)
         if !promiseHeld {
-            return try PNGEncoder.encode(canvas, level: level, filter: layout.filter)
+            return try PNGEncoder.encodeInflating(canvas, level: level, filter: layout.filter, inflating: check != nil)
         }
         let bands = try slots.results.map { try $0.get() }
-        return PNGEncoder.assemble(bands, width: canvas.width, height: canvas.height, opaque: opaque, level: level)
+        let png = PNGEncoder.assemble(bands, width: canvas.width, height: canvas.height, opaque: opaque, level: level)
+        guard let check else { return (png, nil) }
+        feedCheck()
+        check.feed(Data(PNGEncoder.adlerTrailer(bands)))
+        return (png, try? check.finish())
     }
 }
 
@@ -350,6 +405,13 @@ private final class BandSlots: @unchecked Sendable {
         lock.lock()
         slots[k] = result
         lock.unlock()
+    }
+
+    /// Band `k`, when it has been compressed.
+    func band(_ k: Int) -> PNGEncoder.Band? {
+        lock.lock()
+        defer { lock.unlock() }
+        return try? slots[k]?.get()
     }
 
     var results: [Result<PNGEncoder.Band, any Error>] {

@@ -208,8 +208,10 @@ final class Sandbox: @unchecked Sendable {
 
     var storeObject: BadgeStore { BadgeStore(directory: store) }
 
-    /// Workspaces a run left in its TMPDIR.
+    /// Workspaces a run left in its TMPDIR: in this user's `badge-<uid>` there, or in TMPDIR itself.
     var leftoverWorkspaces: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).filter { $0.hasPrefix("badge-work-") }
+        [tmp.path, tmp.appendingPathComponent("badge-\(geteuid())").path].flatMap { directory in
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("badge-work-") }
+        }
     }
 }

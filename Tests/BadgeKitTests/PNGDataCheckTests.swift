@@ -91,9 +91,122 @@ struct PNGDataCheckTests {
         #expect(contents.isEmpty, "left behind: \(contents)")
     }
 
+    /// `idat` cut into `parts` pieces (the last may be longer), as an encoder's bands feed the streamed check.
+    static func pieces(_ idat: Data, _ parts: Int) -> [Data] {
+        let size = idat.count / parts, start = idat.startIndex
+        return (0..<parts).map { k in idat.subdata(in: (start + k * size)..<(start + (k == parts - 1 ? idat.count : (k + 1) * size))) }
+    }
+
+    /// zlib's check run piece by piece while an image is encoded.
+    static func streamed(_ pieces: [Data], width: Int = side, height: Int = side) throws -> PNGDataCheck.Inflated {
+        let stream = PNGDataCheck.Stream(width: width, height: height, channels: 3)
+        for piece in pieces { stream.feed(piece) }
+        return try stream.finish()
+    }
+
+    @Test func theStreamedCheckVouchesOnlyForTheBytesItInflated() throws {
+        let idat = TestPNG.storedZlib(Self.rows(Self.side))
+        let proof = try Self.streamed(Self.pieces(idat, 3))
+        let png = Self.png(idat: idat)
+        #expect(proof.vouches(for: png))
+        // Stamped, and with the image data split into other chunks: the same bytes.
+        let stamped = try BadgeMetadata(commitmentDate: Date(), timeZone: "GMT", createdAt: Date(), prompt: "Drink more water", backend: "drawn",
+                                         backendType: "fake", size: Self.side).stamp(into: png)
+        #expect(proof.vouches(for: stamped))
+        let split = PNG.assemble(try PNG.chunks(in: png).flatMap { chunk in
+            chunk.type != "IDAT" ? [chunk] : Self.pieces(chunk.data, 4).map { PNGChunk(type: "IDAT", data: $0) }
+        })
+        #expect(proof.vouches(for: split))
+
+        // Another image's bytes, one byte changed, a byte short, a byte more, another size, an animation.
+        #expect(!proof.vouches(for: Self.png(idat: TestPNG.storedZlib(Self.rows(Self.side, filter: 2)))))
+        var changed = [UInt8](idat)
+        changed[100] ^= 0x01
+        #expect(!proof.vouches(for: Self.png(idat: Data(changed))))
+        #expect(!proof.vouches(for: Self.png(idat: idat.dropLast())))
+        #expect(!proof.vouches(for: Self.png(idat: idat + [0])))
+        #expect(!proof.vouches(for: Self.png(idat: idat, width: Self.side, height: Self.side + 1)))
+        var chunks = try PNG.chunks(in: png)
+        chunks.insert(PNGChunk(type: "fcTL", data: Data(count: 26)), at: 1)
+        #expect(!proof.vouches(for: PNG.assemble(chunks)))
+        #expect(!proof.vouches(for: Data("not a png".utf8)))
+    }
+
+    @Test(arguments: [
+        ("a row short", "holds 12159 bytes where its header promises 12352"),
+        ("a row more", "more than the 12352 bytes"),
+        ("filter type 7", "filter type 7"),
+        ("a stored block's length damaged", "not a valid zlib stream"),
+        ("cut short", "ends before its zlib stream does"),
+    ])
+    func theStreamedCheckRefusesWhatVerifyRefuses(damage: String, saying phrase: String) throws {
+        let rows = Self.rows(Self.side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
+        var idat = [UInt8](TestPNG.storedZlib(rows))
+        if damage == "a stored block's length damaged" { idat[5] ^= 0x01 }
+        if damage == "cut short" { idat.removeLast(idat.count / 2) }
+        let error = #expect(throws: BadgeError.self) { try Self.streamed(Self.pieces(Data(idat), 5)) }
+        #expect(error?.code == .invalidImage)
+        #expect(error?.message.contains(phrase) == true, "\(String(describing: error))")
+        // The same bytes whole: `verify` says the same.
+        let whole = #expect(throws: BadgeError.self) { try PNGDataCheck.verify(Self.png(idat: Data(idat))) }
+        #expect(whole?.message.contains(phrase) == true, "\(String(describing: whole))")
+    }
+
+    @Test func piecesAfterTheStreamsEndAreRefused() throws {
+        let idat = TestPNG.storedZlib(Self.rows(Self.side))
+        let error = #expect(throws: BadgeError.self) { try Self.streamed(Self.pieces(idat, 2) + [Data([0x78])]) }
+        #expect(error?.message.contains("after the end of its zlib stream") == true, "\(String(describing: error))")
+    }
+
+    /// A drawn image whose bytes are not the ones its encoder's check
+    /// inflated (changed in the workspace after the check) is inflated in
+    /// full where it is stamped, and refused; the old badge stays.
+    @Test func bytesOtherThanTheCheckedOnesAreInflatedInFullAndRefused() async throws {
+        let sound = TestPNG.storedZlib(Self.rows(Self.side))
+        let proof = try Self.streamed([sound])
+        var damaged = [UInt8](sound)
+        damaged[damaged.count - 1] ^= 0xFF  // the Adler-32
+        let store = fixture.store()
+        _ = try await commit(Self.png(idat: sound))
+        let before = try Data(contentsOf: store.badgeURL)
+        let generator = ProvenGenerator(png: Self.png(idat: Data(damaged)), inflated: proof)
+        let error = await #expect(throws: BadgeError.self) {
+            _ = try await Pipeline(environment: BadgeEnvironment(variables: [:])).run(
+                BadgeRequest(prompt: "Drink more water", size: Self.side, seed: 5),
+                backend: BackendInstance(name: "drawn", type: "fake", generator: generator),
+                commitment: .init(timeZone: .gmt), to: .store(store))
+        }
+        #expect(error?.code == .invalidImage)
+        #expect(error?.message.contains("incorrect data check") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: store.badgeURL) == before)
+
+        // With the very bytes it inflated, the badge is committed.
+        let outcome = try await Pipeline(environment: BadgeEnvironment(variables: [:])).run(
+            BadgeRequest(prompt: "Drink more water", size: Self.side, seed: 5),
+            backend: BackendInstance(name: "drawn", type: "fake", generator: ProvenGenerator(png: Self.png(idat: sound), inflated: proof)),
+            commitment: .init(timeZone: .gmt), to: .store(store))
+        #expect(try store.current()?.metadata.id == outcome.metadata.id)
+        try PNGDataCheck.verify(try Data(contentsOf: store.badgeURL))
+    }
+
     @Test func aSoundImageIsWrittenWithItsMetadata() async throws {
         let outcome = try await commit(Self.png(idat: TestPNG.storedZlib(Self.rows(Self.side))))
         #expect(outcome.metadata.size == Self.side)
         #expect(try fixture.store().current()?.metadata.id == outcome.metadata.id)
+    }
+}
+
+/// A backend that draws in this process and hands on the proof of its
+/// encoder's check, as the procedural backend does: here, of any bytes.
+private struct ProvenGenerator: BadgeGenerator {
+    let png: Data
+    let inflated: PNGDataCheck.Inflated
+
+    func availability() async -> Availability { .available }
+
+    func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        let file = workspace.file("drawn.png")
+        try png.write(to: file)
+        return GeneratedImage(drawnInProcess: file, model: "proven", inflated: inflated)
     }
 }

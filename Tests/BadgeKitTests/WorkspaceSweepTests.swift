@@ -58,6 +58,42 @@ struct WorkspaceSweepTests {
         if others == nil { print("WorkspaceSweepTests: not root, so another user's directory was not tried") }
     }
 
+    /// Workspaces live in `badge-<uid>` under $TMPDIR, made private; one
+    /// that is not this user's alone is not used.
+    @Test func theWorkspaceRootIsThisUsersAlone() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("badge-root-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+        }
+
+        // Made when missing, with mode 0700, and used again as it is.
+        let made = try #require(Pipeline.privateDirectory(in: base, named: "badge-1"))
+        #expect(made == base + "/badge-1")
+        #expect(mode(made) == 0o700)
+        #expect(Pipeline.privateDirectory(in: base + "/", named: "badge-1") == made)
+
+        // Open to the group, a symbolic link to a private directory, a file: not used, and left as they are.
+        try FileManager.default.createDirectory(atPath: base + "/open", withIntermediateDirectories: false)
+        #expect(chmod(base + "/open", 0o750) == 0)
+        #expect(Pipeline.privateDirectory(in: base, named: "open") == nil)
+        #expect(mode(base + "/open") == 0o750)
+        try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: made)
+        #expect(Pipeline.privateDirectory(in: base, named: "link") == nil)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: base + "/file"))
+        #expect(Pipeline.privateDirectory(in: base, named: "file") == nil)
+        // Somewhere it cannot be made.
+        #expect(Pipeline.privateDirectory(in: base + "/missing", named: "badge-1") == nil)
+        // Another user's (only root can make one).
+        if geteuid() == 0 {
+            try FileManager.default.createDirectory(atPath: base + "/theirs", withIntermediateDirectories: false)
+            #expect(chmod(base + "/theirs", 0o700) == 0 && chown(base + "/theirs", 65534, 65534) == 0)
+            #expect(Pipeline.privateDirectory(in: base, named: "theirs") == nil)
+        }
+    }
+
     @Test func aMissingTemporaryDirectoryIsNotAnError() {
         // Nothing to read: the sweep returns, and nothing is made.
         let missing = NSTemporaryDirectory() + "/badge-no-such-dir-\(getpid())"

@@ -75,6 +75,21 @@ struct ProceduralBackendTests {
         #expect(try generator.encode(generator.draw(request)) == written)
     }
 
+    /// zlib's check runs while the bands are compressed, whichever way a
+    /// style is encoded (in bands beside the drawing, or after it), and its
+    /// proof is of exactly the bytes written.
+    @Test(arguments: [("medal", 1024), ("tile", 512), ("sketch", 300), ("flat", 64)])
+    func theEncodersCheckVouchesForTheBytesItMade(style: String, size: Int) throws {
+        let request = BadgeRequest(prompt: "A pair of dumbbells", style: style, size: size, seed: 3)
+        let result = try BadgeArt(request: request, caption: true, compression: 2).render()
+        let proof = try #require(result.inflated, "no check ran while the \(style) badge was encoded")
+        #expect(proof.vouches(for: result.png))
+        try PNGDataCheck.verify(result.png)
+        let other = try BadgeArt(request: BadgeRequest(prompt: "A pair of dumbbells", style: style, size: size, seed: 4),
+                                 caption: true, compression: 2).render()
+        #expect(!proof.vouches(for: other.png))
+    }
+
     @Test func aCaptionDoesNotEndOnPunctuation() {
         #expect(PromptReading("Run a marathon at sunrise, golden grain glow").caption == "RUN A MARATHON AT SUNRISE")
         // A small word followed by punctuation is still a small word.
