@@ -93,7 +93,9 @@ public final class Canvas {
         }
     }
 
-    private func fill<F: DistanceField>(
+    /// A field's fill (internal for tests, which compare a field's spans
+    /// with its distances alone).
+    func fill<F: DistanceField>(
         _ field: F, _ box: (x0: Double, y0: Double, x1: Double, y1: Double), _ paint: Paint, _ opacity: Double, _ softness: Double,
         _ hidden: Disc?
     ) {

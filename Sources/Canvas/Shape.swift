@@ -265,6 +265,66 @@ struct PolygonField: DistanceField {
         return field
     }
 
+    /// What a row needs measured: a pixel farther than the band, and a pixel
+    /// more, from every edge is wholly in or out. `outer` spans the edges'
+    /// pieces within that reach of the row, widened by it (and so every
+    /// crossing: nothing beyond is inside); `inner` is the longest stretch of
+    /// an inside interval clear of them, every pixel of it wholly covered.
+    /// A long thin shape (the stripes' pieces at 45°, the rays) has a box
+    /// mostly outside it, which no pixel then costs a distance.
+    func span(y: Double, band: Double) -> RowSpan? {
+        guard let first = points.first else { return nil }
+        let reach = band + 1
+        var crossings: [Double] = [], near: [ClosedRange<Double>] = []
+        crossings.reserveCapacity(points.count)
+        near.reserveCapacity(points.count)
+        var j = points.count - 1
+        for i in 0..<points.count {
+            let pi = points[i], pj = points[j]
+            j = i
+            if (pi.y > y) != (pj.y > y) { crossings.append((pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x) }
+            let low = min(pi.y, pj.y), high = max(pi.y, pj.y)
+            guard high >= y - reach && low <= y + reach else { continue }
+            // The edge's x where it lies within `reach` of the row.
+            var from = min(pi.x, pj.x), to = max(pi.x, pj.x)
+            if high > low {
+                let t0 = (y - reach - pi.y) / (pj.y - pi.y), t1 = (y + reach - pi.y) / (pj.y - pi.y)
+                let ta = max(0, min(1, min(t0, t1))), tb = max(0, min(1, max(t0, t1)))
+                let xa = pi.x + (pj.x - pi.x) * ta, xb = pi.x + (pj.x - pi.x) * tb
+                from = min(xa, xb)
+                to = max(xa, xb)
+            }
+            near.append((from - reach)...(to + reach))
+        }
+        guard !near.isEmpty else { return RowSpan(outer: first.x...first.x) }
+        near.sort { $0.lowerBound < $1.lowerBound }
+        // The edges' reach as disjoint ranges, in order.
+        var merged: [ClosedRange<Double>] = [near[0]]
+        merged.reserveCapacity(near.count)
+        for range in near.dropFirst() {
+            if range.lowerBound <= merged[merged.count - 1].upperBound {
+                merged[merged.count - 1] = merged[merged.count - 1].lowerBound...max(merged[merged.count - 1].upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        var span = RowSpan(outer: merged[0].lowerBound...merged[merged.count - 1].upperBound)
+        // Between the crossings in pairs lies the inside; the gaps between the edges' reach there are solid.
+        crossings.sort()
+        var longest = 0.0
+        for k in stride(from: 0, to: crossings.count - 1, by: 2) {
+            let inside = crossings[k]...crossings[k + 1]
+            for (a, b) in zip(merged, merged.dropFirst()) where a.upperBound < b.lowerBound {
+                let from = max(a.upperBound, inside.lowerBound), to = min(b.lowerBound, inside.upperBound)
+                if to - from > longest {
+                    longest = to - from
+                    span.inner = from...to
+                }
+            }
+        }
+        return span
+    }
+
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
         guard !points.isEmpty else { return .infinity }
         guard let crossings else { return unpreparedDistance(x, y) }
