@@ -213,6 +213,16 @@ public enum PNG {
         }
     }
 
+    /// The IHDR chunk's data of an image of 8-bit channels, RGB or RGBA, not
+    /// interlaced: what badge's encoder writes.
+    package static func header(width: Int, height: Int, alpha: Bool) -> Data {
+        var ihdr = Data()
+        appendUInt32(UInt32(width), to: &ihdr)
+        appendUInt32(UInt32(height), to: &ihdr)
+        ihdr.append(contentsOf: [8, alpha ? 6 : 2, 0, 0, 0])
+        return ihdr
+    }
+
     static func appendUInt32(_ v: UInt32, to out: inout Data) {
         out.append(contentsOf: [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)])
     }

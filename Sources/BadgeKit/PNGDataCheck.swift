@@ -269,12 +269,7 @@ extension PNGDataCheck {
         /// A stream for a `width`×`height` image of `channels` 8-bit channels
         /// (3: RGB, 4: RGBA).
         package init(width: Int, height: Int, channels: Int) {
-            var ihdr = Data()
-            for value in [UInt32(width), UInt32(height)] {
-                ihdr.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
-            }
-            ihdr.append(contentsOf: [8, channels == 4 ? 6 : 2, 0, 0, 0])
-            header = ihdr
+            header = PNG.header(width: width, height: height, alpha: channels == 4)
             let rowLength = 1 + width * channels
             var state = State()
             do {

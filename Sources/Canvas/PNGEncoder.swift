@@ -59,10 +59,7 @@ public enum PNGEncoder {
         for band in bands { crc = crc32_combine(crc, band.crc, band.deflated.count) }
         crc = adlerBytes.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
 
-        var ihdr = Data()
-        for v in [UInt32(width), UInt32(height)] { ihdr.append(contentsOf: bigEndian(v)) }
-        ihdr.append(contentsOf: [8, opaque ? 2 : 6, 0, 0, 0])
-        var png = PNG.assemble([PNGChunk(type: "IHDR", data: ihdr)])
+        var png = PNG.assemble([PNGChunk(type: "IHDR", data: PNG.header(width: width, height: height, alpha: !opaque))])
         png.reserveCapacity(png.count + 12 + idatLength + 12)
         png.append(contentsOf: bigEndian(UInt32(idatLength)))
         png.append(contentsOf: Array("IDAT".utf8))
