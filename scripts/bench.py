@@ -204,6 +204,7 @@ def comfyui_line(overhead, row):
 
 
 def timed_ms(argv, env=None):
+    """One whole run of `argv`, its output thrown away, in milliseconds."""
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return (time.perf_counter() - start) * 1000
@@ -454,25 +455,17 @@ def bench_draw(extra):
 
 
 def median_ms(argv, runs=RUNS, env=None):
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        times.append((time.perf_counter() - start) * 1000)
+    times = [timed_ms(argv, env) for _ in range(runs)]
     return statistics.median(times), min(times)
 
 
 def alternated_ms(first, second, runs=31, env=None):
     """Medians of two commands run in turn (after three rounds each to warm
     the page cache): a ratio of the two is then of the same minutes."""
-    times = ([], [])
-    for round in range(runs + 3):
-        for k, argv in enumerate((first, second)):
-            start = time.perf_counter()
-            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            if round >= 3:
-                times[k].append((time.perf_counter() - start) * 1000)
-    return statistics.median(times[0]), statistics.median(times[1])
+    for _ in range(3):
+        timed_ms(first, env), timed_ms(second, env)
+    rounds = [(timed_ms(first, env), timed_ms(second, env)) for _ in range(runs)]
+    return statistics.median(a for a, _ in rounds), statistics.median(b for _, b in rounds)
 
 
 def bench_startup_ratio(extra, work, env):
@@ -553,14 +546,13 @@ def run(work):
     help_ms, help_min = median_ms([BADGE, "--help"], env=env)
     true_ms, true_min = median_ms(["/bin/true"])
     rows.append(("`badge --help` start-up (target <= 20 ms)", help_ms, help_min, "/bin/true", true_ms, true_min))
-    startup_ratio_extra = []
-    startup_ratio = bench_startup_ratio(startup_ratio_extra, work, env)
+    extra = []
+    startup_ratio = bench_startup_ratio(extra, work, env)
 
     bench_http(rows)
     comfyui_overhead = bench_comfyui(rows)
     bench_batch(rows, work, env)
     bench_mixed(rows, work, env)
-    extra = startup_ratio_extra
     bench_draw(extra)
     bench_import(rows, extra, work, env)
     bench_scale(extra, work, env)
