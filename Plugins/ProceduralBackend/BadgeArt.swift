@@ -300,14 +300,20 @@ struct BadgeArt {
             return ready.removeFirst()
         }
 
-        /// Drawing band `k` is finished: the PNG bands waiting only for it are ready.
+        /// Drawing band `k` is finished: the PNG bands waiting only for it are
+        /// ready, and go ahead of the drawing bands not yet taken. Compressed
+        /// while the drawing goes on, a band's rows are still in the cache,
+        /// and zlib's check (fed the bands in order, on one thread at a time)
+        /// keeps up with them rather than running alone after the drawing.
         func drawn(_ k: Int) {
             condition.lock()
+            var next = ready.firstIndex { if case .band = $0 { true } else { false } } ?? ready.endIndex
             for png in waiting.keys.sorted() {
                 waiting[png]?.remove(k)
                 if waiting[png]?.isEmpty == true {
                     waiting[png] = nil
-                    ready.append(.pngBand(png))
+                    ready.insert(.pngBand(png), at: next)
+                    next += 1
                 }
             }
             condition.broadcast()
