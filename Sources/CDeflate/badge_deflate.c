@@ -34,6 +34,8 @@ enum {
     // Matches this short have every position inside them remembered (which
     // finds the dither's next repeat); longer ones only their last.
     SHORT_MATCH = 8,
+    // Matches nearer than this copy slowly when inflated (see the matching).
+    NEAR_DISTANCE = 8,
     BLOCK_SYMBOLS = 32768,
     BLOCK_INPUT = 1 << 18,
     LITLEN_CODES = 286,
@@ -471,9 +473,14 @@ size_t badge_deflate(const uint8_t *data, size_t history, size_t length, int las
                 const uint8_t *there = data + slots[k] - 1;
                 if (load32(there) != load32(here)) continue;
                 size_t l = match_length(here, there, MIN_MATCH, limit);
-                if (l > len) {
+                // Of two matches as long, one at least NEAR_DISTANCE back is
+                // taken over a nearer one: an inflater copies a match that
+                // overlaps itself closely one byte at a time, each waiting for
+                // the byte it just wrote (zlib 1.2.13 inflates a 1024 px
+                // badge's 4 MB a fifth faster for 1% more bytes).
+                if (l > len || (l == len && here - best < NEAR_DISTANCE && here - there >= NEAR_DISTANCE)) {
                     len = l, best = there;
-                    if (l == limit) break;
+                    if (l == limit && here - there >= NEAR_DISTANCE) break;
                 }
             }
             remember(table, hash, p);
