@@ -132,9 +132,11 @@ public final class Canvas {
             let draw: @Sendable (Int) -> Void = { k in
                 let buffer = shared.buffer
                 let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
+                // One copy of the field per thread, readied for each row in turn.
+                var rowField = field
                 paint.ramp.segments.withUnsafeBufferPointer { segments in
                     for y in from..<to {
-                        Self.fillRow(y, x0..<x1, field, paint.row(y, segments), opacity: opacity, opaque: opaque, soft: soft, band: band,
+                        Self.fillRow(y, x0..<x1, &rowField, paint.row(y, segments), opacity: opacity, opaque: opaque, soft: soft, band: band,
                                      hidden: hidden, buffer: buffer, width: width)
                     }
                 }
@@ -146,7 +148,7 @@ public final class Canvas {
 
     @inline(__always)
     private static func fillRow<F: DistanceField, R: PaintRow>(
-        _ y: Int, _ columns: Range<Int>, _ field: F, _ paint: R, opacity: Double, opaque: Bool, soft: Double, band: Double, hidden: Disc?,
+        _ y: Int, _ columns: Range<Int>, _ field: inout F, _ paint: R, opacity: Double, opaque: Bool, soft: Double, band: Double, hidden: Disc?,
         buffer: UnsafeMutableBufferPointer<UInt8>, width: Int
     ) {
         let py = Double(y) + 0.5
@@ -156,7 +158,7 @@ public final class Canvas {
         var gapStart = Int.max, gapEnd = Int.min
         var holeStart = Int.max, holeEnd = Int.min
         var coverStart = Int.max, coverEnd = Int.min
-        if let span = field.span(y: py, band: band) {
+        if let span = field.prepare(row: py, band: band) {
             rowStart = Swift.max(rowStart, Int((span.outer.lowerBound - 0.5).rounded(.down)))
             rowEnd = Swift.min(rowEnd, Int((span.outer.upperBound - 0.5).rounded(.up)) + 1)
             if let inner = span.inner {
@@ -178,7 +180,6 @@ public final class Canvas {
             coverEnd = Int((chord.upperBound - 0.5).rounded(.down))
         }
         guard rowStart < rowEnd else { return }
-        let field = field.row(y: py, band: band)
         var x = rowStart
         while x < rowEnd {
             if x >= holeStart && x <= holeEnd {

@@ -77,9 +77,12 @@ protocol DistanceField: Sendable {
     /// For the row at `y`, what is known without a distance per pixel (nil:
     /// nothing, test every pixel of the bounding box).
     func span(y: Double, band: Double) -> RowSpan?
-    /// This field for the pixels of the row at `y` only: may drop whatever
-    /// cannot come within `band` of that row (a polygon's far edges).
-    func row(y: Double, band: Double) -> Self
+    /// Readies this field for the pixels of the row at `y` only, and returns
+    /// its `span`: it may drop whatever cannot come within `band` of that row
+    /// (a polygon's far edges). What it keeps for the row is stored in
+    /// arrays reused from row to row: a thread that readies one copy for
+    /// each of its rows allocates them once, not once a row.
+    mutating func prepare(row y: Double, band: Double) -> RowSpan?
 }
 
 extension DistanceField {
@@ -87,7 +90,7 @@ extension DistanceField {
         SIMD2(distance(x[0], y), distance(x[1], y))
     }
     func span(y: Double, band: Double) -> RowSpan? { nil }
-    func row(y: Double, band: Double) -> Self { self }
+    mutating func prepare(row y: Double, band: Double) -> RowSpan? { span(y: y, band: band) }
 }
 
 /// One row of a shape: the x range it can touch at all, the x range where
@@ -206,78 +209,87 @@ struct CapsuleField: DistanceField {
 }
 
 struct PolylineField: DistanceField {
-    var points: [Point], r: Double
+    let points: [Point], r: Double
+    /// Set by `prepare` for one row: the one run of segments that can come
+    /// within the band of it, when `keptOnly`; otherwise every segment counts.
+    private var kept: [Point] = []
+    private var keptOnly = false
+
+    init(points: [Point], r: Double) {
+        self.points = points
+        self.r = r
+    }
+
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
+        if keptOnly {
+            guard kept.count > 1 else { return .infinity }
+            return kept.withUnsafeBufferPointer { Shape.pathDistance(x, y, $0, closed: false) } - r
+        }
         guard points.count > 1 else { return .infinity }
         return points.withUnsafeBufferPointer { Shape.pathDistance(x, y, $0, closed: false) } - r
     }
 
-    /// Only the segments that can come within the band of the row (split
-    /// where one is dropped, so no segment is invented between the others).
-    func row(y: Double, band: Double) -> PolylineField {
-        guard points.count > 1 else { return self }
-        var kept: [Point] = []
-        var runs: [[Point]] = []
+    /// Keeps only the segments that can come within the band of the row,
+    /// when they are one run: a run split where a segment is dropped would
+    /// invent a segment between the others, and several runs are rare enough
+    /// to measure whole.
+    mutating func prepare(row y: Double, band: Double) -> RowSpan? {
+        kept.removeAll(keepingCapacity: true)
+        keptOnly = false
+        guard points.count > 1 else { return nil }
         for i in 1..<points.count {
             let a = points[i - 1], b = points[i]
-            if max(0, min(a.y, b.y) - y, y - max(a.y, b.y)) <= band + r + 1 {
-                if kept.last != a {
-                    if kept.count > 1 { runs.append(kept) }
-                    kept = [a]
-                }
-                kept.append(b)
+            guard max(0, min(a.y, b.y) - y, y - max(a.y, b.y)) <= band + r + 1 else { continue }
+            if kept.last != a {
+                guard kept.isEmpty else { return nil }
+                kept.append(a)
             }
+            kept.append(b)
         }
-        if kept.count > 1 { runs.append(kept) }
-        // None or one run is the common case; several are rare enough to keep whole.
-        if runs.isEmpty { return PolylineField(points: [], r: r) }
-        return runs.count == 1 ? PolylineField(points: runs[0], r: r) : self
+        keptOnly = true
+        return nil
     }
 }
 
 struct PolygonField: DistanceField {
     let points: [Point]
-    /// Set for one row (see `row(y:band:)`): where the edges cross it, and the
-    /// edges that can come within the band of it.
-    private var crossings: [Double]? = nil
+    /// Set by `prepare` for one row: where the edges cross it (in order),
+    /// the edges that can come within the band of it, and how far along the
+    /// row each of those reaches, alone and merged.
+    private var prepared = false
+    private var crossings: [Double] = []
     private var near: [(Point, Point)] = []
+    private var reaches: [ClosedRange<Double>] = []
+    private var merged: [ClosedRange<Double>] = []
 
     init(points: [Point]) { self.points = points }
+
+    /// `prepare`'s span, for a field not being readied.
+    func span(y: Double, band: Double) -> RowSpan? {
+        var field = self
+        return field.prepare(row: y, band: band)
+    }
 
     /// Even-odd: a pixel is inside when an odd number of edges cross its row
     /// to its right. Only edges near the row can be nearer than the band, and
     /// beyond the band coverage is 0 or 1 whatever the exact distance.
-    func row(y: Double, band: Double) -> PolygonField {
-        var field = self
-        var crossings: [Double] = []
-        var near: [(Point, Point)] = []
-        guard !points.isEmpty else { return field }
-        var j = points.count - 1
-        for i in 0..<points.count {
-            let pi = points[i], pj = points[j]
-            if (pi.y > y) != (pj.y > y) { crossings.append((pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x) }
-            // One pixel more than the band, so rounding never drops the nearest edge.
-            if max(0, min(pi.y, pj.y) - y, y - max(pi.y, pj.y)) <= band + 1 { near.append((pj, pi)) }
-            j = i
-        }
-        field.crossings = crossings
-        field.near = near
-        return field
-    }
-
-    /// What a row needs measured: a pixel farther than the band, and a pixel
-    /// more, from every edge is wholly in or out. `outer` spans the edges'
-    /// pieces within that reach of the row, widened by it (and so every
-    /// crossing: nothing beyond is inside); `inner` is the longest stretch of
-    /// an inside interval clear of them, every pixel of it wholly covered.
-    /// A long thin shape (the stripes' pieces at 45°, the rays) has a box
-    /// mostly outside it, which no pixel then costs a distance.
-    func span(y: Double, band: Double) -> RowSpan? {
+    ///
+    /// The span: a pixel farther than the band, and a pixel more, from every
+    /// edge is wholly in or out. `outer` spans the edges' pieces within that
+    /// reach of the row, widened by it (and so every crossing: nothing beyond
+    /// is inside); `inner` is the longest stretch of an inside interval clear
+    /// of them, every pixel of it wholly covered. A long thin shape (the
+    /// stripes' pieces at 45°, the rays) has a box mostly outside it, which
+    /// no pixel then costs a distance.
+    mutating func prepare(row y: Double, band: Double) -> RowSpan? {
+        prepared = true
+        crossings.removeAll(keepingCapacity: true)
+        near.removeAll(keepingCapacity: true)
+        reaches.removeAll(keepingCapacity: true)
+        merged.removeAll(keepingCapacity: true)
         guard let first = points.first else { return nil }
+        // One pixel more than the band, so rounding never drops the nearest edge.
         let reach = band + 1
-        var crossings: [Double] = [], near: [ClosedRange<Double>] = []
-        crossings.reserveCapacity(points.count)
-        near.reserveCapacity(points.count)
         var j = points.count - 1
         for i in 0..<points.count {
             let pi = points[i], pj = points[j]
@@ -285,6 +297,7 @@ struct PolygonField: DistanceField {
             if (pi.y > y) != (pj.y > y) { crossings.append((pj.x - pi.x) * (y - pi.y) / (pj.y - pi.y) + pi.x) }
             let low = min(pi.y, pj.y), high = max(pi.y, pj.y)
             guard high >= y - reach && low <= y + reach else { continue }
+            near.append((pj, pi))
             // The edge's x where it lies within `reach` of the row.
             var from = min(pi.x, pj.x), to = max(pi.x, pj.x)
             if high > low {
@@ -294,14 +307,14 @@ struct PolygonField: DistanceField {
                 from = min(xa, xb)
                 to = max(xa, xb)
             }
-            near.append((from - reach)...(to + reach))
+            reaches.append((from - reach)...(to + reach))
         }
-        guard !near.isEmpty else { return RowSpan(outer: first.x...first.x) }
-        near.sort { $0.lowerBound < $1.lowerBound }
+        crossings.sort()
+        guard !reaches.isEmpty else { return RowSpan(outer: first.x...first.x) }
+        reaches.sort { $0.lowerBound < $1.lowerBound }
         // The edges' reach as disjoint ranges, in order.
-        var merged: [ClosedRange<Double>] = [near[0]]
-        merged.reserveCapacity(near.count)
-        for range in near.dropFirst() {
+        merged.append(reaches[0])
+        for range in reaches.dropFirst() {
             if range.lowerBound <= merged[merged.count - 1].upperBound {
                 merged[merged.count - 1] = merged[merged.count - 1].lowerBound...max(merged[merged.count - 1].upperBound, range.upperBound)
             } else {
@@ -310,7 +323,6 @@ struct PolygonField: DistanceField {
         }
         var span = RowSpan(outer: merged[0].lowerBound...merged[merged.count - 1].upperBound)
         // Between the crossings in pairs lies the inside; the gaps between the edges' reach there are solid.
-        crossings.sort()
         var longest = 0.0
         for k in stride(from: 0, to: crossings.count - 1, by: 2) {
             let inside = crossings[k]...crossings[k + 1]
@@ -327,7 +339,7 @@ struct PolygonField: DistanceField {
 
     @inline(__always) func distance(_ x: Double, _ y: Double) -> Double {
         guard !points.isEmpty else { return .infinity }
-        guard let crossings else { return unpreparedDistance(x, y) }
+        guard prepared else { return unpreparedDistance(x, y) }
         var inside = false
         for c in crossings where x < c { inside.toggle() }
         var best = Double.infinity
@@ -337,6 +349,8 @@ struct PolygonField: DistanceField {
     }
 
     private func unpreparedDistance(_ x: Double, _ y: Double) -> Double {
-        row(y: y, band: .infinity).distance(x, y)
+        var field = self
+        _ = field.prepare(row: y, band: .infinity)
+        return field.distance(x, y)
     }
 }

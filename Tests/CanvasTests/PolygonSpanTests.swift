@@ -12,10 +12,14 @@ import Testing
 struct PolygonSpanTests {
     /// The same field, measured pixel by pixel.
     struct Unspanned: DistanceField {
-        let field: PolygonField
+        var field: PolygonField
         func distance(_ x: Double, _ y: Double) -> Double { field.distance(x, y) }
         func distances(_ x: SIMD2<Double>, _ y: Double) -> SIMD2<Double> { field.distances(x, y) }
-        func row(y: Double, band: Double) -> Unspanned { Unspanned(field: field.row(y: y, band: band)) }
+        /// Readied for the row like the polygon, but with no span: every pixel of the box is measured.
+        mutating func prepare(row y: Double, band: Double) -> RowSpan? {
+            _ = field.prepare(row: y, band: band)
+            return nil
+        }
     }
 
     /// Shapes like the art's: thin pieces at any angle, rays, stars, a concave
