@@ -2,7 +2,7 @@ import BadgeKit
 import Canvas
 
 /// What the command on the command line will need from slow libraries,
-/// loaded on spare threads while the arguments are parsed and the
+/// loaded on a spare thread while the arguments are parsed and the
 /// configuration read (~6 ms of one core while the other would idle): the
 /// caption font and the core count (Foundation reads it from the cgroup's
 /// files) for the commands that draw, and the time zone and long-date
@@ -24,16 +24,20 @@ enum Prewarm {
         return Plan(drawing: true, report: command == "generate" || command == "import")
     }
 
+    /// One thread, the drawing's needs first: with two, three threads would
+    /// share two cores, and the parsing they are meant to run beside waited
+    /// up to 4 ms for a core.
     static func start(for arguments: [String]) {
         let plan = plan(for: arguments)
-        if plan.drawing {
-            _ = BackgroundValue {
+        guard plan.drawing || plan.report else { return }
+        _ = BackgroundValue {
+            if plan.drawing {
                 _ = try? Font.caption()
                 _ = Canvas.defaultDrawingThreads
             }
-        }
-        if plan.report {
-            _ = BackgroundValue { BadgeMetadata.warmUpReport(locale: UserLocale.current) }
+            if plan.report {
+                BadgeMetadata.warmUpReport(locale: UserLocale.current)
+            }
         }
     }
 }
