@@ -44,9 +44,10 @@ package struct ProceduralGenerator: BadgeGenerator {
             return try cancellable.render()
         }
         let file = try workspace.write(result.png, to: "badge.png")
+        // The intake takes the bytes as they are rather than reading the file back.
         return GeneratedImage(
             drawnInProcess: file, model: Self.artEngineVersion,
-            seed: request.seed, extra: result.notes, inflated: result.inflated)
+            seed: request.seed, extra: result.notes, bytes: result.png, inflated: result.inflated)
     }
 
     /// The PNG `generate` writes into its workspace, drawn and encoded as it

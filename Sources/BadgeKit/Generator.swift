@@ -204,12 +204,14 @@ public struct GeneratedImage: Sendable {
         self.isDrawnInProcess = false
     }
 
-    /// An image drawn by this process (see `isDrawnInProcess`).
+    /// An image drawn by this process (see `isDrawnInProcess`), written to
+    /// `file` and, when `bytes` are given, taken as they are.
     package init(
         drawnInProcess file: URL,
-        model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:], inflated: PNGDataCheck.Inflated? = nil
+        model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:], bytes: Data? = nil,
+        inflated: PNGDataCheck.Inflated? = nil
     ) {
-        self.init(file: file, model: model, seed: seed, extra: extra)
+        self.init(file: file, model: model, seed: seed, extra: extra, bytes: bytes)
         self.isDrawnInProcess = true
         self.inflated = inflated
     }
