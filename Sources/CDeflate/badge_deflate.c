@@ -473,14 +473,20 @@ size_t badge_deflate(const uint8_t *data, size_t history, size_t length, int las
                 const uint8_t *there = data + slots[k] - 1;
                 if (load32(there) != load32(here)) continue;
                 size_t l = match_length(here, there, MIN_MATCH, limit);
-                // Of two matches as long, one at least NEAR_DISTANCE back is
-                // taken over a nearer one: an inflater copies a match that
-                // overlaps itself closely one byte at a time, each waiting for
-                // the byte it just wrote (zlib 1.2.13 inflates a 1024 px
-                // badge's 4 MB a fifth faster for 1% more bytes).
-                if (l > len || (l == len && here - best < NEAR_DISTANCE && here - there >= NEAR_DISTANCE)) {
+                // Of two matches of the longest length, one at least
+                // NEAR_DISTANCE back is taken over a nearer one: an inflater
+                // copies a match that overlaps itself closely one byte at a
+                // time, each waiting for the byte it just wrote. A run of
+                // zeros (a badge's transparent corners) then repeats the match
+                // before it rather than the byte before it (zlib 1.2.13
+                // inflates a 1024 px badge's 4 MB a fifth faster, for 0.7%
+                // more bytes).
+                if (l > len) {
                     len = l, best = there;
                     if (l == limit && here - there >= NEAR_DISTANCE) break;
+                } else if (l == limit && here - best < NEAR_DISTANCE && here - there >= NEAR_DISTANCE) {
+                    best = there;
+                    break;
                 }
             }
             remember(table, hash, p);
