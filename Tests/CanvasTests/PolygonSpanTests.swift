@@ -80,6 +80,42 @@ struct PolygonSpanTests {
         #expect(drawn >= 20, "only \(drawn) polygons drew anything")
     }
 
+    /// A polyline never readied for a row: every segment measured.
+    struct WholePolyline: DistanceField {
+        let field: PolylineField
+        func distance(_ x: Double, _ y: Double) -> Double { field.distance(x, y) }
+    }
+
+    /// A polyline readied for each row keeps only the one run of segments
+    /// near it (or all of them, when several runs are): the pixels must be
+    /// those of every segment measured, for open paths that pass a row once,
+    /// zigzag across it, turn back, and leave the canvas.
+    @Test(arguments: [0.0, 0.75, 6.0])
+    func polylinesReadiedPerRowDrawTheSamePixelsAsMeasuredWhole(softness: Double) throws {
+        var random = SeededRandom.forTest("polylines per row, softness \(softness)")
+        func unit() -> Double { Double(random.next() % 1_000_000) / 1_000_000 }
+        var drawn = 0
+        for index in 0..<24 {
+            let count = 2 + Int(random.next() % 9)
+            var points = (0..<count).map { _ in Point(unit() * 160 - 20, unit() * 160 - 20) }
+            if index % 4 == 0 {
+                // A zigzag: many runs of segments near each row.
+                points = (0..<count).map { k in Point(10 + Double(k) * 12, k % 2 == 0 ? 20 : 100) }
+            }
+            let r = 0.5 + unit() * 6
+            let background = RGBA(30, 60, 90)
+            let readied = try Canvas(width: 120, height: 120, background: background)
+            let whole = try Canvas(width: 120, height: 120, background: background)
+            let box = Shape.polyline(points, radius: r).bounds(margin: softness)
+            let paint = Paint.solid(RGBA(UInt8(random.next() % 256), 200, 40, index % 2 == 0 ? 255 : 150))
+            readied.fill(PolylineField(points: points, r: r), box, paint, 1, softness, nil)
+            whole.fill(WholePolyline(field: PolylineField(points: points, r: r)), box, paint, 1, softness, nil)
+            #expect(readied.pixels == whole.pixels, "polyline \(index) (\(points.count) points, r \(r)) differs with softness \(softness)")
+            if readied.pixels != (try Canvas(width: 120, height: 120, background: background)).pixels { drawn += 1 }
+        }
+        #expect(drawn >= 18, "only \(drawn) polylines drew anything")
+    }
+
     /// The span of a thin piece at 45° is the piece's width and the edges'
     /// reach, not its box; its middle is solid.
     @Test func aThinDiagonalPieceIsMeasuredOnlyNearItsEdges() throws {
