@@ -301,10 +301,9 @@ struct BadgeArt {
         }
 
         /// Drawing band `k` is finished: the PNG bands waiting only for it are
-        /// ready, and go ahead of the drawing bands not yet taken. Compressed
-        /// while the drawing goes on, a band's rows are still in the cache,
-        /// and zlib's check (fed the bands in order, on one thread at a time)
-        /// keeps up with them rather than running alone after the drawing.
+        /// ready, and go ahead of the drawing bands not yet taken: compressed
+        /// and checked while the drawing goes on, with its rows still in the
+        /// cache, rather than all after it.
         func drawn(_ k: Int) {
             condition.lock()
             var next = ready.firstIndex { if case .band = $0 { true } else { false } } ?? ready.endIndex

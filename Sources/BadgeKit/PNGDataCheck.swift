@@ -193,10 +193,10 @@ package enum PNGDataCheck {
 }
 
 extension PNGDataCheck {
-    /// What zlib found inflating an image's data as its encoder made it (a
-    /// ``Stream``): the image header (IHDR's 13 bytes) and the pieces of the
-    /// zlib stream, all inflated to exactly the rows the header promises.
-    /// Only a stream's `finish()` makes one (its initialiser is fileprivate to
+    /// What zlib found inflating an image's data as its encoder made it (the
+    /// ``Bands`` check): the image header (IHDR's 13 bytes) and the pieces of
+    /// the zlib stream, all inflated to exactly the rows the header promises.
+    /// Only the check's `finish` makes one (its initialiser is fileprivate to
     /// this file), so holding one means zlib inflated these very bytes.
     /// `CheckedBadge` compares a stamped PNG with it rather than inflating the
     /// same bytes a second time.
@@ -249,63 +249,177 @@ extension PNGDataCheck {
         }
     }
 
-    /// The check run while the image is encoded: an image of 8-bit channels,
-    /// not interlaced, whose zlib stream is fed here piece by piece, in order
-    /// (the zlib header, each compressed band, the Adler-32), by whichever
-    /// thread has the next piece. zlib inflates each as it comes, with every
-    /// check `verify` makes, so the work is done beside the encoding's other
-    /// bands rather than after it. Feeds are serialised here; a failure is
-    /// kept and later pieces are ignored, and `finish` throws it.
-    package final class Stream: Sendable {
+    /// The check run while an image is encoded in bands, pigz's way: each
+    /// band is raw deflate blocks whose matches may reach back into the 32 KB
+    /// of rows before it, ending on a byte boundary (the last band ends the
+    /// stream). zlib inflates each band on its own, on the thread that
+    /// compressed it and as soon as it did, from those rows as its window:
+    /// the band must give exactly its own rows (each with a filter type of 0
+    /// to 4), and stop where a block ends on a byte boundary, in the last
+    /// block only if it is the last band. A decoder then reaches each band
+    /// with the window it was checked from, so with a valid zlib header, the
+    /// bands in order and an Adler-32 that zlib's own of the rows confirms,
+    /// the whole stream is checked, in any order, on every core at once.
+    /// A failure is kept; `finish` throws it.
+    package final class Bands: Sendable {
         private let header: Data
+        private let count: Int
+        private let rowLength: Int
+        private let expected: Int
         private let state: Mutex<State>
 
-        private struct State: ~Copyable {
-            var inflater: Inflater?
-            var pieces: [Data] = []
+        private struct State {
+            var pieces: [Data?]
+            /// zlib's Adler-32 of each band's inflated rows, and their length.
+            var sums: [(adler: uLong, length: Int)?]
             var failure: BadgeError?
         }
 
-        /// A stream for a `width`×`height` image of `channels` 8-bit channels
-        /// (3: RGB, 4: RGBA).
-        package init(width: Int, height: Int, channels: Int) {
+        /// The check of a `width`×`height` image of `channels` 8-bit channels
+        /// (3: RGB, 4: RGBA), encoded in `count` bands.
+        package init(width: Int, height: Int, channels: Int, count: Int) {
             header = PNG.header(width: width, height: height, alpha: channels == 4)
-            let rowLength = 1 + width * channels
-            var state = State()
-            do {
-                guard channels == 3 || channels == 4, width > 0, height > 0 else {
-                    throw refusal("the streamed check takes 8-bit RGB or RGBA, not \(channels) channels of \(width)×\(height)")
-                }
-                state.inflater = try Inflater(expected: height * rowLength, rowLength: rowLength, what: "IDAT")
-            } catch {
-                state.failure = error as? BadgeError ?? refusal("\(error)")
+            self.count = count
+            rowLength = 1 + width * max(channels, 1)
+            expected = height * rowLength
+            var state = State(pieces: Array(repeating: nil, count: max(count, 0)), sums: Array(repeating: nil, count: max(count, 0)))
+            if channels != 3 && channels != 4 || width <= 0 || height <= 0 || count <= 0 {
+                state.failure = refusal("the banded check takes 8-bit RGB or RGBA in bands, not \(channels) channels of \(width)×\(height) in \(count)")
             }
             self.state = Mutex(state)
         }
 
-        /// Inflates the next piece of the zlib stream.
-        package func feed(_ piece: Data) {
+        /// Checks band `k` (from 0), `deflated`, against `rows`, the band's
+        /// filtered rows, inflating it from `window`, the rows before them
+        /// (zlib uses the last 32 KB).
+        package func check(_ k: Int, deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer) {
+            guard k >= 0 && k < count, state.withLock({ $0.failure == nil }) else { return }
+            let result = Self.inflate(band: k, last: k == count - 1, deflated, window: window, rows: rows, rowLength: rowLength)
             state.withLock { state in
-                guard state.failure == nil, let inflater = state.inflater else { return }
-                do {
-                    try inflater.feed(piece, index: 0)
-                    state.pieces.append(piece)
-                } catch {
-                    state.failure = error as? BadgeError ?? refusal("\(error)")
+                switch result {
+                case .success(let adler):
+                    state.pieces[k] = deflated
+                    state.sums[k] = (adler, rows.count)
+                case .failure(let error):
+                    if state.failure == nil { state.failure = error }
                 }
             }
         }
 
-        /// The proof, once the last piece is fed: throws `.invalidImage` when
-        /// a piece did not inflate, or the stream has not ended holding
-        /// exactly the header's rows.
-        package func finish() throws -> Inflated {
+        /// The proof, once every band is checked: throws `.invalidImage` when
+        /// a band failed or was not checked, when the bands' rows are not the
+        /// header's, when `zlibHeader` is not a zlib header for this stream,
+        /// or when `trailer` is not the Adler-32 of the rows.
+        package func finish(zlibHeader: Data, trailer: Data) throws -> Inflated {
             try state.withLock { state in
                 if let failure = state.failure { throw failure }
-                guard let inflater = state.inflater else { throw refusal("the streamed check has no zlib stream") }
-                try inflater.end()
-                state.inflater = nil
-                return Inflated(header: header, pieces: state.pieces)
+                var adler = adler32(0, nil, 0), total = 0
+                var pieces = [zlibHeader]
+                for k in 0..<count {
+                    guard let sum = state.sums[k], let piece = state.pieces[k] else {
+                        throw refusal("band \(k + 1) of \(count) of the image data was not checked")
+                    }
+                    adler = adler32_combine(adler, sum.adler, off_t(sum.length))
+                    total += sum.length
+                    pieces.append(piece)
+                }
+                guard total == expected else {
+                    throw refusal("the PNG's image data holds \(total) bytes where its header promises \(expected)")
+                }
+                let h = [UInt8](zlibHeader)
+                // Deflate (method 8), a window of at most 32 KB, no preset dictionary, the check bits right.
+                guard h.count == 2, h[0] & 0x0F == 8, h[0] >> 4 <= 7, h[1] & 0x20 == 0, (Int(h[0]) << 8 | Int(h[1])) % 31 == 0 else {
+                    throw refusal("the PNG's image data does not start with a zlib header (\(h.map { String($0, radix: 16) }))")
+                }
+                let sum = [UInt8(adler >> 24 & 0xFF), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
+                guard [UInt8](trailer) == sum else {
+                    throw refusal("the PNG's image data ends with an Adler-32 that is not its rows' (incorrect data check)")
+                }
+                pieces.append(trailer)
+                return Inflated(header: header, pieces: pieces)
+            }
+        }
+
+        /// zlib's Adler-32 of the band's rows, once the band inflated to them.
+        private static func inflate(
+            band k: Int, last: Bool, _ deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer, rowLength: Int
+        ) -> Result<uLong, BadgeError> {
+            let name = "band \(k + 1) of the image data"
+            guard rows.count > 0, rows.count % rowLength == 0 else {
+                return .failure(refusal("\(name) is \(rows.count) bytes of rows, not whole rows of \(rowLength)"))
+            }
+            var position = 0
+            while position < rows.count {
+                // Each row starts with its filter type, 0 to 4.
+                if rows[position] > 4 { return .failure(refusal("a row of the PNG has filter type \(rows[position]) (0 to 4 exist)")) }
+                position += rowLength
+            }
+            let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            guard badge_inflate_init_raw(stream) == Z_OK else {
+                stream.deallocate()
+                return .failure(refusal("zlib could not start (out of memory?)"))
+            }
+            let chunk = 1 << 16
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
+            defer {
+                inflateEnd(stream)
+                stream.deallocate()
+                out.deallocate()
+            }
+            if window.count > 0, let base = window.baseAddress {
+                let size = min(window.count, 32768)
+                let start = (base + (window.count - size)).assumingMemoryBound(to: Bytef.self)
+                guard inflateSetDictionary(stream, start, uInt(size)) == Z_OK else {
+                    return .failure(refusal("zlib refused \(name)'s window"))
+                }
+            }
+            return deflated.withUnsafeBytes { input -> Result<uLong, BadgeError> in
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+                stream.pointee.avail_in = uInt(input.count)
+                var produced = 0, adler = adler32(0, nil, 0), status = Z_OK
+                while true {
+                    stream.pointee.next_out = out
+                    stream.pointee.avail_out = uInt(chunk)
+                    status = CZlib.inflate(stream, Z_NO_FLUSH)
+                    let count = chunk - Int(stream.pointee.avail_out)
+                    if count > 0 {
+                        guard produced + count <= rows.count else {
+                            return .failure(refusal("\(name) holds more than its \(rows.count) bytes of rows"))
+                        }
+                        guard memcmp(out, rows.baseAddress! + produced, count) == 0 else {
+                            return .failure(refusal("\(name) does not inflate to the rows it was made from"))
+                        }
+                        adler = adler32(adler, out, uInt(count))
+                        produced += count
+                    }
+                    if status == Z_STREAM_END || status == Z_BUF_ERROR { break }
+                    guard status == Z_OK else {
+                        let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
+                        return .failure(refusal("the PNG's image data is not a valid zlib stream (\(reason), in \(name))"))
+                    }
+                    if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { break }
+                }
+                if status == Z_STREAM_END {
+                    guard last else { return .failure(refusal("\(name) ends the zlib stream before the image's last band")) }
+                    guard stream.pointee.avail_in == 0 else {
+                        return .failure(refusal("the PNG has \(stream.pointee.avail_in) bytes of image data after the end of its zlib stream"))
+                    }
+                } else {
+                    guard !last else {
+                        return .failure(refusal("the PNG's image data ends before its zlib stream does (\(name), the last, does not end it)"))
+                    }
+                    // zlib's data_type: the bits left over in the last byte read,
+                    // 64 within the last block, 128 between blocks.
+                    let type = stream.pointee.data_type
+                    guard type & 128 != 0, type & 64 == 0, type & 7 == 0 else {
+                        return .failure(refusal("\(name) does not end where a block ends on a byte boundary"))
+                    }
+                }
+                guard produced == rows.count else {
+                    return .failure(refusal("\(name) inflates to \(produced) of its \(rows.count) bytes of rows"))
+                }
+                return .success(adler)
             }
         }
     }

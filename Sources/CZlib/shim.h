@@ -16,4 +16,7 @@ static inline int badge_deflate_init_raw(z_stream *stream, int level) {
 
 // A zlib stream (header and Adler-32 checked), as a PNG's image data is.
 static inline int badge_inflate_init(z_stream *stream) { return inflateInit(stream); }
+
+// Raw deflate, for checking one of the encoder's bands on its own.
+static inline int badge_inflate_init_raw(z_stream *stream) { return inflateInit2(stream, -15); }
 #endif

@@ -27,7 +27,7 @@ public enum PNGEncoder {
     }
 
     /// `encode`, and with `inflating`, zlib's check of the image data run
-    /// band by band beside the compression (`PNGDataCheck.Stream`): its proof,
+    /// band by band beside the compression (`PNGDataCheck.Bands`): its proof,
     /// unless the check failed (the image is then checked again, in full,
     /// where it is stamped, and refused there).
     package static func encodeInflating(_ canvas: Canvas, level: Int = 2, keepAlpha: Bool = false, filter: Filter = .up,
@@ -205,11 +205,20 @@ extension PNGEncoder {
     /// Levels 1–2 are badge's deflate; 0 and 3–9 zlib's.
     static func usesOwnDeflate(_ level: Int) -> Bool { level == 1 || level == 2 }
 
-    /// A band through `badge_deflate`, which reads the band's filtered rows
-    /// and the 32 KB before them (its matches reach back into them) from one
-    /// buffer.
-    static func compressBandFast(_ px: UnsafeBufferPointer<UInt8>, layout: RowLayout, rows: Range<Int>, last: Bool,
-                                 scratch: FastScratch) throws -> Band {
+    /// A band's rows, filtered, after the rows before it that hold the 32 KB
+    /// its matches may reach back into: what badge's deflate reads, and what
+    /// zlib's check inflates the band from and compares it with.
+    struct FilteredBand {
+        let input: UnsafeMutableBufferPointer<UInt8>
+        /// The bytes of `input` before the band's own rows.
+        let history: Int
+
+        var window: UnsafeRawBufferPointer { UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: input[..<history])) }
+        var rows: UnsafeRawBufferPointer { UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: input[history...])) }
+    }
+
+    /// Band `rows`, filtered, with its history rows, into `scratch`'s buffer.
+    static func filterBand(_ px: UnsafeBufferPointer<UInt8>, layout: RowLayout, rows: Range<Int>, into scratch: FastScratch) -> FilteredBand {
         let stride = layout.rowBytes + 1
         let first = max(0, rows.lowerBound - layout.historyRows)
         let history = (rows.lowerBound - first) * stride, length = rows.count * stride
@@ -217,6 +226,19 @@ extension PNGEncoder {
         for y in first..<rows.upperBound {
             layout.filter(px, row: y, into: UnsafeMutableBufferPointer(rebasing: input[((y - first) * stride)...]))
         }
+        return FilteredBand(input: input, history: history)
+    }
+
+    /// A band through `badge_deflate`, which reads the band's filtered rows
+    /// and the 32 KB before them (its matches reach back into them) from one
+    /// buffer.
+    static func compressBandFast(_ px: UnsafeBufferPointer<UInt8>, layout: RowLayout, rows: Range<Int>, last: Bool,
+                                 scratch: FastScratch) throws -> Band {
+        try compressBandFast(filterBand(px, layout: layout, rows: rows, into: scratch), last: last, scratch: scratch)
+    }
+
+    static func compressBandFast(_ band: FilteredBand, last: Bool, scratch: FastScratch) throws -> Band {
+        let input = band.input, history = band.history, length = input.count - band.history
         let adler = uLong(badge_adler32(1, input.baseAddress! + history, length))
         let capacity = badge_deflate_bound(length)
         guard let out = malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else {
@@ -254,9 +276,8 @@ public final class BandedPNG: @unchecked Sendable {
     private let next = Atomic<Int>(0)
     // A band found a pixel that is not opaque after RGB was promised.
     private let translucent = Atomic<Bool>(false)
-    // zlib's check, fed the bands in order as they are stored, and the next band it needs.
-    private let check: PNGDataCheck.Stream?
-    private let checkNext = Mutex<Int>(0)
+    // zlib's check of each band, run as it is compressed.
+    private let check: PNGDataCheck.Bands?
 
     /// `inflating`: zlib checks the image data as the bands are stored
     /// (`finishInflating`'s proof).
@@ -273,13 +294,7 @@ public final class BandedPNG: @unchecked Sendable {
         starts = PNGEncoder.bandStarts(height: canvas.height, width: canvas.width)
         count = starts.count - 1
         slots = BandSlots(count: count)
-        if inflating {
-            let stream = PNGDataCheck.Stream(width: canvas.width, height: canvas.height, channels: layout.channels)
-            stream.feed(Data(PNGEncoder.zlibHeader(level: self.level)))
-            check = stream
-        } else {
-            check = nil
-        }
+        check = inflating ? PNGDataCheck.Bands(width: canvas.width, height: canvas.height, channels: layout.channels, count: count) : nil
     }
 
     /// The canvas rows band `k` reads: its own, and the 32 KB of rows before it
@@ -301,31 +316,23 @@ public final class BandedPNG: @unchecked Sendable {
             if opaque && !checked && !PNGEncoder.isOpaque(px, rows: rows, width: canvas.width) {
                 translucent.store(true, ordering: .relaxed)
             }
-            let scratch = PNGEncoder.usesOwnDeflate(level) ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1)) : nil
+            let own = PNGEncoder.usesOwnDeflate(level)
+            let scratch = own || check != nil ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1)) : nil
             defer { scratch.map(FastScratch.give) }
             return Result {
-                try PNGEncoder.compressBand(px, layout: layout, rows: rows, last: k == count - 1, level: level, scratch: scratch)
+                guard let scratch else {
+                    return try PNGEncoder.compressBand(px, layout: layout, rows: rows, last: k == count - 1, level: level, scratch: nil)
+                }
+                // The rows filtered once, for badge's deflate and for the check.
+                let filtered = PNGEncoder.filterBand(px, layout: layout, rows: rows, into: scratch)
+                let band = own
+                    ? try PNGEncoder.compressBandFast(filtered, last: k == count - 1, scratch: scratch)
+                    : try PNGEncoder.compressBand(px, layout: layout, rows: rows, last: k == count - 1, level: level, scratch: nil)
+                check?.check(k, deflated: band.deflated, window: filtered.window, rows: filtered.rows)
+                return band
             }
         }
         slots.store(k, result)
-        feedCheck()
-    }
-
-    /// Feeds zlib's check every stored band from the next it needs on. One
-    /// thread feeds at a time; a thread that finds another feeding leaves its
-    /// band to it, and the feeder looks once more after letting go, so no
-    /// band stored meanwhile is left unfed.
-    private func feedCheck() {
-        guard let check else { return }
-        while let next = checkNext.withLockIfAvailable({ next -> Int in
-            while next < count, let band = slots.band(next) {
-                check.feed(band.deflated)
-                next += 1
-            }
-            return next
-        }) {
-            guard next < count, slots.band(next) != nil else { return }
-        }
     }
 
     /// The PNG, once every band is compressed.
@@ -343,9 +350,7 @@ public final class BandedPNG: @unchecked Sendable {
         let bands = try slots.results.map { try $0.get() }
         let png = PNGEncoder.assemble(bands, width: canvas.width, height: canvas.height, opaque: opaque, level: level)
         guard let check else { return (png, nil) }
-        feedCheck()
-        check.feed(Data(PNGEncoder.adlerTrailer(bands)))
-        return (png, try? check.finish())
+        return (png, try? check.finish(zlibHeader: Data(PNGEncoder.zlibHeader(level: level)), trailer: Data(PNGEncoder.adlerTrailer(bands))))
     }
 }
 
@@ -402,13 +407,6 @@ private final class BandSlots: @unchecked Sendable {
         lock.lock()
         slots[k] = result
         lock.unlock()
-    }
-
-    /// Band `k`, when it has been compressed.
-    func band(_ k: Int) -> PNGEncoder.Band? {
-        lock.lock()
-        defer { lock.unlock() }
-        return try? slots[k]?.get()
     }
 
     var results: [Result<PNGEncoder.Band, any Error>] {

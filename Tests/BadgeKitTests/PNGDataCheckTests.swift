@@ -91,23 +91,68 @@ struct PNGDataCheckTests {
         #expect(contents.isEmpty, "left behind: \(contents)")
     }
 
-    /// `idat` cut into `parts` pieces (the last may be longer), as an encoder's bands feed the streamed check.
+    /// `idat` cut into `parts` pieces (the last may be longer).
     static func pieces(_ idat: Data, _ parts: Int) -> [Data] {
         let size = idat.count / parts, start = idat.startIndex
         return (0..<parts).map { k in idat.subdata(in: (start + k * size)..<(start + (k == parts - 1 ? idat.count : (k + 1) * size))) }
     }
 
-    /// zlib's check run piece by piece while an image is encoded.
-    static func streamed(_ pieces: [Data], width: Int = side, height: Int = side) throws -> PNGDataCheck.Inflated {
-        let stream = PNGDataCheck.Stream(width: width, height: height, channels: 3)
-        for piece in pieces { stream.feed(piece) }
-        return try stream.finish()
+    /// One band of an image's data as the encoder makes it: raw deflate
+    /// (here stored blocks) of whole rows, `final` ending the stream.
+    struct Band {
+        var deflated: Data
+        var rows: [UInt8]
+        var window: [UInt8]
     }
 
-    @Test func theStreamedCheckVouchesOnlyForTheBytesItInflated() throws {
-        let idat = TestPNG.storedZlib(Self.rows(Self.side))
-        let proof = try Self.streamed(Self.pieces(idat, 3))
+    /// `rows` (of `side` RGB pixels) in `count` bands of stored blocks, the
+    /// last final, each with the rows before it as its window; and the zlib
+    /// header and Adler-32 of the stream they join into.
+    static func bands(_ rows: [UInt8], count: Int) -> (header: Data, bands: [Band], trailer: Data) {
+        let rowLength = 1 + side * 3, total = rows.count / rowLength
+        let whole = TestPNG.storedZlib(rows)
+        var bands: [Band] = []
+        for k in 0..<count {
+            let from = total * k / count * rowLength, to = total * (k + 1) / count * rowLength
+            var deflated = Data()
+            var offset = from
+            repeat {
+                let n = min(65535, to - offset)
+                deflated.append(k == count - 1 && offset + n == to ? 1 : 0)
+                deflated.append(contentsOf: [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)])
+                deflated.append(contentsOf: rows[offset..<(offset + n)])
+                offset += n
+            } while offset < to
+            bands.append(Band(deflated: deflated, rows: Array(rows[from..<to]), window: Array(rows[max(0, from - 32768)..<from])))
+        }
+        return (whole.prefix(2), bands, whole.suffix(4))
+    }
+
+    /// zlib's check of `bands`, each band on its own, in `order`.
+    static func checked(
+        _ parts: (header: Data, bands: [Band], trailer: Data), order: [Int]? = nil, width: Int = side, height: Int = side
+    ) throws -> PNGDataCheck.Inflated {
+        let check = PNGDataCheck.Bands(width: width, height: height, channels: 3, count: parts.bands.count)
+        for k in order ?? Array(parts.bands.indices.reversed()) {
+            let band = parts.bands[k]
+            band.window.withUnsafeBytes { window in
+                band.rows.withUnsafeBytes { rows in check.check(k, deflated: band.deflated, window: window, rows: rows) }
+            }
+        }
+        return try check.finish(zlibHeader: parts.header, trailer: parts.trailer)
+    }
+
+    /// The image data the bands join into.
+    static func joined(_ parts: (header: Data, bands: [Band], trailer: Data)) -> Data {
+        parts.bands.reduce(parts.header) { $0 + $1.deflated } + parts.trailer
+    }
+
+    @Test func theBandedCheckVouchesOnlyForTheBytesItInflated() throws {
+        let parts = Self.bands(Self.rows(Self.side), count: 3)
+        let proof = try Self.checked(parts)
+        let idat = Self.joined(parts)
         let png = Self.png(idat: idat)
+        try PNGDataCheck.verify(png)
         #expect(proof.vouches(for: png))
         // Stamped, and with the image data split into other chunks: the same bytes.
         let stamped = try BadgeMetadata(commitmentDate: Date(), timeZone: "GMT", createdAt: Date(), prompt: "Drink more water", backend: "drawn",
@@ -134,36 +179,63 @@ struct PNGDataCheckTests {
 
     @Test(arguments: [
         ("a row short", "holds 12159 bytes where its header promises 12352"),
+        ("a row more", "holds 12545 bytes where its header promises 12352"),
+        ("filter type 7", "filter type 7"),
+        ("a stored block's length damaged", "not a valid zlib stream"),
+        ("a byte of a row changed", "band 2 of the image data does not inflate to the rows it was made from"),
+        ("a band cut short", "band 2 of the image data does not end where a block ends on a byte boundary"),
+        ("a band before the last ends the stream", "band 1 of the image data ends the zlib stream before the image's last band"),
+        ("the last band does not end the stream", "band 3 of the image data, the last, does not end it"),
+        ("a band not checked", "band 2 of 3 of the image data was not checked"),
+        ("the Adler-32 damaged", "incorrect data check"),
+        ("the zlib header damaged", "does not start with a zlib header"),
+    ])
+    func theBandedCheckRefusesADamagedBand(damage: String, saying phrase: String) throws {
+        let rows = Self.rows(Self.side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
+        var parts = Self.bands(rows, count: 3)
+        var order = [2, 0, 1]
+        switch damage {
+        case "a stored block's length damaged": parts.bands[1].deflated[parts.bands[1].deflated.startIndex + 1] ^= 0x01
+        case "a byte of a row changed": parts.bands[1].rows[50] ^= 0x01
+        case "a band cut short": parts.bands[1].deflated.removeLast(10)
+        case "a band before the last ends the stream": parts.bands[0].deflated[parts.bands[0].deflated.startIndex] = 1
+        case "the last band does not end the stream": parts.bands[2].deflated[parts.bands[2].deflated.startIndex] = 0
+        case "a band not checked": order = [0, 2]
+        case "the Adler-32 damaged": parts.trailer[parts.trailer.startIndex + 3] ^= 0xFF
+        case "the zlib header damaged": parts.header = Data([0x78, 0x02])
+        default: break
+        }
+        let error = #expect(throws: BadgeError.self) { try Self.checked(parts, order: order) }
+        #expect(error?.code == .invalidImage)
+        #expect(error?.message.contains(phrase) == true, "\(String(describing: error))")
+    }
+
+    @Test(arguments: [
+        ("a row short", "holds 12159 bytes where its header promises 12352"),
         ("a row more", "more than the 12352 bytes"),
         ("filter type 7", "filter type 7"),
         ("a stored block's length damaged", "not a valid zlib stream"),
         ("cut short", "ends before its zlib stream does"),
+        ("bytes after its end", "after the end of its zlib stream"),
     ])
-    func theStreamedCheckRefusesWhatVerifyRefuses(damage: String, saying phrase: String) throws {
+    func verifyRefusesDamagedImageData(damage: String, saying phrase: String) throws {
         let rows = Self.rows(Self.side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
         var idat = [UInt8](TestPNG.storedZlib(rows))
         if damage == "a stored block's length damaged" { idat[5] ^= 0x01 }
         if damage == "cut short" { idat.removeLast(idat.count / 2) }
-        let error = #expect(throws: BadgeError.self) { try Self.streamed(Self.pieces(Data(idat), 5)) }
+        if damage == "bytes after its end" { idat.append(0x78) }
+        let error = #expect(throws: BadgeError.self) { try PNGDataCheck.verify(Self.png(idat: Data(idat))) }
         #expect(error?.code == .invalidImage)
         #expect(error?.message.contains(phrase) == true, "\(String(describing: error))")
-        // The same bytes whole: `verify` says the same.
-        let whole = #expect(throws: BadgeError.self) { try PNGDataCheck.verify(Self.png(idat: Data(idat))) }
-        #expect(whole?.message.contains(phrase) == true, "\(String(describing: whole))")
-    }
-
-    @Test func piecesAfterTheStreamsEndAreRefused() throws {
-        let idat = TestPNG.storedZlib(Self.rows(Self.side))
-        let error = #expect(throws: BadgeError.self) { try Self.streamed(Self.pieces(idat, 2) + [Data([0x78])]) }
-        #expect(error?.message.contains("after the end of its zlib stream") == true, "\(String(describing: error))")
     }
 
     /// A drawn image whose bytes are not the ones its encoder's check
     /// inflated (changed in the workspace after the check) is inflated in
     /// full where it is stamped, and refused; the old badge stays.
     @Test func bytesOtherThanTheCheckedOnesAreInflatedInFullAndRefused() async throws {
-        let sound = TestPNG.storedZlib(Self.rows(Self.side))
-        let proof = try Self.streamed([sound])
+        let parts = Self.bands(Self.rows(Self.side), count: 2)
+        let sound = Self.joined(parts)
+        let proof = try Self.checked(parts)
         var damaged = [UInt8](sound)
         damaged[damaged.count - 1] ^= 0xFF  // the Adler-32
         let store = fixture.store()
