@@ -31,6 +31,12 @@ struct PNGDataCheckTests {
         return raw
     }
 
+    /// The rows for a damage that lies in the rows themselves: a row short,
+    /// a row more, or an unknown filter type; otherwise the image's rows.
+    static func rows(for damage: String) -> [UInt8] {
+        rows(side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
+    }
+
     /// A backend that claims its image was drawn in this process (so no full
     /// decode), writing `png`; the request fits it exactly.
     private func commit(_ png: Data, to destination: BadgeDestination? = nil) async throws -> PipelineOutcome {
@@ -191,7 +197,7 @@ struct PNGDataCheckTests {
         ("the zlib header damaged", "does not start with a zlib header"),
     ])
     func theBandedCheckRefusesADamagedBand(damage: String, saying phrase: String) throws {
-        let rows = Self.rows(Self.side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
+        let rows = Self.rows(for: damage)
         var parts = Self.bands(rows, count: 3)
         var order = [2, 0, 1]
         switch damage {
@@ -219,7 +225,7 @@ struct PNGDataCheckTests {
         ("bytes after its end", "after the end of its zlib stream"),
     ])
     func verifyRefusesDamagedImageData(damage: String, saying phrase: String) throws {
-        let rows = Self.rows(Self.side + (damage == "a row short" ? -1 : damage == "a row more" ? 1 : 0), filter: damage == "filter type 7" ? 7 : 0)
+        let rows = Self.rows(for: damage)
         var idat = [UInt8](TestPNG.storedZlib(rows))
         if damage == "a stored block's length damaged" { idat[5] ^= 0x01 }
         if damage == "cut short" { idat.removeLast(idat.count / 2) }
