@@ -34,6 +34,13 @@ package struct ProceduralGenerator: BadgeGenerator {
         }
     }
 
+    /// Reads a sample promise, so that the word lists, lexicons and emoji
+    /// table a reading consults (built the first time they are used) are ready
+    /// before the real promise is read: for a spare thread at start-up.
+    package static func prepareReading() {
+        _ = PromptReading("I will run 5 km a day 🏃").scene
+    }
+
     package func availability() async -> Availability { .available }
 
     package func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {

@@ -179,7 +179,7 @@ struct GenerateCommand: AsyncParsableCommand {
     var prompt: String
 
     func validate() throws {
-        if prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if prompt.allSatisfy(\.isWhitespace) {
             throw ValidationError("the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
         }
         _ = try choice()

@@ -19,7 +19,7 @@ public final class CurlTransport: HTTPTransport {
         public var caFile: String?
         public var userAgent: String
 
-        public init(caFile: String? = nil, userAgent: String = BadgeMetadata.generatorVersion.replacingOccurrences(of: " ", with: "/")) {
+        public init(caFile: String? = nil, userAgent: String = String(BadgeMetadata.generatorVersion.map { $0 == " " ? "/" : $0 })) {
             self.caFile = caFile
             self.userAgent = userAgent
         }

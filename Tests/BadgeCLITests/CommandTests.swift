@@ -30,6 +30,16 @@ struct CommandTests {
         #expect(metadata.model == "art-engine 5")
     }
 
+    /// A promise of only white space (any script's: no-break and ideographic spaces too) is a usage error, and nothing is committed.
+    @Test(arguments: ["", "   ", " \n\t ", "\u{00A0}\u{3000}\u{2029}"])
+    func aBlankPromiseIsRefused(prompt: String) async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--size", "64", prompt])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("the promise is empty; describe it in a few words"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.store.appendingPathComponent("badge.png").path))
+    }
+
     @Test func generateJSONIsForScripts() async throws {
         let s = try Sandbox()
         let result = try await s.run(["generate", "--json", "--size", "64", "--seed", "9", "--date", "2027-01-01", "Read 20 books"])

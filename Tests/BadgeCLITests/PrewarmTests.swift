@@ -7,9 +7,9 @@ import Testing
 @Suite(.threadsOfTheirOwn)
 struct PrewarmTests {
     @Test(arguments: [
-        (["generate", "--backend", "procedural", "A pair of dumbbells"], Prewarm.Plan(drawing: true, report: true)),
+        (["generate", "--backend", "procedural", "A pair of dumbbells"], Prewarm.Plan(drawing: true, reading: true, report: true)),
         (["--store", "/tmp/s", "import", "photo.jpg", "A photo"], Prewarm.Plan(drawing: true, report: true)),
-        (["-v", "batch", "jobs.jsonl"], Prewarm.Plan(drawing: true, report: false)),
+        (["-v", "batch", "jobs.jsonl"], Prewarm.Plan(drawing: true, reading: true, report: false)),
         (["card", "animate"], Prewarm.Plan(drawing: true, report: false)),
         (["list"], Prewarm.Plan()),
         (["--help"], Prewarm.Plan()),

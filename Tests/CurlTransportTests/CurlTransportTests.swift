@@ -26,6 +26,14 @@ struct CurlTransportTests {
         }
     }
 
+    /// Servers see which badge asked: "badge/<version>", as a product token has no spaces.
+    @Test func sendsBadgesVersionAsItsUserAgent() async throws {
+        try await withServer { server in
+            let response = try await transport.send(HTTPRequest(url: server.url("/ok")))
+            #expect(response.header("x-user-agent-seen") == "badge/\(BadgeMetadata.version)")
+        }
+    }
+
     @Test func postsABinaryBodyIntact() async throws {
         try await withServer { server in
             let payload = Data((0..<300_000).map { UInt8($0 % 251) })

@@ -41,7 +41,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         q = parse_qs(url.query)
         port = self.server.server_address[1]
         if url.path == "/ok":
-            self.send_body(200, b"hello", [("X-Test", "fixture")])
+            self.send_body(200, b"hello", [("X-Test", "fixture"), ("X-User-Agent-Seen", self.headers.get("User-Agent", ""))])
         elif url.path == "/slow-first-byte":
             time.sleep(float(q.get("delay", ["1.5"])[0]))
             self.send_body(200, b"late but whole")
