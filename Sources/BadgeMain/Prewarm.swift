@@ -30,10 +30,10 @@ enum Prewarm {
 
     /// One thread, the drawing's needs first: with two, three threads would
     /// share two cores, and the parsing they are meant to run beside waited
-    /// up to 4 ms for a core. For `generate` (1024 px, this 2-core VM): the
-    /// font ~1.7 ms, the word tables ~2 ms (the promise is then read in
-    /// 0.5 ms of CPU rather than 3.7, under perf), the report ~1 ms, ending
-    /// about when the drawing starts.
+    /// up to 4 ms for a core. For `generate` (1024 px, 2 cores): the font
+    /// ~1.7 ms, the word tables ~1.7 ms (the real promise is then read in
+    /// 0.5 ms of CPU rather than 3.7, under perf), the report ~2 ms; done
+    /// about when the parsing is.
     static func start(for arguments: [String]) {
         let plan = plan(for: arguments)
         guard plan.drawing || plan.report else { return }
