@@ -9,7 +9,9 @@ BENCH_ONLY=SECTION (`make bench BENCH_ONLY=batch-scale`) runs one section:
 batch-scale is `badge batch` at 1,000, 10,000 and 100,000 jobs; comfyui is the
 ComfyUI path's overhead over a fake server's own time; latency is the remote
 jobs' latency in a batch that also draws 4096 px badges; serve is `badge serve`
-under wrk against nginx (scripts/bench_serve.py).
+under wrk against nginx (scripts/bench_serve.py); import is a 12 MP photo
+imported against vipsthumbnail and ImageMagick, and the decode bombs refused;
+startup-ratio is a 1024 px badge against `badge --help`, alternated.
 """
 import http.server
 import json
@@ -506,8 +508,15 @@ def run(work):
                 print(f"{name:48} {a:8.2f} ms {peer_name:>14} {b:8.2f} ms {b / a:6.2f}x")
             print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in met))
 
-        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "latency": latency, "serve": serve,
-                    "startup-ratio": lambda extra: bench_startup_ratio(extra, work, env)}
+        def imports(extra):
+            bench_import(rows, extra, work, env)
+            for name, a, amin, peer_name, b, bmin in rows:
+                extra.insert(0, f"{name}: {a:.0f} ms [{amin:.0f}]; {peer_name}: {b:.0f} ms [{bmin:.0f}]; {b / a:.2f}x")
+            vips = next(r for r in rows if r[3] == "vipsthumbnail")
+            extra.append(f"budgets: import <= 0.8x vipsthumbnail {'met' if vips[1] <= 0.8 * vips[4] else 'NOT MET'}")
+
+        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "import": imports,
+                    "latency": latency, "serve": serve, "startup-ratio": lambda extra: bench_startup_ratio(extra, work, env)}
         if only not in sections:
             sys.exit(f"bench: BENCH_ONLY={only} is not a section; the sections are: {', '.join(sections)}")
         extra = []

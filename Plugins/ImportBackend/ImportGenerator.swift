@@ -119,7 +119,10 @@ package struct ImportGenerator: BadgeGenerator {
         }
         let fit = self.fit
         let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
-        let png = try await BlockingExecutor.run { () throws -> Data in
+        // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means
+        // to share. Hashed on a thread of its own while the other decodes (the decode uses one core).
+        async let digest = BlockingExecutor.run { try BatchHash.sha256(data) }
+        let encoded = try await BlockingExecutor.run { () throws -> (png: Data, inflated: PNGDataCheck.Inflated?) in
             // Each stage's image is released as soon as the next exists: a photo's decode is the
             // largest thing this process holds, and it must be gone before the encoding starts.
             let canvas = try { () throws -> Canvas in
@@ -128,16 +131,16 @@ package struct ImportGenerator: BadgeGenerator {
                     .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
                 return try Canvas(square)
             }()
-            // Our own encoder (zlib level 2, both cores): gd's level 6 spent half the import on a photo.
-            return try PNGEncoder.encode(canvas)
+            // Our own encoder (zlib level 2, both cores), with zlib's check of each band beside it.
+            return try PNGEncoder.encodeInflating(canvas, inflating: true)
         }
-        let file = try workspace.write(png, to: "badge.png")
+        let file = try workspace.write(encoded.png, to: "badge.png")
         var extra = Self.provenance(of: data)
-        // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means to share.
-        extra["source-sha256"] = try BatchHash.sha256(data)
-        // An imported picture, however it was re-encoded here, gets the pipeline's full decode.
-        return GeneratedImage(file: file, model: "import (\(fit.rawValue))",
-                              extra: extra)
+        extra["source-sha256"] = try await digest
+        // The picture was decoded in full above, under the intake's limits; what is committed is
+        // this process's own encoding of those pixels, checked as the procedural drawing's is.
+        return GeneratedImage(encodedInProcess: file, model: "import (\(fit.rawValue))", extra: extra,
+                              bytes: encoded.png, inflated: encoded.inflated)
     }
 
     /// What other generators wrote into a PNG about how it was made: the
@@ -172,25 +175,22 @@ package struct ImportGenerator: BadgeGenerator {
         return found
     }
 
-    /// Reads a file, refusing directories and anything over `limit` bytes before reading it all.
+    /// Reads a picture whole: opened once, refused unless the descriptor is a
+    /// regular file (a FIFO or a device could block or never end), and never
+    /// read past `limit` bytes.
     static func read(_ url: URL, limit: Int) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw BadgeError(.io, "no such file", path: url.path, hint: "check the path of the picture")
-        }
-        guard !isDirectory.boolValue else {
-            throw BadgeError(.io, "this is a directory, not a picture", path: url.path)
-        }
-        guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw BadgeError(.io, "cannot open the file", path: url.path, cause: BadgeError.errnoDescription(errno))
-        }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        if data.count > limit {
+        do {
+            return try RegularFile.contents(of: url.path, limit: limit)
+        } catch .tooLarge {
             throw BadgeError(.imageTooLarge, "the file is larger than \(limit) bytes", path: url.path,
                              hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
+        } catch .notRegular(let kind) {
+            throw BadgeError(.io, "this is \(kind), not a picture", path: url.path, hint: "give the path of an image file")
+        } catch .system(_, ENOENT) {
+            throw BadgeError(.io, "no such file", path: url.path, hint: "check the path of the picture")
+        } catch {
+            throw BadgeError(.io, "cannot read the picture", path: url.path, cause: error.description)
         }
-        return data
     }
 
     package static let readStandardInput: @Sendable (Int) throws -> Data = { limit in

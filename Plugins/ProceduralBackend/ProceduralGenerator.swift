@@ -53,7 +53,7 @@ package struct ProceduralGenerator: BadgeGenerator {
         let file = try workspace.write(result.png, to: "badge.png")
         // The intake takes the bytes as they are rather than reading the file back.
         return GeneratedImage(
-            drawnInProcess: file, model: Self.artEngineVersion,
+            encodedInProcess: file, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes, bytes: result.png, inflated: result.inflated)
     }
 

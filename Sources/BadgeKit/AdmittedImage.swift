@@ -3,10 +3,10 @@ import Logging
 
 /// An image the intake has admitted: a PNG whose format (by its bytes),
 /// header, limits and chunk CRCs the intake checked. What a backend made is
-/// also decoded in full by the environment's decoder unless this process drew
-/// it, converted to a PNG of the size asked for when it was anything else,
-/// and otherwise rebuilt as a still picture (`PNG.stillImage`) unless this
-/// process drew it. Its metadata is what the intake learned (the request, the
+/// also decoded in full by the environment's decoder unless this process
+/// encoded it, converted to a PNG of the size asked for when it was anything
+/// else, and otherwise rebuilt as a still picture (`PNG.stillImage`) unless
+/// this process encoded it. Its metadata is what the intake learned (the request, the
 /// backend, the size read from the header), not yet stamped into the bytes.
 ///
 /// The second stage of every badge: a backend's ``GeneratedImage`` becomes
@@ -54,7 +54,7 @@ extension ImageIntake {
 
 extension Pipeline {
     /// The intake of a badge made earlier, within this pipeline's limits
-    /// (with room for any PNG of its size this process drew); `source` is the
+    /// (with room for any PNG of its size this process encoded); `source` is the
     /// file it was read from, for the errors.
     package func admit(_ png: Data, madeWith metadata: BadgeMetadata, source: String? = nil) throws -> AdmittedImage {
         try ImageIntake(limits: limits.admittingDrawing(side: metadata.size)).admit(png, madeWith: metadata, source: source)
@@ -87,7 +87,7 @@ extension Pipeline {
             data = bytes
         } else {
             do {
-                let limit = (image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits).maxFileBytes
+                let limit = (image.isEncodedInProcess ? limits.admittingDrawing(side: request.size) : limits).maxFileBytes
                 data = try RegularFile.contents(of: image.file.path, followSymlinks: false, limit: limit)
             } catch .tooLarge(let size, let limit) {
                 throw BadgeError(.imageTooLarge, "the image is \(size) bytes; the limit is \(limit)", backend: backend.name,
@@ -97,7 +97,7 @@ extension Pipeline {
                                  path: image.file.path, cause: error.description)
             }
         }
-        let intake = ImageIntake(limits: image.isDrawnInProcess ? limits.admittingDrawing(side: request.size) : limits)
+        let intake = ImageIntake(limits: image.isEncodedInProcess ? limits.admittingDrawing(side: request.size) : limits)
         var header: ImageIntake.Header
         do {
             header = try intake.inspect(data, accepting: Set(ImageFormat.allCases))
@@ -108,7 +108,7 @@ extension Pipeline {
             "format": "\(header.format.rawValue)", "width": "\(header.width)", "height": "\(header.height)", "bytes": "\(data.count)",
         ])
         let fits = header.format == .png && header.width == request.size && header.height == request.size
-        if !image.isDrawnInProcess || !fits {
+        if !image.isEncodedInProcess || !fits {
             guard let decoder = environment.decoder else {
                 if fits || header.format == .png {
                     return AdmittedImage(png: try outsidePNG(data, image), header: header,
@@ -142,11 +142,11 @@ extension Pipeline {
                              inflated: image.inflated)
     }
 
-    /// A PNG kept at its size is rebuilt unless this process drew it: cut to
+    /// A PNG kept at its size is rebuilt unless this process encoded it: cut to
     /// the chunks of a still picture (`PNG.stillImage`), so nothing a server,
     /// a plugin or an imported file carried beside its pixels is committed.
     private func outsidePNG(_ data: Data, _ image: GeneratedImage) throws -> Data {
-        image.isDrawnInProcess ? data : try PNG.stillImage(data)
+        image.isEncodedInProcess ? data : try PNG.stillImage(data)
     }
 
     /// What the intake records of an image: the request, the backend and what

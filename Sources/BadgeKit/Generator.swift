@@ -172,11 +172,13 @@ public struct GeneratedImage: Sendable {
     public var revisedPrompt: String?
     /// Anything else worth keeping, stored as `badge:x-<key>` text in the PNG.
     public var extra: [String: String]
-    /// True only for images this process drew itself from trusted code (the
-    /// procedural backend): the pipeline then skips the full decode check. The
-    /// header, limit, CRC and image-data checks run for every image regardless.
-    /// Set only inside this package, never for an imported or downloaded picture.
-    public package(set) var isDrawnInProcess: Bool
+    /// True only for PNGs this process encoded itself from pixels it holds: the
+    /// procedural backend's drawing, and a picture the import backend decoded
+    /// in full (under the intake's limits) and encoded again. The pipeline
+    /// then skips the full decode check. The header, limit, CRC and
+    /// image-data checks run for every image regardless. Set only inside this
+    /// package, never for bytes a server, a plugin or a file supplied.
+    public package(set) var isEncodedInProcess: Bool
     /// The file's bytes, when the backend has already read them from a
     /// descriptor it checked (an exec plugin's output): the pipeline uses
     /// these and never opens the file a second time.
@@ -201,18 +203,18 @@ public struct GeneratedImage: Sendable {
         self.seed = seed
         self.revisedPrompt = revisedPrompt
         self.extra = extra
-        self.isDrawnInProcess = false
+        self.isEncodedInProcess = false
     }
 
-    /// An image drawn by this process (see `isDrawnInProcess`), written to
+    /// A PNG encoded by this process (see `isEncodedInProcess`), written to
     /// `file` and, when `bytes` are given, taken as they are.
     package init(
-        drawnInProcess file: URL,
+        encodedInProcess file: URL,
         model: String? = nil, seed: UInt64? = nil, extra: [String: String] = [:], bytes: Data? = nil,
         inflated: PNGDataCheck.Inflated? = nil
     ) {
         self.init(file: file, model: model, seed: seed, extra: extra, bytes: bytes)
-        self.isDrawnInProcess = true
+        self.isEncodedInProcess = true
         self.inflated = inflated
     }
 }

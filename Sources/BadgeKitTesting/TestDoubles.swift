@@ -15,11 +15,11 @@ public struct FakeGenerator: BadgeGenerator {
 
     public var behaviour: Behaviour
     /// Whether the images it writes say they were drawn in this process.
-    public var drawnInProcess: Bool
+    public var encodedInProcess: Bool
 
-    public init(_ behaviour: Behaviour, drawnInProcess: Bool = false) {
+    public init(_ behaviour: Behaviour, encodedInProcess: Bool = false) {
         self.behaviour = behaviour
-        self.drawnInProcess = drawnInProcess
+        self.encodedInProcess = encodedInProcess
     }
 
     public func availability() async -> Availability {
@@ -34,8 +34,8 @@ public struct FakeGenerator: BadgeGenerator {
         case let .writes(data):
             let file = workspace.file("fake.png")
             try data.write(to: file)
-            if drawnInProcess {
-                return GeneratedImage(drawnInProcess: file, model: "fake")
+            if encodedInProcess {
+                return GeneratedImage(encodedInProcess: file, model: "fake")
             }
             return GeneratedImage(file: file, model: "fake")
         case let .fails(error):

@@ -42,7 +42,7 @@ struct PNGDataCheckTests {
     private func commit(_ png: Data, to destination: BadgeDestination? = nil) async throws -> PipelineOutcome {
         try await Pipeline(environment: BadgeEnvironment(variables: [:])).run(
             BadgeRequest(prompt: "Drink more water", size: Self.side, seed: 5),
-            backend: BackendInstance(name: "drawn", type: "fake", generator: FakeGenerator(.writes(png), drawnInProcess: true)),
+            backend: BackendInstance(name: "drawn", type: "fake", generator: FakeGenerator(.writes(png), encodedInProcess: true)),
             commitment: .init(timeZone: .gmt), to: destination ?? .store(fixture.store()))
     }
 
@@ -285,6 +285,6 @@ private struct ProvenGenerator: BadgeGenerator {
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
         let file = workspace.file("drawn.png")
         try png.write(to: file)
-        return GeneratedImage(drawnInProcess: file, model: "proven", inflated: inflated)
+        return GeneratedImage(encodedInProcess: file, model: "proven", inflated: inflated)
     }
 }

@@ -45,7 +45,7 @@ struct PipelineTests {
         let pipeline = Pipeline(environment: BadgeEnvironment(variables: [:]), limits: limits)
         let request = BadgeRequest(prompt: "Drink more water", size: 64, seed: 5)
         let drawn = try await pipeline.run(
-            request, backend: BackendInstance(name: "drawn", type: "fake", generator: FakeGenerator(.writes(png), drawnInProcess: true)),
+            request, backend: BackendInstance(name: "drawn", type: "fake", generator: FakeGenerator(.writes(png), encodedInProcess: true)),
             commitment: .init(timeZone: .gmt), to: .store(fixture.store()))
         #expect(drawn.byteCount > limits.maxFileBytes)
         let before = try Data(contentsOf: fixture.store().badgeURL)

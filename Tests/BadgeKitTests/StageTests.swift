@@ -16,8 +16,8 @@ struct StageTests {
     static let png = TestPNG.solid(width: side, height: side, rgb: (40, 80, 120))
     static let environment = BadgeEnvironment(now: { Date(timeIntervalSince1970: 1_790_000_000) }, variables: [:])
 
-    static func backend(_ png: Data = png, drawnInProcess: Bool = false) -> BackendInstance {
-        BackendInstance(name: "fake-one", type: "fake", generator: FakeGenerator(.writes(png), drawnInProcess: drawnInProcess))
+    static func backend(_ png: Data = png, encodedInProcess: Bool = false) -> BackendInstance {
+        BackendInstance(name: "fake-one", type: "fake", generator: FakeGenerator(.writes(png), encodedInProcess: encodedInProcess))
     }
 
     static func request(seed: UInt64 = 5) -> BadgeRequest {
@@ -41,7 +41,7 @@ struct StageTests {
     @Test func aRenderedBadgeCarriesItsMetadataStampedAndChecked() async throws {
         for drawn in [false, true] {
             let badge = try await Pipeline(environment: Self.environment).render(
-                Self.request(), backend: Self.backend(drawnInProcess: drawn), commitment: .init(timeZone: .gmt), extra: ["batch": "7"])
+                Self.request(), backend: Self.backend(encodedInProcess: drawn), commitment: .init(timeZone: .gmt), extra: ["batch": "7"])
             try Self.expectStampedAndChecked(badge.png, as: badge.metadata, "drawn in process: \(drawn)")
             #expect(badge.metadata.size == Self.side && badge.metadata.extra["batch"] == "7")
             #expect(badge.metadata.prompt == "Drink more water" && badge.metadata.backend == "fake-one")

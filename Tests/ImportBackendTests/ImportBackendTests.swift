@@ -3,6 +3,7 @@ import BadgeKitTesting
 import BadgeTestSupport
 import Canvas
 import Foundation
+import Synchronization
 import Testing
 @testable import ImportBackend
 
@@ -116,6 +117,53 @@ struct ImportBackendTests {
         }
     }
 
+    /// A path that names no regular file is refused by what it is, from the
+    /// descriptor it opened: a FIFO with no writer is not waited on, and a
+    /// device is not read until the size limit.
+    @Test func aFIFOADeviceOrAFolderIsRefusedWithoutWaitingOrReading() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-import-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("picture.png").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, kind) in [(fifo, "a FIFO (named pipe)"), ("/dev/zero", "a character device"), (dir.path, "a directory")] {
+            do {
+                _ = try await importing(path)
+                Issue.record("\(path) must be refused")
+            } catch let error as BadgeError {
+                #expect(error.code == .io, "\(path): \(error)")
+                #expect(error.message == "this is \(kind), not a picture", "\(path): \(error)")
+                #expect(error.path == path)
+            }
+        }
+    }
+
+    /// The picture is decoded once, in the backend, under the intake's limits.
+    /// What the pipeline admits is this process's own encoding of those pixels,
+    /// checked band by band as it was compressed (as the procedural drawing
+    /// is), so the pipeline's decoder is not asked to decode it again; an
+    /// outside backend's PNG of the same size is.
+    @Test func theImportIsEncodedHereAndNotDecodedAgain() async throws {
+        let path = try Self.firstPNG()
+        let (image, direct) = try await importing(path)
+        #expect(image.isEncodedInProcess && image.inflated != nil && image.bytes == direct)
+
+        let decoder = CountingDecoder()
+        let pipeline = Pipeline(environment: BadgeEnvironment(variables: [:], decoder: decoder))
+        let request = BadgeRequest(prompt: "imported", size: 64, source: path)
+        let badge = try await pipeline.render(
+            request, backend: BackendInstance(name: "import", type: "import", generator: generator), commitment: .init(timeZone: .gmt))
+        #expect(decoder.calls.load(ordering: .relaxed) == 0)
+        #expect(throws: Never.self) { try PNGDataCheck.verify(badge.png) }
+        let committed = try GDImage.decodePNG(badge.png), imported = try GDImage.decodePNG(direct)
+        #expect((0..<64).allSatisfy { y in (0..<64).allSatisfy { x in committed.pixel(x, y) == imported.pixel(x, y) } })
+
+        _ = try await pipeline.render(
+            BadgeRequest(prompt: "outside", size: 64),
+            backend: BackendInstance(name: "outside", type: "fake", generator: FakeGenerator(.writes(direct))), commitment: .init(timeZone: .gmt))
+        #expect(decoder.calls.load(ordering: .relaxed) == 1)
+    }
+
     /// Issue #31: `badge:x-source holiday-GPS.jpg` told anyone with the badge the photo's name.
     @Test func theSourceIsRecordedByItsHashNeverItsName() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-import-name-\(UUID().uuidString)")
@@ -157,5 +205,21 @@ struct ImportBackendTests {
         let image = try GDImage.decodePNG(data)
         #expect(image.pixel(50, 5) == RGBA(0, 0, 255))
         #expect(image.pixel(50, 50) == RGBA(255, 0, 0))
+    }
+}
+
+/// gd's decoder, counting the images the pipeline hands it.
+final class CountingDecoder: ImageDecoding {
+    let calls = Atomic<Int>(0)
+    let decoder = GDImageDecoder()
+
+    func validate(_ data: Data, header: ImageIntake.Header, stop: DecodeStop) async throws {
+        calls.add(1, ordering: .relaxed)
+        try await decoder.validate(data, header: header, stop: stop)
+    }
+
+    func normalized(_ data: Data, header: ImageIntake.Header, side: Int, stop: DecodeStop) async throws -> Data {
+        calls.add(1, ordering: .relaxed)
+        return try await decoder.normalized(data, header: header, side: side, stop: stop)
     }
 }

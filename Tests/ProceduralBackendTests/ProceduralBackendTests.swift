@@ -234,7 +234,7 @@ struct ProceduralBackendTests {
         #expect(image.model == ProceduralGenerator.artEngineVersion)
         #expect(image.extra["motif"] == "runner <- run")
         #expect(image.extra["palette"]?.hasPrefix("teal") == true)
-        #expect(image.isDrawnInProcess)
+        #expect(image.isEncodedInProcess)
     }
 
     @Test func configOptionsAreReadStrictly() throws {
