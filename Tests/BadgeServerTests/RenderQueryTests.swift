@@ -1,5 +1,7 @@
 @testable import BadgeServer
+import BadgeKitTesting
 import BadgeTestSupport
+import Foundation
 import Hummingbird
 import Testing
 
@@ -19,6 +21,32 @@ import Testing
     @Test func percentEncodingAndPlusAreSpaces() throws {
         let query = try RenderQuery.parse("promise=%E5%AD%A6%E4%B9%A0%20%E4%B8%AD%E6%96%87+daily", maxSize: 1024)
         #expect(query.promise == "学习 中文 daily")
+    }
+
+    /// badge's query decoder against Foundation's (`+` replaced, then
+    /// `removingPercentEncoding`): the same string, or nil, for random
+    /// queries built from what makes decoding hard: lone and short `%`, hex
+    /// digits of either case, bytes that make no UTF-8, NUL, `+`, and
+    /// characters of one to four bytes written as they are. Where
+    /// Foundation turns bytes that are not UTF-8 into U+FFFD (it does for
+    /// `%A9`, not for `%80` or `%FF`), badge refuses them.
+    @Test func queryValuesDecodeAsFoundationDecodesThem() throws {
+        let pieces = ["%", "+", "%2", "%20", "%2B", "%2b", "%25", "%00", "%C3", "%A9", "%c3%a9", "%E5%AD%A6", "%F0%9F%8F%83", "%FF",
+                      "%80", "%ED%A0%80", "%C0%AF", "%g1", "%1g", "a", "F", "0", " ", "=", "é", "学", "🏃", "~", "%%", "\u{0}"]
+        var random = SeededRandom.forTest("query decoding")
+        var refused = 0
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            var expected = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            if expected?.contains("\u{FFFD}") == true { expected = nil }
+            let decoded = RenderQuery.decode(text[...])
+            #expect(decoded == expected, "\(text.debugDescription): \(String(describing: decoded)) against \(String(describing: expected))")
+            if decoded == nil { refused += 1 }
+            if decoded != expected { break }
+        }
+        // Both ways are taken often: what is refused and what is read.
+        #expect(refused > 2_000 && refused < 18_000, "\(refused) of 20,000 refused")
+        #expect(RenderQuery.decode("%A9") == nil && RenderQuery.decode("%C3%A9+%F0%9F%8F%83") == "é 🏃")
     }
 
     @Test func withoutASeedTheSeedComesFromThePromise() throws {
