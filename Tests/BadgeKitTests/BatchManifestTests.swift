@@ -171,6 +171,32 @@ struct BatchPlanTests {
         #expect(try hash(unseeded) == hash(unseeded))
     }
 
+    /// A job's picture is hashed into its request hash from a checked
+    /// descriptor: a FIFO is not waited on, /dev/zero is not read without
+    /// end, and a file past the intake's limit is not read at all. Each
+    /// hashes as a missing file does; a readable picture by its bytes.
+    @Test func aSourceThatIsNoPictureFileIsNotReadToPlan() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("fifo.png").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let large = dir.appendingPathComponent("large.png"), small = dir.appendingPathComponent("small.png")
+        try Data(count: 4096).write(to: large)
+        try Data(count: 512).write(to: small)
+        var config = Self.config
+        config.intake.maxFileBytes = 1024
+        func hash(_ source: String) throws -> String {
+            try BatchPlan.make(BatchManifest(jobs: [BatchJob(name: "a", prompt: "Read more", seed: 1, source: source)], source: "t"),
+                               config: config, defaults: Self.defaults).items[0].requestHash
+        }
+        let missing = try hash(dir.appendingPathComponent("missing.png").path)
+        for source in [fifo, "/dev/zero", large.path, dir.path] {
+            #expect(try hash(source) == missing, "\(source)")
+        }
+        #expect(try hash(small.path) != missing)
+    }
+
     @Test func twoJobsCannotWriteOneFile() throws {
         let manifest = BatchManifest(jobs: [
             BatchJob(name: "team", prompt: "x", variants: 2),

@@ -93,7 +93,11 @@ package struct BatchPlan: Sendable {
             }
             let digest = try job.source.map { path in
                 if let known = sourceDigests[path] { return known }
-                let digest = try (try? Data(contentsOf: URL(fileURLWithPath: path))).map(BatchHash.sha256) ?? "unreadable"
+                // Read once from a checked descriptor, never past the intake's file limit: a source
+                // that is no regular file (a FIFO, /dev/zero) or too large hashes as unreadable, and
+                // its job fails later with the backend's error.
+                let bytes = try? RegularFile.contents(of: path, limit: config.intake.maxFileBytes)
+                let digest = try bytes.map(BatchHash.sha256) ?? "unreadable"
                 sourceDigests[path] = digest
                 return digest
             }
