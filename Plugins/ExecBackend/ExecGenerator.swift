@@ -42,7 +42,11 @@ package struct ExecGenerator: BadgeGenerator {
 
     package func availability() async -> Availability {
         if memo.isFresh { return .available }
-        let answer = await askAvailability()
+        var answer = await askAvailability()
+        if case let .unavailable(reason, hint) = answer {
+            let scrubber = self.scrubber
+            answer = .unavailable(reason: scrubber.scrub(reason), hint: hint.map(scrubber.scrub))
+        }
         memo.remember(answer)
         return answer
     }
@@ -116,11 +120,21 @@ package struct ExecGenerator: BadgeGenerator {
         let metadata = try interpret(finished)
         let bytes = try await PluginImage.read(output, limits: limits, backend: name)
         removeStrays(in: workspace, keeping: output)
+        // What it said goes into the PNG, a batch's manifest and the studio's answers: its secrets masked.
+        let scrubber = self.scrubber
         return GeneratedImage(
             file: output,
-            model: metadata.model ?? "exec \(URL(fileURLWithPath: options.program).lastPathComponent)",
-            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt, extra: metadata.extra,
+            model: metadata.model.map(scrubber.scrub) ?? "exec \(URL(fileURLWithPath: options.program).lastPathComponent)",
+            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt.map(scrubber.scrub), extra: metadata.extra.mapValues(scrubber.scrub),
             bytes: bytes, deadline: started.advanced(by: options.timeout))
+    }
+
+    /// The secrets this plugin is given through its `env` (`EnvironmentTemplate.secrets`),
+    /// and any piece of one, masked in whatever of its words badge keeps or passes on:
+    /// its metadata, its errors and its availability answer. A batch's manifest, a
+    /// badge's text and the studio's JSON are not printed through the terminal's scrubber.
+    var scrubber: SecretScrubber {
+        SecretScrubber(secrets: EnvironmentTemplate.secrets(in: options.environment, variables: variables))
     }
 
     /// Turns the program's exit and its result line into metadata, or the error a user should read.
@@ -197,8 +211,9 @@ package struct ExecGenerator: BadgeGenerator {
     }
 
     private func failure(_ message: String, cause: String? = nil, hint: String? = nil) -> BadgeError {
-        BadgeError(.generationFailed, "the plugin \(URL(fileURLWithPath: options.program).lastPathComponent) " + message,
-                   backend: name, cause: cause, hint: hint)
+        let scrubber = self.scrubber
+        return BadgeError(.generationFailed, "the plugin \(URL(fileURLWithPath: options.program).lastPathComponent) " + scrubber.scrub(message),
+                          backend: name, cause: cause.map(scrubber.scrub), hint: hint.map(scrubber.scrub))
     }
 
     /// Files the plugin left in the workspace beside its image: removed, and named in the log.

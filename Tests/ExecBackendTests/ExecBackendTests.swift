@@ -69,6 +69,26 @@ struct ExecBackendTests {
         #expect(stored.backend == "good" && stored.backendType == "exec")
     }
 
+    /// A token the plugin is given (`"HF_TOKEN": "${MY_TOKEN}"`) never reaches
+    /// what badge keeps of its words: the badge's text (a file made to be
+    /// shared), a batch's manifest, the studio's JSON. Those are not printed
+    /// through the terminal's scrubber, so the backend masks it itself, in
+    /// its metadata and in its errors.
+    @Test func aTokenItRepeatsIsMaskedInItsMetadataAndErrors() async throws {
+        let h = try ExecHarness()
+        let token = h.variables["MY_TOKEN"]!
+        _ = try await h.run(try h.backend("leaky.sh", env: ["HF_TOKEN": "${MY_TOKEN}"]))
+        let stored = try #require(try h.store.current()?.metadata)
+        #expect(stored.model == "hub model (token ********)" && stored.revisedPrompt == "drawn for ********")
+        #expect(stored.extra == ["endpoint": "https://hub.example/run?token=********"])
+        #expect(!(try Data(contentsOf: h.store.badgeURL)).contains(Data("for-the-plugin".utf8)))
+
+        let failing = try ExecHarness()
+        let error = try await failing.failure(try failing.backend("echo-token.sh", env: ["HF_TOKEN": "${MY_TOKEN}"]))
+        #expect(error.message.hasSuffix("failed: the hub refused token ********"), "\(error)")
+        #expect(!"\(error.message) \(error.cause ?? "") \(error.hint ?? "")".contains(token))
+    }
+
     @Test func standardErrorGoesToTheLogAndStraysAreRemoved() async throws {
         let h = try ExecHarness()
         _ = try await h.run(try h.backend("good.sh"))
