@@ -197,6 +197,20 @@ struct BatchPlanTests {
         #expect(try hash(small.path) != missing)
     }
 
+    /// A few kilobytes of manifest can ask for millions of badges (1,000
+    /// variants a job): the total is refused before any item is planned.
+    @Test func aBatchPastItsBadgeLimitIsRefusedBeforePlanning() throws {
+        let jobs = (0...BatchPlan.maxItems / 1000).map { BatchJob(name: "job\($0)", prompt: "Promise \($0)", variants: 1000) }
+        do {
+            _ = try BatchPlan.make(BatchManifest(jobs: jobs, source: "jobs.csv"), config: Self.config, defaults: Self.defaults)
+            Issue.record("a batch of \(jobs.count * 1000) badges must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .usage && error.path == "jobs.csv")
+            #expect(error.message == "the batch asks for 1001000 badges (its jobs' variants added up); one batch makes at most 1000000")
+            #expect(error.hint == "split the manifest into smaller ones")
+        }
+    }
+
     @Test func twoJobsCannotWriteOneFile() throws {
         let manifest = BatchManifest(jobs: [
             BatchJob(name: "team", prompt: "x", variants: 2),

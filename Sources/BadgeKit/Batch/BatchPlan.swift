@@ -69,6 +69,10 @@ package struct BatchPlan: Sendable {
     package var items: [BatchItem]
     package var shard: BatchShard?
 
+    /// The most badges one batch makes: every item is planned, and its
+    /// result kept, before and while it runs (100,000 peak at ~190 MB).
+    package static let maxItems = 1_000_000
+
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil
     ) throws -> BatchPlan {
@@ -76,7 +80,14 @@ package struct BatchPlan: Sendable {
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
                              hint: "add jobs with at least a prompt, e.g. {\"name\": \"alice\", \"prompt\": \"Run a marathon\"}")
         }
+        // Counted before any item is made: a small manifest can ask for millions (1,000 variants a job).
+        let total = manifest.jobs.reduce(0) { $0 + $1.variants }
+        guard total <= maxItems else {
+            throw BadgeError(.usage, "the batch asks for \(total) badges (its jobs' variants added up); one batch makes at most \(maxItems)",
+                             path: manifest.source, hint: "split the manifest into smaller ones")
+        }
         var items: [BatchItem] = []
+        items.reserveCapacity(total)
         var owners: [String: BatchJob] = [:]
         var sourceDigests: [String: String] = [:]
         for job in manifest.jobs {
