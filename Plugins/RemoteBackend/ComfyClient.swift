@@ -306,6 +306,6 @@ struct ComfyClient {
     func get(_ url: URL, timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(url: url, headers: [("Accept", "application/json, image/*")] + credentials,
                     connectTimeout: options.connectTimeout, timeout: timeout ?? options.timeout, idleTimeout: options.idleTimeout,
-                    maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP, caFile: options.caFile)
+                    maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP, caCertificates: options.caCertificates)
     }
 }

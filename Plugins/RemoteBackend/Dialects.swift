@@ -7,7 +7,7 @@ extension RemoteOptions {
         HTTPRequest(
             method: "POST", url: url, headers: [("Content-Type", "application/json"), ("Accept", accept)] + credentials,
             body: json, connectTimeout: connectTimeout, timeout: timeout, idleTimeout: idleTimeout,
-            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caFile: caFile)
+            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caCertificates: caCertificates)
     }
 
     /// A multipart/form-data POST with this backend's limits; the transport
@@ -16,7 +16,7 @@ extension RemoteOptions {
         HTTPRequest(
             method: "POST", url: url, headers: [("Accept", accept)] + credentials,
             connectTimeout: connectTimeout, timeout: timeout, idleTimeout: idleTimeout,
-            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caFile: caFile, form: form)
+            maxResponseBytes: maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: allowsInsecureHTTP, caCertificates: caCertificates, form: form)
     }
 }
 

@@ -66,7 +66,7 @@ struct JobsClient {
                     HTTPRequest(url: statusURL, headers: [("Accept", "application/json")] + credentials,
                                 connectTimeout: options.connectTimeout, timeout: min(.seconds(30), left), idleTimeout: options.idleTimeout,
                                 maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP,
-                                caFile: options.caFile),
+                                caCertificates: options.caCertificates),
                     via: http)
                 guard (200..<300).contains(polled.status) else { throw generator.serverError(polled, url: Redact.url(statusURL)) }
                 status = try Self.status(of: try JSONBody.decode(JobAnswer.self, from: polled, context: context), context: context)

@@ -290,7 +290,7 @@ package struct RemoteGenerator: MultiImageGenerator {
         while true {
             let request = HTTPRequest(
                 url: current, connectTimeout: options.connectTimeout, timeout: options.timeout, idleTimeout: options.idleTimeout,
-                maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: false, caFile: options.caFile)
+                maxResponseBytes: options.maxResponseBytes, maxRedirects: 0, allowsInsecureHTTP: false, caCertificates: options.caCertificates)
             let response: HTTPResponse
             do {
                 response = try await http.send(request)
@@ -419,7 +419,7 @@ extension RemoteGenerator: ProbingGenerator {
         let request = HTTPRequest(
             url: url, headers: credentials(), connectTimeout: options.connectTimeout, timeout: .seconds(15),
             idleTimeout: .seconds(10), maxResponseBytes: 4 << 20, allowsInsecureHTTP: options.allowsInsecureHTTP,
-            caFile: options.caFile)
+            caCertificates: options.caCertificates)
         do {
             let response = try await http.send(request)
             switch response.status {

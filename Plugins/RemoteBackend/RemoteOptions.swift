@@ -24,7 +24,12 @@ struct RemoteOptions: Sendable {
     var maxRetryAfter: Duration
     var maxResponseBytes: Int
     var allowsInsecureHTTP: Bool
-    var caFile: String?
+    /// The PEM certificates of `caFile`, read once when the configuration is
+    /// (its path starts at the configuration file's directory), and handed to
+    /// libcurl as bytes: no path is opened per connection.
+    var caCertificates: Data?
+    /// The most a `caFile` may hold (a system's whole bundle is ~220 KB).
+    static let maxCAFileBytes = 4 << 20
     /// Hosts besides the base URL's that result URLs may point at (a CDN);
     /// "*.example.com" admits its subdomains. https only.
     var resultHosts: [String] = []
@@ -88,12 +93,22 @@ struct RemoteOptions: Sendable {
         maxRetryAfter = .seconds(try config.int("maxRetryAfterSeconds", in: 0...3600) ?? 60)
         maxResponseBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (64 << 20)
         allowsInsecureHTTP = try config.bool("allowInsecureHTTP") ?? false
+        // Paths in a config file start at its directory, as an exec plugin's do.
+        let directory = config.file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? base
         if let ca = config.value("caFile") {
-            let path = try ca.nonEmptyString()
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw ca.error("cannot read the CA file \(path)", hint: "give the path of a PEM bundle")
+            let path = BadgeConfig.resolvePath(try ca.nonEmptyString(), relativeTo: directory).path
+            let pem: Data
+            do {
+                pem = try RegularFile.contents(of: path, limit: Self.maxCAFileBytes)
+            } catch {
+                throw ca.error("cannot read the CA file \(path): \(error)",
+                               hint: "give the path of a PEM bundle (relative paths start at the configuration file's directory)")
             }
-            caFile = path
+            guard pem.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+                throw ca.error("the CA file \(path) holds no PEM certificate (no -----BEGIN CERTIFICATE----- line)",
+                               hint: "give the path of a PEM bundle, such as the private CA's certificate")
+            }
+            caCertificates = pem
         }
         if let hosts = config.value("resultHosts") {
             resultHosts = try hosts.stringArray()
@@ -142,8 +157,6 @@ struct RemoteOptions: Sendable {
         }
         let comfyKeys = ["workflow", "inputs", "img2imgWorkflow", "img2imgInputs"]
         if api == .comfyui {
-            // Paths in a config file start at its directory, as an exec plugin's do.
-            let directory = config.file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? base
             workflow = try ComfyWorkflow.load(
                 try config.require("workflow", hint: "the path of a workflow exported from ComfyUI in API format"),
                 mapping: config.value("inputs"), required: [.prompt], base: directory)

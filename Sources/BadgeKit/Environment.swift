@@ -81,14 +81,16 @@ public struct HTTPRequest: Sendable {
     public var maxRedirects: Int
     /// Plain http to a host other than loopback (only when a config says so).
     public var allowsInsecureHTTP: Bool
-    /// A CA bundle to trust for this request instead of the system's.
-    public var caFile: String?
+    /// PEM certificates to trust for this request instead of the system's:
+    /// the bytes of a CA bundle its caller read (from a checked descriptor),
+    /// handed to the transport as they are, so no path is opened per connection.
+    public var caCertificates: Data?
 
     public init(
         method: String = "GET", url: URL, headers: [(name: String, value: String)] = [],
         body: Data? = nil, connectTimeout: Duration = .seconds(10), timeout: Duration = .seconds(60),
         idleTimeout: Duration = .seconds(30), maxResponseBytes: Int = 64 << 20, maxRedirects: Int = 0,
-        allowsInsecureHTTP: Bool = false, caFile: String? = nil, form: [HTTPFormPart]? = nil
+        allowsInsecureHTTP: Bool = false, caCertificates: Data? = nil, form: [HTTPFormPart]? = nil
     ) {
         self.method = method
         self.url = url
@@ -101,7 +103,7 @@ public struct HTTPRequest: Sendable {
         self.maxResponseBytes = maxResponseBytes
         self.maxRedirects = maxRedirects
         self.allowsInsecureHTTP = allowsInsecureHTTP
-        self.caFile = caFile
+        self.caCertificates = caCertificates
     }
 }
 

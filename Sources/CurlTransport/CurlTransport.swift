@@ -15,12 +15,12 @@ import Synchronization
 /// https only; proxies from the environment as libcurl reads them.
 public final class CurlTransport: HTTPTransport {
     public struct Options: Sendable {
-        /// A CA bundle to trust instead of the system's.
-        public var caFile: String?
+        /// PEM certificates to trust instead of the system's (a CA bundle's bytes).
+        public var caCertificates: Data?
         public var userAgent: String
 
-        public init(caFile: String? = nil, userAgent: String = String(BadgeMetadata.generatorVersion.map { $0 == " " ? "/" : $0 })) {
-            self.caFile = caFile
+        public init(caCertificates: Data? = nil, userAgent: String = String(BadgeMetadata.generatorVersion.map { $0 == " " ? "/" : $0 })) {
+            self.caCertificates = caCertificates
             self.userAgent = userAgent
         }
     }

@@ -75,7 +75,13 @@ final class Transfer: @unchecked Sendable {
         codes.append(badge_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
-        if let caFile = r.caFile ?? options.caFile { codes.append(badge_curl_setopt_string(easy, CURLOPT_CAINFO, caFile)) }
+        if let pem = r.caCertificates ?? options.caCertificates {
+            // libcurl copies the bytes (CURL_BLOB_COPY): they need to live only for this call.
+            codes.append(pem.withUnsafeBytes { raw -> CURLcode in
+                var blob = curl_blob(data: UnsafeMutableRawPointer(mutating: raw.baseAddress), len: raw.count, flags: UInt32(CURL_BLOB_COPY))
+                return badge_curl_setopt_pointer(easy, CURLOPT_CAINFO_BLOB, &blob)
+            })
+        }
         codes.append(badge_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)))
         codes.append(badge_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)))
         codes.append(badge_curl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent))

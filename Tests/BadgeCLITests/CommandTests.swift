@@ -160,6 +160,7 @@ struct CommandTests {
         let result = try await s.run(["config", "validate", example.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("openai (http)") && result.stdout.contains("a1111 (http)") && result.stdout.contains("comfyui (http)"))
+        #expect(result.stdout.contains("hf (http)") && result.stdout.contains("studio-gpu (http)"), "\(result.stdout)")
         #expect(result.stdout.contains("pillow (exec)") && result.stdout.contains("my-model (exec)"))
     }
 

@@ -26,6 +26,27 @@ struct CurlTransportTests {
         }
     }
 
+    /// A server whose certificate a private CA signed (Tests/Data/tls): refused
+    /// against the system's CAs, with the hint to set caFile; trusted when the
+    /// request carries that CA's PEM bytes, as a backend's caFile gives them.
+    @Test func aPrivateCAIsTrustedOnlyWhenItsCertificatesAreGiven() async throws {
+        let tls = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Data/tls").standardizedFileURL
+        let server = try FixtureServer(script: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/https_fixture.py"))
+        defer { server.stop() }
+        let url = URL(string: "https://127.0.0.1:\(server.port)/ok")!
+        do {
+            _ = try await transport.send(HTTPRequest(url: url))
+            Issue.record("a certificate signed by a CA the system does not know must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .network && error.message == "the TLS connection could not be verified", "\(error)")
+            #expect(error.hint == "if the server uses a private CA, set caFile for this backend")
+        }
+        let pem = try Data(contentsOf: tls.appendingPathComponent("ca.pem"))
+        let response = try await transport.send(HTTPRequest(url: url, caCertificates: pem))
+        #expect(response.status == 200 && response.body == Data("ok".utf8))
+    }
+
     /// Servers see which badge asked: "badge/<version>", as a product token has no spaces.
     @Test func sendsBadgesVersionAsItsUserAgent() async throws {
         try await withServer { server in

@@ -253,6 +253,43 @@ struct RemoteBackendTests {
         }
     }
 
+    /// `caFile` is read once, when the configuration is, from a checked
+    /// descriptor, and starts at the configuration file's directory: a FIFO
+    /// or a device is refused by what it is, never waited on, and a file
+    /// with no PEM certificate is refused by what it holds.
+    @Test func aCAFileIsReadOnceFromTheConfigsDirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("badge-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("certs"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pem = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Data/tls/ca.pem"))
+        try pem.write(to: dir.appendingPathComponent("certs/ca.pem"))
+        try Data("not a certificate".utf8).write(to: dir.appendingPathComponent("certs/notes.txt"))
+        #expect(mkfifo(dir.appendingPathComponent("certs/fifo.pem").path, 0o600) == 0)
+        func options(_ caFile: String) throws -> RemoteOptions {
+            let text = #"{"backends": {"r": {"type": "http", "api": "openai", "url": "https://x/v1", "caFile": "\#(caFile)"}}}"#
+            let config = try BadgeConfig.parse(Data(text.utf8), file: dir.appendingPathComponent("config.json").path)
+            // The working directory is elsewhere: a relative caFile must not start there.
+            return try RemoteOptions(try #require(config.backend(named: "r")).options, base: URL(fileURLWithPath: "/"))
+        }
+        #expect(try options("certs/ca.pem").caCertificates == pem)
+        for (path, problem) in [("certs/fifo.pem", "it is a FIFO (named pipe), not a regular file"),
+                                ("/dev/zero", "it is a character device, not a regular file"),
+                                ("certs/missing.pem", "open: No such file or directory")] {
+            let expected = path.hasPrefix("/") ? path : dir.appendingPathComponent(path).path
+            #expect(throws: BadgeError.self) { try options(path) }
+            do { _ = try options(path) } catch let error as BadgeError {
+                #expect(error.message == "cannot read the CA file \(expected): \(problem)", "\(error)")
+                #expect(error.description.contains("backends.r.caFile"), "\(error.description)")
+            }
+        }
+        do {
+            _ = try options("certs/notes.txt")
+            Issue.record("a file with no certificate must be refused")
+        } catch let error as BadgeError {
+            #expect(error.message.hasSuffix("holds no PEM certificate (no -----BEGIN CERTIFICATE----- line)"), "\(error)")
+        }
+    }
+
     @Test func backoffFollowsTheSDKsAndServerDelaysAreRead() {
         let policy = RetryPolicy(retries: 2, maxRetryAfter: .seconds(60))
         #expect(policy.backoff(attempt: 0, jitter: 0) == .milliseconds(500))
