@@ -31,32 +31,36 @@ public enum OutsideText {
         }
     }
 
-    /// JSON text with the control characters JSONEncoder leaves as they are
-    /// (DEL and C1, valid in JSON strings but acted on by terminals) escaped
-    /// as \u007F…\u009F. They can only stand inside strings, so the JSON
-    /// means the same.
+    /// JSON text with the characters JSONEncoder leaves as they are but
+    /// terminals act on escaped: DEL and C1 (\u007f…\u009f), and the bidi
+    /// embeddings, overrides and isolates (\u202a…\u202e, \u2066…\u2069),
+    /// which reorder what a terminal shows. They can only stand inside
+    /// strings, so the JSON means the same.
     public static func escapingControls(inJSON data: Data) -> Data {
-        guard data.contains(0x7F) || data.contains(0xC2) else { return data }
+        guard data.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return data }
+        let bytes = [UInt8](data)
         var out = Data()
-        out.reserveCapacity(data.count)
-        var bytes = data.makeIterator()
-        var pending: UInt8?
-        func escape(_ value: UInt8) {
+        out.reserveCapacity(bytes.count)
+        func escape(_ value: UInt32) {
             out.append(contentsOf: Array(String(format: "\\u%04x", value).utf8))
         }
-        while let byte = pending ?? bytes.next() {
-            pending = nil
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
             if byte == 0x7F {
-                escape(byte)
-            } else if byte == 0xC2, let next = bytes.next() {
-                if (0x80...0x9F).contains(next) {
-                    escape(next)
-                } else {
-                    out.append(byte)
-                    pending = next
-                }
+                escape(0x7F)
+                i += 1
+            } else if byte == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) {
+                escape(UInt32(bytes[i + 1]))
+                i += 2
+            } else if byte == 0xE2, i + 2 < bytes.count,
+                      (bytes[i + 1] == 0x80 && (0xAA...0xAE).contains(bytes[i + 2])) || (bytes[i + 1] == 0x81 && (0xA6...0xA9).contains(bytes[i + 2])) {
+                // U+2000 + the last two bytes' six bits each.
+                escape(0x2000 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F))
+                i += 3
             } else {
                 out.append(byte)
+                i += 1
             }
         }
         return out

@@ -286,7 +286,8 @@ struct CandidateGrid: Equatable {
     func captions(_ candidates: [Candidates.Candidate]) -> String {
         var line = ""
         for (index, candidate) in candidates.enumerated() {
-            let label = candidate.made == nil ? "failed" : (candidate.request.style ?? "")
+            // A style comes from the configuration or a plugin's backend: shown without control characters.
+            let label = candidate.made == nil ? "failed" : OutsideText.printable(candidate.request.style ?? "", keepingNewlines: false)
             let plain = " \(candidate.number) " + (label.isEmpty ? "" : " " + label)
             let shown = Style.inverse(Style.bold(" \(candidate.number) ")) + (label.isEmpty ? "" : " " + Self.clip(label, to: max(0, width - 4)))
             let padding = max(0, width - plain.count)

@@ -42,8 +42,9 @@ struct ConfigCommand: AsyncParsableCommand {
         func run() async throws {
             let context = try global.makeContext()
             _ = try context.registry.makeAll(context.config, environment: context.environment)
-            FileHandle.standardOutput.write(Data(context.config.effectiveJSON(
-                storeDirectory: context.store.directory, variables: context.environment.variables).utf8))
+            // Its secrets are masked already; what terminals act on in its values (DEL, C1, bidi) is escaped.
+            FileHandle.standardOutput.write(OutsideText.escapingControls(inJSON: Data(context.config.effectiveJSON(
+                storeDirectory: context.store.directory, variables: context.environment.variables).utf8)))
         }
     }
 }

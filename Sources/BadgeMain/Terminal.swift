@@ -55,7 +55,8 @@ enum Terminal {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(JSONError(error)) {
-                FileHandle.standardError.write(Data(scrubber.withLock { $0 }.scrub(String(decoding: data, as: UTF8.self)).utf8) + Data("\n".utf8))
+                let scrubbed = Data(scrubber.withLock { $0 }.scrub(String(decoding: data, as: UTF8.self)).utf8)
+                FileHandle.standardError.write(OutsideText.escapingControls(inJSON: scrubbed) + Data("\n".utf8))
                 return
             }
         }

@@ -164,6 +164,19 @@ struct CommandTests {
         #expect(result.stdout.contains("pillow (exec)") && result.stdout.contains("my-model (exec)"))
     }
 
+    /// A configuration's strings may hold what a terminal acts on (a C1 CSI, a
+    /// right-to-left override): `config show` prints them escaped, as JSON
+    /// that means the same.
+    @Test func configShowEscapesWhatATerminalActsOn() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("c.json")
+        try Data(#"{"defaults": {"style": "x\u009b2J\u202ey\u007f"}}"#.utf8).write(to: config)
+        let shown = try await s.run(["config", "show", "--config", config.path])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains(#""style": "x\u009b2J\u202ey\u007f""#), "\(shown.stdout)")
+        #expect(!shown.stdout.unicodeScalars.contains { $0 == "\u{9B}" || $0 == "\u{202E}" || $0 == "\u{7F}" })
+    }
+
     @Test func configShowNeverPrintsASecret() async throws {
         let s = try Sandbox()
         let config = s.root.appendingPathComponent("c.json")

@@ -54,4 +54,23 @@ struct SecretScrubberTests {
         #expect(OutsideText.printable(text) == "invoicegnp.exe x ]0;t31m ok\ttab")
         #expect(OutsideText.printable("a\nb", keepingNewlines: false) == "ab")
     }
+
+    /// JSON that badge prints or keeps (`--json`, a batch's manifest) has
+    /// what terminals act on escaped, every one of them and nothing else:
+    /// DEL, C1, and the bidi embeddings, overrides and isolates; the JSON
+    /// still reads as the same value.
+    @Test func jsonKeepsItsMeaningWithTerminalControlsEscaped() throws {
+        let acted = (0x7F...0x9F).map { Unicode.Scalar($0)! } + (0x202A...0x202E).map { Unicode.Scalar($0)! }
+            + (0x2066...0x2069).map { Unicode.Scalar($0)! }
+        let kept: [Unicode.Scalar] = ["é", "日", "\u{2028}", "\u{200F}", "\u{2065}", "\u{206A}", "\u{2029}", "\u{A0}", "\u{C2}", "\u{E2}"]
+        let text = String(String.UnicodeScalarView(acted + kept)) + " \u{1B}[2J"
+        let json = try JSONEncoder().encode(["error": text])
+        let escaped = OutsideText.escapingControls(inJSON: json)
+        let shown = String(decoding: escaped, as: UTF8.self)
+        #expect(!shown.unicodeScalars.contains { acted.contains($0) }, "\(shown.debugDescription)")
+        for scalar in acted { #expect(shown.contains(String(format: "\\u%04x", scalar.value)), "U+\(String(scalar.value, radix: 16))") }
+        for scalar in kept { #expect(shown.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16))") }
+        #expect(try JSONDecoder().decode([String: String].self, from: escaped) == ["error": text])
+        #expect(OutsideText.escapingControls(inJSON: Data("{\"a\": \"plain\"}".utf8)) == Data("{\"a\": \"plain\"}".utf8))
+    }
 }
