@@ -134,13 +134,41 @@ struct PromptCommand: ParsableCommand {
 /// Reads answers from standard input, one line each; a question is asked
 /// again, with the reason, until its answer is usable (or input ends).
 enum Questions {
+    /// The longest answer read: a few words are asked for, and standard input
+    /// may be a file or a pipe that never sends a line break.
+    static let maxAnswerBytes = 4096
+
+    /// One line of standard input without its line break (LF or CR LF), read a
+    /// byte at a time so nothing past it is taken from a pipe or file; nil at
+    /// the end of input. A longer line than `limit` bytes is an error.
+    static func line(limit: Int) throws -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(STDIN_FILENO, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                throw BadgeError(.io, "cannot read standard input", cause: BadgeError.errnoDescription(errno))
+            }
+            if n == 0 && bytes.isEmpty { return nil }
+            if n == 0 || byte == 0x0A {
+                if bytes.last == 0x0D { bytes.removeLast() }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            guard bytes.count < limit else {
+                throw BadgeError(.usage, "an answer on standard input is longer than \(limit) bytes", hint: "answer each question in a few words")
+            }
+            bytes.append(byte)
+        }
+    }
+
     static func ask<T>(_ question: String, _ use: (String) throws -> T?) throws -> T? {
         var asked = false
         while true {
             // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
             FileHandle.standardError.write(Data(((asked ? "" : "\(question)\n") + "› ").utf8))
             asked = true
-            guard let line = readLine(strippingNewline: true) else {
+            guard let line = try line(limit: maxAnswerBytes) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
             }
             do {

@@ -61,7 +61,8 @@ struct FontMatchCache {
     func cached(key: String) -> String? { cachedFace(key: key)?.file }
 
     func cachedFace(key: String) -> (file: String, index: Int)? {
-        guard let url = url(for: key), let data = try? Data(contentsOf: url) else { return nil }
+        // badge's own file, read as any other: a regular file only (never a FIFO left in its place), and small.
+        guard let url = url(for: key), let data = try? RegularFile.contents(of: url.path, limit: 256 << 10) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 6, lines[0] == Self.header, lines[1] == "key\t" + JSONWriter.quote(key),
