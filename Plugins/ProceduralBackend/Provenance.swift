@@ -22,8 +22,17 @@ package enum Provenance {
     /// by the release that drew it, not by a copy of that engine kept here.
     static let retired = ["art-engine 2": "0.2.0", "art-engine 3": "0.2.0", "art-engine 4": "0.2.0"]
 
+    /// The badge is opened once: its metadata and its pixels are read from the
+    /// same descriptor, so what is verified is one file, whatever happens at
+    /// its path meanwhile.
     package static func verify(_ url: URL) async throws -> Report {
-        guard let metadata = try BadgeMetadata.read(from: url) else {
+        let file: RegularFile
+        do {
+            file = try RegularFile(url.path)
+        } catch {
+            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: error.description, hint: "check the path")
+        }
+        guard let metadata = BadgeMetadata(entries: try PNG.readHeaderText(from: file, path: url.path)) else {
             throw BadgeError(.invalidImage, "the file carries no badge metadata", path: url.path,
                              hint: "only badges written by badge can be verified")
         }
@@ -51,7 +60,7 @@ package enum Provenance {
         let generator = ProceduralGenerator(caption: metadata.extra["caption"] != "off")
         // Room for the largest PNG of its size (a 4096 px tile of grain is ~27 MB).
         let limits = ImageLimits.default.admittingDrawing(side: request.size)
-        let data = try readBadge(url, limit: limits.maxFileBytes)
+        let data = try readBadge(file, path: url.path, limit: limits.maxFileBytes)
         let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
         let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, String) in
             let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
@@ -69,16 +78,18 @@ package enum Provenance {
                       artEngine: model)
     }
 
-    /// The file's bytes, unless it is larger than any badge of its size can be.
-    /// Opened once without blocking, checked by descriptor (a regular file
-    /// within `limit`), read from it.
-    private static func readBadge(_ url: URL, limit: Int) throws -> Data {
+    /// The whole file, from its start, through the descriptor its metadata
+    /// was read from, unless it is larger than any badge of its size can be.
+    private static func readBadge(_ file: borrowing RegularFile, path: String, limit: Int) throws -> Data {
+        guard lseek(file.fd, 0, SEEK_SET) == 0 else {
+            throw BadgeError(.io, "cannot read the badge", path: path, cause: BadgeError.errnoDescription(errno))
+        }
         do {
-            return try RegularFile.contents(of: url.path, limit: limit)
+            return try file.readAll(limit: limit)
         } catch let .tooLarge(size, limit) {
-            throw BadgeError(.imageTooLarge, "the file is \(size) bytes; no badge of its size is larger than \(limit)", path: url.path)
+            throw BadgeError(.imageTooLarge, "the file is \(size) bytes; no badge of its size is larger than \(limit)", path: path)
         } catch {
-            throw BadgeError(.io, "cannot read the badge", path: url.path, cause: error.description, hint: "check the path")
+            throw BadgeError(.io, "cannot read the badge", path: path, cause: error.description, hint: "check the path")
         }
     }
 }
