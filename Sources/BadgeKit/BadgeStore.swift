@@ -227,11 +227,39 @@ public struct BadgeStore: Sendable {
         return try read(Self.badgeFileName, in: store.directory, url: badgeURL)
     }
 
+    /// The current badge and its bytes, both read through one descriptor (the
+    /// metadata and the bytes are one file's, whatever a commit does
+    /// meanwhile), or nil if there is none yet.
+    public func currentWithBytes() throws -> (badge: StoredBadge, png: Data)? {
+        guard let store = try open(create: false) else { return nil }
+        return try read(Self.badgeFileName, in: store.directory, url: badgeURL, inHistory: false, withBytes: true)
+            .map { ($0.badge, $0.png!) }
+    }
+
+    /// The history entry `historyEntry(matching:)` finds, and its bytes, both
+    /// read through one descriptor.
+    public func historyEntryWithBytes(matching prefix: String) throws -> (badge: StoredBadge, png: Data) {
+        let match = try historyEntry(matching: prefix)
+        guard let store = try open(create: false), let history = store.history,
+              let found = try read(match.url.lastPathComponent, in: history, url: match.url, inHistory: true, withBytes: true),
+              found.badge.metadata.id == match.metadata.id
+        else {
+            throw BadgeError(.notFound, "no badge in the history has the id \"\(prefix)\"", path: historyURL.path,
+                             hint: "'badge history' lists the ids")
+        }
+        return (found.badge, found.png!)
+    }
+
     /// The badge `name` in the directory `fd`; nil when there is none. The
     /// file must be a regular file (not a symlink, FIFO or device) with badge
     /// metadata whose id is a badge's. An entry of `history/` records when it
     /// was replaced (the time it was linked there).
     func read(_ name: String, in fd: Int32, url: URL, inHistory: Bool = false) throws -> StoredBadge? {
+        try read(name, in: fd, url: url, inHistory: inHistory, withBytes: false)?.badge
+    }
+
+    /// `read`, and with `withBytes` the whole file too, from the same descriptor.
+    private func read(_ name: String, in fd: Int32, url: URL, inHistory: Bool, withBytes: Bool) throws -> (badge: StoredBadge, png: Data?)? {
         let file: RegularFile
         do {
             file = try RegularFile(name, in: fd, followSymlinks: false)
@@ -246,7 +274,14 @@ public struct BadgeStore: Sendable {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        return StoredBadge(url: url, metadata: metadata, byteCount: file.size, replacedAt: inHistory ? file.changed : nil)
+        let badge = StoredBadge(url: url, metadata: metadata, byteCount: file.size, replacedAt: inHistory ? file.changed : nil)
+        guard withBytes else { return (badge, nil) }
+        do throws(RegularFile.Failure) {
+            guard lseek(file.fd, 0, SEEK_SET) == 0 else { throw .system("lseek", errno) }
+            return (badge, try file.readAll(limit: Self.maxBadgeBytes))
+        } catch {
+            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description)
+        }
     }
 
     /// The size of the file at `url`, or nil when there is none (ENOENT, or a

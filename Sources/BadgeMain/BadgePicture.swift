@@ -14,9 +14,9 @@ enum BadgePicture {
     /// Lines kept for the details under it.
     static let detailRows = 13
 
-    /// Draws the badge at `url` at the cursor and moves the cursor under it. A
+    /// Draws the badge `png` at the cursor and moves the cursor under it. A
     /// badge that cannot be drawn says why on standard error; the details follow anyway.
-    static func draw(_ url: URL, environment: BadgeEnvironment) async {
+    static func draw(_ png: Data, environment: BadgeEnvironment) async {
         var graphics = TerminalGraphics.detect(environment: environment.variables)
         if graphics.mode == .symbols, environment.variables["TERM"] != "dumb", isatty(STDIN_FILENO) == 1,
            let terminal = try? RawTerminal() {
@@ -35,7 +35,6 @@ enum BadgePicture {
         let rows = max(4, min(Int((Double(columns) / aspect).rounded()), size.rows - detailRows))
         columns = max(1, min(columns, Int((Double(rows) * aspect).rounded())))
         do {
-            let png = try RegularFile.contents(of: url.path, limit: BadgeStore.maxBadgeBytes)
             let drawn = try await graphics.render(png: png, columns: columns, rows: rows, cell: cell)
             let picture: CandidateGrid.Picture = graphics.mode == .symbols ? .lines(drawn.components(separatedBy: "\n")) : .image(drawn)
             let grid = CandidateGrid(across: 1, width: columns, height: rows)

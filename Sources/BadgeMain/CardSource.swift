@@ -15,11 +15,10 @@ struct CardSource: ParsableArguments {
     /// on its back without one.
     func load(_ context: CommandContext) throws -> CardBadge {
         guard let file else {
-            guard let badge = try context.store.current() else {
+            guard let (badge, data) = try context.store.currentWithBytes() else {
                 throw BadgeError(.notFound, "there is no badge yet", path: context.store.badgeURL.path,
                                  hint: "make one with: badge generate \"A pair of dumbbells\", or pass --badge FILE")
             }
-            let data = try read(badge.url)
             return CardBadge(png: data, path: badge.url.path, metadata: badge.metadata,
                              limits: context.config.intake.admittingDrawing(side: badge.metadata.size))
         }

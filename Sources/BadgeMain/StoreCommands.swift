@@ -24,7 +24,8 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        guard let badge = try context.store.current() else {
+        // The details and the picture are one file's: read through one descriptor.
+        guard let (badge, png) = try context.store.currentWithBytes() else {
             throw BadgeError(.notFound, "there is no badge yet", path: context.store.badgeURL.path,
                              hint: "make one with: badge generate \"A pair of dumbbells\"")
         }
@@ -34,7 +35,7 @@ struct ShowCommand: AsyncParsableCommand {
             return
         }
         if !noImage, Terminal.stdoutIsTerminal {
-            await BadgePicture.draw(badge.url, environment: context.environment)
+            await BadgePicture.draw(png, environment: context.environment)
         }
         Terminal.out(info.text)
     }

@@ -139,8 +139,8 @@ package final class Studio: Sendable {
     package func currentImage() async throws -> (png: Data, id: String)? {
         let store = context.store
         return try await BlockingExecutor.run {
-            guard let badge = try store.current() else { return nil }
-            return (try Self.read(badge.url), badge.metadata.id)
+            guard let (badge, png) = try store.currentWithBytes() else { return nil }
+            return (png, badge.metadata.id)
         }
     }
 
@@ -151,11 +151,11 @@ package final class Studio: Sendable {
         }
         let store = context.store
         return try await BlockingExecutor.run {
-            let entry = try store.historyEntry(matching: id)
+            let (entry, png) = try store.historyEntryWithBytes(matching: id)
             guard entry.metadata.id == id else {
                 throw BadgeError(.notFound, "there is no badge \(id) in the history")
             }
-            return try Self.read(entry.url)
+            return png
         }
     }
 
@@ -175,14 +175,6 @@ package final class Studio: Sendable {
         }
         backCache.withLock { $0 = (key, png) }
         return (png, id)
-    }
-
-    private static func read(_ url: URL) throws -> Data {
-        do {
-            return try RegularFile.contents(of: url.path, limit: BadgeStore.maxBadgeBytes)
-        } catch {
-            throw BadgeError(.store, "cannot read the badge", path: url.path, cause: error.description)
-        }
     }
 
     // MARK: - Making candidates

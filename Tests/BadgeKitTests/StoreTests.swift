@@ -54,6 +54,25 @@ struct BadgeStoreTests {
         #expect(try Data(contentsOf: entry.url) == first)
     }
 
+    /// The current badge, or a history entry, with its bytes: the metadata and
+    /// the bytes come from one file, byte for byte what was committed; a
+    /// FIFO put at the badge's path is refused, not waited on.
+    @Test func aBadgeAndItsBytesAreReadTogether() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        #expect(try store.currentWithBytes() == nil)
+        let first = try f.commit(1, created: Date(timeIntervalSince1970: 1))
+        let second = try f.commit(2, created: Date(timeIntervalSince1970: 2))
+        let current = try #require(try store.currentWithBytes())
+        #expect(current.badge.metadata.prompt == "promise 2" && current.png == second && current.badge.byteCount == second.count)
+        let id = try #require(try store.history().first?.metadata.id)
+        let entry = try store.historyEntryWithBytes(matching: String(id.prefix(6)))
+        #expect(entry.badge.metadata.prompt == "promise 1" && entry.png == first)
+        try FileManager.default.removeItem(at: store.badgeURL)
+        #expect(mkfifo(store.badgeURL.path, 0o600) == 0)
+        #expect(throws: BadgeError.self) { try store.currentWithBytes() }
+    }
+
     @Test func historyIsPrunedToItsLimit() throws {
         let f = StoreFixture()
         let store = f.store(historyLimit: 3)
