@@ -121,11 +121,14 @@ package struct ExecGenerator: BadgeGenerator {
         let bytes = try await PluginImage.read(output, limits: limits, backend: name)
         removeStrays(in: workspace, keeping: output)
         // What it said goes into the PNG, a batch's manifest and the studio's answers: its secrets masked.
+        // A key that holds a piece of a secret is dropped (the mask is no key); the values are masked.
         let scrubber = self.scrubber
+        var extra: [String: String] = [:]
+        for (key, value) in metadata.extra where scrubber.scrub(key) == key { extra[key] = scrubber.scrub(value) }
         return GeneratedImage(
             file: output,
             model: metadata.model.map(scrubber.scrub) ?? "exec \(URL(fileURLWithPath: options.program).lastPathComponent)",
-            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt.map(scrubber.scrub), extra: metadata.extra.mapValues(scrubber.scrub),
+            seed: metadata.seed, revisedPrompt: metadata.revisedPrompt.map(scrubber.scrub), extra: extra,
             bytes: bytes, deadline: started.advanced(by: options.timeout))
     }
 

@@ -104,7 +104,8 @@ struct RemoteOptions: Sendable {
                 throw ca.error("cannot read the CA file \(path): \(error)",
                                hint: "give the path of a PEM bundle (relative paths start at the configuration file's directory)")
             }
-            guard pem.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+            // OpenSSL reads CERTIFICATE, TRUSTED CERTIFICATE and X509 CERTIFICATE blocks.
+            guard ["CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE"].contains(where: { pem.range(of: Data("-----BEGIN \($0)-----".utf8)) != nil }) else {
                 throw ca.error("the CA file \(path) holds no PEM certificate (no -----BEGIN CERTIFICATE----- line)",
                                hint: "give the path of a PEM bundle, such as the private CA's certificate")
             }

@@ -81,9 +81,10 @@ public struct HTTPRequest: Sendable {
     public var maxRedirects: Int
     /// Plain http to a host other than loopback (only when a config says so).
     public var allowsInsecureHTTP: Bool
-    /// PEM certificates to trust for this request instead of the system's:
-    /// the bytes of a CA bundle its caller read (from a checked descriptor),
-    /// handed to the transport as they are, so no path is opened per connection.
+    /// PEM certificates to trust for this request in place of the system's CA
+    /// bundle file: the bytes of a bundle its caller read (from a checked
+    /// descriptor), handed to the transport as they are, so no path is opened
+    /// per connection. (libcurl still reads the system's CA directory.)
     public var caCertificates: Data?
 
     public init(

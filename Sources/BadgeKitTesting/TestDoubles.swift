@@ -14,7 +14,7 @@ public struct FakeGenerator: BadgeGenerator {
     }
 
     public var behaviour: Behaviour
-    /// Whether the images it writes say they were drawn in this process.
+    /// Whether the images it writes say they were encoded in this process.
     public var encodedInProcess: Bool
 
     public init(_ behaviour: Behaviour, encodedInProcess: Bool = false) {

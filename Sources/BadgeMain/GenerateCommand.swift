@@ -179,7 +179,8 @@ struct GenerateCommand: AsyncParsableCommand {
     var prompt: String
 
     func validate() throws {
-        if prompt.allSatisfy(\.isWhitespace) {
+        // By scalars: a space with a combining accent on it is a Character that starts with whitespace, and shows.
+        if prompt.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
             throw ValidationError("the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
         }
         _ = try choice()

@@ -24,8 +24,13 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        // The details and the picture are one file's: read through one descriptor.
-        guard let (badge, png) = try context.store.currentWithBytes() else {
+        // Drawn, the details and the picture are one file's, read through one descriptor;
+        // otherwise only the metadata at the file's start is read.
+        let drawing = !json && !noImage && Terminal.stdoutIsTerminal
+        let found: (badge: StoredBadge, png: Data?)? = drawing
+            ? try context.store.currentWithBytes().map { ($0.badge, $0.png) }
+            : try context.store.current().map { ($0, nil) }
+        guard let (badge, png) = found else {
             throw BadgeError(.notFound, "there is no badge yet", path: context.store.badgeURL.path,
                              hint: "make one with: badge generate \"A pair of dumbbells\"")
         }
@@ -34,7 +39,7 @@ struct ShowCommand: AsyncParsableCommand {
             try Terminal.json(info)
             return
         }
-        if !noImage, Terminal.stdoutIsTerminal {
+        if let png {
             await BadgePicture.draw(png, environment: context.environment)
         }
         Terminal.out(info.text)

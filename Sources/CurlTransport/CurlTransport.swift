@@ -15,7 +15,8 @@ import Synchronization
 /// https only; proxies from the environment as libcurl reads them.
 public final class CurlTransport: HTTPTransport {
     public struct Options: Sendable {
-        /// PEM certificates to trust instead of the system's (a CA bundle's bytes).
+        /// PEM certificates to trust in place of the system's CA bundle file (a
+        /// bundle's bytes); libcurl still reads the system's CA directory.
         public var caCertificates: Data?
         public var userAgent: String
 

@@ -109,6 +109,26 @@ final class BatchScaleTests: @unchecked Sendable {
         #expect(files == ["manifest.json"], "the journal is gone once the manifest is written: \(files)")
     }
 
+    /// A backend's words in the manifest (an error, a prompt, a source) may
+    /// hold what a terminal acts on; `batch --json` prints the file as it is,
+    /// so the file has them escaped, and still reads as the same text.
+    @Test func theManifestHasWhatATerminalActsOnEscaped() throws {
+        let output = directory.appendingPathComponent("out")
+        let items = try plan([BatchJob(name: "a", prompt: "one \u{202E}two")]).items
+        let writer = try BatchReportWriter(directory: try BatchOutputDirectory(url: output), shard: nil, count: 1)
+        let words = "the model said \u{9B}2J and \u{2066}this\u{2069}\u{7F}"
+        writer.record(0, BatchResult(item: items[0], status: .failed, error: BadgeError(.generationFailed, words)))
+        try writer.finish(source: "jobs \u{202E}.csv", output: output, shard: nil, startedAt: Date(), duration: .zero)
+        let data = try Data(contentsOf: output.appendingPathComponent("manifest.json"))
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.unicodeScalars.contains { [0x9B, 0x7F, 0x202E, 0x2066, 0x2069].contains($0.value) }, "\(text)")
+        #expect(text.contains(#"\u009b2J"#) && text.contains(#"\u202e"#), "\(text)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let results = try #require(manifest["results"] as? [[String: Any]])
+        #expect((results[0]["error"] as? [String: Any])?["message"] as? String == words)
+        #expect(manifest["source"] as? String == "jobs \u{202E}.csv")
+    }
+
     @Test func aPlantedJournalIsReplacedNeverFollowed() throws {
         let output = directory.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)

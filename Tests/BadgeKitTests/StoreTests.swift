@@ -70,7 +70,13 @@ struct BadgeStoreTests {
         #expect(entry.badge.metadata.prompt == "promise 1" && entry.png == first)
         try FileManager.default.removeItem(at: store.badgeURL)
         #expect(mkfifo(store.badgeURL.path, 0o600) == 0)
-        #expect(throws: BadgeError.self) { try store.currentWithBytes() }
+        do {
+            _ = try store.currentWithBytes()
+            Issue.record("a FIFO at the badge's path must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .store && error.message == "cannot read the badge", "\(error)")
+            #expect(error.cause == "it is a FIFO (named pipe), not a regular file", "\(error)")
+        }
     }
 
     @Test func historyIsPrunedToItsLimit() throws {

@@ -21,6 +21,9 @@ import Testing
     @Test func percentEncodingAndPlusAreSpaces() throws {
         let query = try RenderQuery.parse("promise=%E5%AD%A6%E4%B9%A0%20%E4%B8%AD%E6%96%87+daily", maxSize: 1024)
         #expect(query.promise == "学习 中文 daily")
+        // Blank is whitespace scalars only: a space carrying a combining accent shows, and is a promise.
+        #expect(try RenderQuery.parse("promise=%20%CC%81", maxSize: 1024).promise == " \u{301}")
+        #expect(throws: RenderQuery.Problem.self) { try RenderQuery.parse("promise=+%E3%80%80%C2%A0", maxSize: 1024) }
     }
 
     /// badge's query decoder against Foundation's (`+` replaced, then

@@ -69,8 +69,9 @@ package struct BatchPlan: Sendable {
     package var items: [BatchItem]
     package var shard: BatchShard?
 
-    /// The most badges one batch makes: every item is planned, and its
-    /// result kept, before and while it runs (100,000 peak at ~190 MB).
+    /// The most badges one batch makes, shards included: every item is
+    /// planned, and its result kept, before and while it runs (100,000 jobs
+    /// peaked at 170-190 MB in `make bench`).
     package static let maxItems = 1_000_000
 
     package static func make(

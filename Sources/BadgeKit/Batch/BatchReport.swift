@@ -136,14 +136,6 @@ package struct BatchReport: Encodable, Sendable {
         return "manifest-\(shard.index)-of-\(shard.count).partial.jsonl"
     }
 
-    /// The manifest's JSON, with what a terminal acts on escaped (`OutsideText.escapingControls`):
-    /// it holds backends' words and is printed as it is by `badge batch --json`.
-    package func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return OutsideText.escapingControls(inJSON: try encoder.encode(self)) + Data("\n".utf8)
-    }
-
     /// Seconds, to the millisecond.
     static func seconds(_ duration: Duration) -> Double {
         let c = duration.components

@@ -66,9 +66,12 @@ package final class BatchReportWriter: @unchecked Sendable {
     }
 
     /// Records item `index`'s result: its line is encoded now and reaches the
-    /// journal with the next block or checkpoint.
+    /// journal with the next block or checkpoint. What terminals act on is
+    /// escaped (`OutsideText.escapingControls`): the manifest holds backends'
+    /// words and `batch --json` prints it as it is.
     package func record(_ index: Int, _ result: BatchResult) {
-        var line = (try? encoder.encode(BatchReport.Entry(result))) ?? Data(#"{"error":{"code":"internal","message":"this result could not be encoded"}}"#.utf8)
+        var line = (try? encoder.encode(BatchReport.Entry(result))).map(OutsideText.escapingControls(inJSON:))
+            ?? Data(#"{"error":{"code":"internal","message":"this result could not be encoded"}}"#.utf8)
         line.append(UInt8(ascii: "\n"))
         lock.lock()
         defer { lock.unlock() }
@@ -197,8 +200,8 @@ package final class BatchReportWriter: @unchecked Sendable {
         closed = true
     }
 
-    /// A value as compact JSON, keys sorted.
+    /// A value as compact JSON, keys sorted, what terminals act on escaped.
     private func fragment<T: Encodable>(_ value: T) -> String {
-        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        (try? encoder.encode(value)).map { String(decoding: OutsideText.escapingControls(inJSON: $0), as: UTF8.self) } ?? "null"
     }
 }
