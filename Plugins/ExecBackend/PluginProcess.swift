@@ -161,7 +161,10 @@ struct PluginProcess: Sendable {
 final class ProcessGroupID: Sendable {
     private let value = Mutex<pid_t?>(nil)
 
-    func set(_ pid: pid_t) { value.withLock { $0 = pid } }
+    func set(_ pid: pid_t) {
+        value.withLock { $0 = pid }
+        LivePluginGroups.groups.withLock { _ = $0.insert(pid) }
+    }
 
     var isKnown: Bool { value.withLock { $0 != nil } }
 
@@ -182,6 +185,19 @@ final class ProcessGroupID: Sendable {
         // The group id stays reserved while any member lives, so this reaches
         // only the plugin's own processes; ESRCH means none are left.
         _ = kill(-pgid, SIGKILL)
+        LivePluginGroups.groups.withLock { _ = $0.remove(pgid) }
+    }
+}
+
+/// The process groups of the plugins running now, for a process about to end
+/// at once (a second Ctrl-C) that must not leave them behind: a plugin runs in
+/// a session of its own, so the terminal's Ctrl-C never reaches it.
+package enum LivePluginGroups {
+    fileprivate static let groups = Mutex<Set<pid_t>>([])
+
+    /// Sends SIGKILL to every running plugin's whole process group.
+    package static func killAll() {
+        for pgid in groups.withLock({ $0 }) where pgid > 1 { _ = kill(-pgid, SIGKILL) }
     }
 }
 

@@ -1,37 +1,20 @@
 import BadgeKit
-import Dispatch
+import ExecBackend
 import Foundation
 
 /// Ctrl-C (and SIGTERM) cancel the running command's task, so every stage
 /// unwinds through its own cleanup and the store is left as it was. A second
 /// signal ends the process at once, as that signal does by default (the shell
-/// sees status 130 for SIGINT): the store's commit protocol makes that safe too,
-/// and a later run sweeps whatever temporaries were left.
+/// sees status 130 for SIGINT), and the running exec plugins' process groups
+/// with it: the store's commit protocol makes that safe too, and a later run
+/// sweeps whatever temporaries were left.
 enum Interrupts {
     static func runCancellable(_ body: sending @escaping () async throws -> Void) async throws {
-        // The signals are caught before the command starts: a Ctrl-C the moment it has
-        // begun (its workspace made, say) cancels it rather than killing the process.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let interrupts = InterruptCounter()
-        // A queue of its own: the global queues' threads (one a core) can all be
-        // drawing a badge's bands, and Ctrl-C then waited for the drawing to end
-        // (and, the pipeline past its last check by then, cancelled nothing).
-        let queue = DispatchQueue(label: "badge.interrupts")
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if interrupts.interrupt() > 1 {
-                    signal(number, SIG_DFL)
-                    raise(number)
-                }
-            }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
+        // The handler is in place before the command starts: a Ctrl-C the moment it
+        // has begun (its workspace made, say) cancels it rather than killing the process.
+        let listener = InterruptListener.shared
         let task = Task { try await body() }
-        interrupts.run(task)
+        listener.run(task)
         do {
             try await task.value
         } catch is CancellationError {
@@ -40,15 +23,80 @@ enum Interrupts {
     }
 }
 
-/// How many interrupts came, and the task they cancel (one that came before the
-/// task started cancels it as it starts).
-private final class InterruptCounter: @unchecked Sendable {
+/// The self-pipe that carries a caught signal out of its handler: the handler
+/// only writes the signal's number to it, which is async-signal-safe, and
+/// `InterruptListener`'s thread reads it. Written once, before the handlers
+/// are installed, and never closed: a handler may run on any thread at any time.
+private nonisolated(unsafe) var interruptPipeWriteEnd: Int32 = -1
+
+private let forwardInterrupt: @convention(c) (Int32) -> Void = { number in
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(interruptPipeWriteEnd, &byte, 1)
+    errno = saved
+}
+
+/// Catches SIGINT and SIGTERM for the process's life and cancels the task
+/// that `run` was given; one that came before the task cancels it as it starts.
+///
+/// The handler is installed with `sigaction` before `shared` returns, so no
+/// signal slips past between the command's start and the listener being
+/// ready (a Dispatch signal source registers asynchronously, on a thread a
+/// loaded machine may not schedule for seconds, and the signal was lost in
+/// that gap). Whichever thread the kernel delivers the signal to, the handler
+/// passes it on through the pipe, and no thread's signal mask changes, so
+/// child processes start with the mask badge itself was given.
+private final class InterruptListener: @unchecked Sendable {
+    static let shared = InterruptListener()
+
     private let lock = NSLock()
     private var count = 0
     private var task: Task<Void, any Error>?
 
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            // No pipe (out of descriptors): the signals keep their default action,
+            // which ends the process; the store's commit protocol makes that safe.
+            return
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        interruptPipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        let thread = Thread { [self] in listen(readEnd) }
+        thread.name = "badge.interrupts"
+        thread.start()
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = forwardInterrupt
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+    }
+
+    private func listen(_ readEnd: Int32) {
+        var byte: UInt8 = 0
+        while true {
+            let got = read(readEnd, &byte, 1)
+            if got < 0 && errno == EINTR { continue }
+            guard got == 1 else { return }
+            if interrupt() > 1 {
+                let number = Int32(byte)
+                LivePluginGroups.killAll()
+                signal(number, SIG_DFL)
+                // This thread may have been started with the signal blocked.
+                var set = sigset_t()
+                sigemptyset(&set)
+                sigaddset(&set, number)
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                raise(number)
+            }
+        }
+    }
+
     /// Counts one interrupt and cancels the task; returns how many there have been.
-    func interrupt() -> Int {
+    private func interrupt() -> Int {
         lock.withLock {
             count += 1
             task?.cancel()

@@ -145,6 +145,41 @@ struct ExecPluginTests {
         #expect(try await Self.dies(pid), "the plugin's child is still running")
     }
 
+    /// The first Ctrl-C asks the plugin to stop and gives it 2 s; this one ignores SIGTERM.
+    /// A second Ctrl-C within that grace ends badge at once, by SIGINT as the shell
+    /// expects, and takes the plugin's whole process group with it.
+    @Test func aSecondCtrlCQuitsAtOnceAndTakesThePluginWithIt() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "The badge before"]).status == 0)
+        let before = try #require(s.badge)
+        let (config, pidFile) = try Self.hangingPlugin(in: s, timeoutSeconds: 600)
+        let child = try s.start(["generate", "--config", config.path, "--backend", "slow", "Never finishes"])
+        child.standardError = FileHandle.nullDevice
+        child.standardOutput = FileHandle.nullDevice
+        try child.run()
+        try await waitUntil("the plugin to write its child's pid") { FileManager.default.fileExists(atPath: pidFile.path) || !child.isRunning }
+        #expect(child.isRunning, "badge ended before the plugin started")
+        child.interrupt()
+        // Two signals pending at once would be one: the second goes once the first was delivered.
+        try await waitUntil("badge to take the first SIGINT") { !Self.hasPending(SIGINT, pid: child.processIdentifier) }
+        child.interrupt()
+        #expect(try await s.waitForExit(child), "badge did not end on the second SIGINT")
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGINT,
+                "\(child.terminationReason) \(child.terminationStatus)")
+        #expect(s.badge == before)
+        let pid = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(try await Self.dies(pid), "the plugin's child is still running")
+    }
+
+    /// Whether `signal` is pending for process `pid` as a whole (/proc's ShdPnd mask).
+    static func hasPending(_ signal: Int32, pid: pid_t) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("ShdPnd:") }),
+              let mask = UInt64(line.dropFirst("ShdPnd:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
     /// Whether `pid` (a `sleep` the plugin started) is gone within 30 s (SIGKILL lands a moment
     /// after kill(2); the bound is for a hang, not a speed check).
     static func dies(_ pid: pid_t) async throws -> Bool {
