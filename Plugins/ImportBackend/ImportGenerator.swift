@@ -115,10 +115,14 @@ package struct ImportGenerator: BadgeGenerator {
         } else {
             let url = BadgeConfig.resolvePath(source, relativeTo: workingDirectory)
             origin = url.path
-            data = try await BlockingExecutor.run { try Self.read(url, limit: limits.maxFileBytes) }
+            data = try await BlockingExecutor.run { try RegularFile.picture(at: url.path, limit: limits.maxFileBytes) }
         }
         let fit = self.fit
         let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
+        // The intake first: a picture it refuses costs nothing more.
+        let header = try await BlockingExecutor.run {
+            try ImageIntake(limits: limits).inspect(data, accepting: Set(ImageFormat.allCases), source: origin)
+        }
         // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means
         // to share. Hashed on a thread of its own while the other decodes (the decode uses one core).
         async let digest = BlockingExecutor.run { try BatchHash.sha256(data) }
@@ -126,7 +130,7 @@ package struct ImportGenerator: BadgeGenerator {
             // Each stage's image is released as soon as the next exists: a photo's decode is the
             // largest thing this process holds, and it must be gone before the encoding starts.
             let canvas = try { () throws -> Canvas in
-                let square = try GDImage.decode(data, limits: limits, source: origin,
+                let square = try GDImage.decode(data, inspected: header, source: origin,
                                                 fitting: .init(side: request.size, cover: fit == .cover))
                     .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
                 return try Canvas(square)
@@ -173,24 +177,6 @@ package struct ImportGenerator: BadgeGenerator {
             keep("source-badge-commitment-date", badge.commitmentDateString)
         }
         return found
-    }
-
-    /// Reads a picture whole: opened once, refused unless the descriptor is a
-    /// regular file (a FIFO or a device could block or never end), and never
-    /// read past `limit` bytes.
-    static func read(_ url: URL, limit: Int) throws -> Data {
-        do {
-            return try RegularFile.contents(of: url.path, limit: limit)
-        } catch .tooLarge {
-            throw BadgeError(.imageTooLarge, "the file is larger than \(limit) bytes", path: url.path,
-                             hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
-        } catch .notRegular(let kind) {
-            throw BadgeError(.io, "this is \(kind), not a picture", path: url.path, hint: "give the path of an image file")
-        } catch .system(_, ENOENT) {
-            throw BadgeError(.io, "no such file", path: url.path, hint: "check the path of the picture")
-        } catch {
-            throw BadgeError(.io, "cannot read the picture", path: url.path, cause: error.description)
-        }
     }
 
     package static let readStandardInput: @Sendable (Int) throws -> Data = { limit in

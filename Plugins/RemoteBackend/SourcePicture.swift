@@ -38,16 +38,9 @@ struct SourcePicture: Sendable {
             let path = BadgeConfig.resolvePath(source, relativeTo: workingDirectory).path
             origin = path
             do {
-                data = try await BlockingExecutor.run { try RegularFile.contents(of: path, limit: limits.maxFileBytes) }
-            } catch let failure as RegularFile.Failure {
-                switch failure {
-                case let .tooLarge(size, limit):
-                    throw BadgeError(.imageTooLarge, "the source picture is \(size) bytes; the limit is \(limit)", backend: backend,
-                                     path: path, hint: "use a smaller picture, or raise intake.maxFileBytes in the configuration")
-                case .notRegular, .system:
-                    throw BadgeError(.io, "cannot read the source picture: \(failure)", backend: backend, path: path,
-                                     hint: "give the path of a picture file (PNG, JPEG, GIF or WebP)")
-                }
+                data = try await BlockingExecutor.run { try RegularFile.picture(at: path, limit: limits.maxFileBytes) }
+            } catch let error as BadgeError {
+                throw error.attributed(to: backend)
             }
         }
         let header: ImageIntake.Header

@@ -144,6 +144,13 @@ public struct BadgeRequest: Sendable, Hashable, Codable {
         self.caption = caption
     }
 
+    /// Whether a promise says nothing: every scalar of it whitespace (by
+    /// scalars, since a space carrying a combining accent is one Character
+    /// that starts with whitespace, and shows).
+    public static func isBlank(_ prompt: String) -> Bool {
+        prompt.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+
     /// Checks what every backend relies on; throws a usage error otherwise.
     public func validate() throws {
         guard Self.sizeRange.contains(size) else {

@@ -121,6 +121,24 @@ public struct RegularFile: ~Copyable {
         return data
     }
 
+    /// Reads the picture a user named (a source to import or transform) whole,
+    /// up to `limit` bytes (`intake.maxFileBytes`), with errors that say what
+    /// was wrong with the path and what to do.
+    package static func picture(at path: String, limit: Int) throws -> Data {
+        do {
+            return try contents(of: path, limit: limit)
+        } catch .tooLarge {
+            throw BadgeError(.imageTooLarge, "the file is larger than \(limit) bytes", path: path,
+                             hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
+        } catch .notRegular(let kind) {
+            throw BadgeError(.io, "this is \(kind), not a picture", path: path, hint: "give the path of an image file")
+        } catch .system(_, ENOENT) {
+            throw BadgeError(.io, "no such file", path: path, hint: "check the path of the picture")
+        } catch {
+            throw BadgeError(.io, "cannot read the picture", path: path, cause: error.description)
+        }
+    }
+
     /// Reads the regular file `name` (relative to `directory`) whole, up to `limit` bytes.
     public static func contents(
         of name: String, in directory: Int32 = AT_FDCWD, followSymlinks: Bool = true, limit: Int

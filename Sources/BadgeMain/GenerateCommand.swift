@@ -179,8 +179,7 @@ struct GenerateCommand: AsyncParsableCommand {
     var prompt: String
 
     func validate() throws {
-        // By scalars: a space with a combining accent on it is a Character that starts with whitespace, and shows.
-        if prompt.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+        if BadgeRequest.isBlank(prompt) {
             throw ValidationError("the promise is empty; describe it in a few words, e.g. \"A pair of dumbbells\"")
         }
         _ = try choice()

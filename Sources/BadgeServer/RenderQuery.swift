@@ -51,7 +51,7 @@ package struct RenderQuery: Sendable, Equatable {
             values[name] = value
         }
 
-        guard let promise = values["promise"], !promise.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
+        guard let promise = values["promise"], !BadgeRequest.isBlank(promise) else {
             throw Problem(parameter: "promise", message: "the promise is missing; describe it in a few words, e.g. promise=Run+a+marathon",
                           allowed: "1 to \(maxPromiseBytes) bytes of text")
         }

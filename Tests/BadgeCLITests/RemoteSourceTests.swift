@@ -175,7 +175,18 @@ struct RemoteSourceTests {
         try Data((String(body.dropLast()) + #", "intake": {"maxFileBytes": 1024}}"#).utf8).write(to: limited)
         let tooLarge = try await s.run(["generate", "--config", limited.path, "--backend", "ok", "--source", Self.photo.path, "x"],
                                        extraEnvironment: ["BADGE_E2E_KEY": Self.key])
-        #expect(tooLarge.status != 0 && tooLarge.stderr.contains("1024"), "\(tooLarge.stderr)")
+        #expect(tooLarge.status != 0 && tooLarge.stderr.contains("the file is larger than 1024 bytes"), "\(tooLarge.stderr)")
+        // A FIFO is refused by what it is, never waited on; a missing file is named as missing.
+        let fifo = s.root.appendingPathComponent("pipe.png")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let notAFile = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--source", fifo.path, "x"],
+                                       extraEnvironment: ["BADGE_E2E_KEY": Self.key])
+        #expect(notAFile.status == 1 && notAFile.stderr.contains("backend 'ok'")
+                && notAFile.stderr.contains("this is a FIFO (named pipe), not a picture") && notAFile.stderr.contains(fifo.path),
+                "\(notAFile.stderr)")
+        let missing = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--source", s.root.appendingPathComponent("gone.png").path, "x"],
+                                      extraEnvironment: ["BADGE_E2E_KEY": Self.key])
+        #expect(missing.status == 1 && missing.stderr.contains("no such file") && missing.stderr.contains("gone.png"), "\(missing.stderr)")
         #expect(try Self.received(server, mode: "ok").isEmpty)
         #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == before)
     }
