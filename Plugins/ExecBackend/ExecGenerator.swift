@@ -29,6 +29,15 @@ package struct ExecGenerator: BadgeGenerator {
     let limits: ImageLimits
     let memo = AvailabilityMemo()
 
+    init(name: String, options: ExecOptions, variables: [String: String], logger: Logger, limits: ImageLimits) {
+        self.name = name
+        self.options = options
+        self.variables = variables
+        self.logger = logger
+        self.limits = limits
+        scrubber = SecretScrubber(secrets: EnvironmentTemplate.secrets(in: options.environment, variables: variables))
+    }
+
     package static func register(in registry: inout BackendRegistry, limits: ImageLimits) {
         registry.register(type, summary: "runs a program that speaks the exec protocol (docs/PLUGINS.md), in any language") { config, environment in
             let base = config.options.file.map { URL(fileURLWithPath: $0).deletingLastPathComponent() } ?? environment.workingDirectory
@@ -44,8 +53,7 @@ package struct ExecGenerator: BadgeGenerator {
         if memo.isFresh { return .available }
         var answer = await askAvailability()
         if case let .unavailable(reason, hint) = answer {
-            let scrubber = self.scrubber
-            answer = .unavailable(reason: scrubber.scrub(reason), hint: hint.map(scrubber.scrub))
+                answer = .unavailable(reason: scrubber.scrub(reason), hint: hint.map(scrubber.scrub))
         }
         memo.remember(answer)
         return answer
@@ -122,7 +130,6 @@ package struct ExecGenerator: BadgeGenerator {
         removeStrays(in: workspace, keeping: output)
         // What it said goes into the PNG, a batch's manifest and the studio's answers: its secrets masked.
         // A key that holds a piece of a secret is dropped (the mask is no key); the values are masked.
-        let scrubber = self.scrubber
         var extra: [String: String] = [:]
         for (key, value) in metadata.extra where scrubber.scrub(key) == key { extra[key] = scrubber.scrub(value) }
         return GeneratedImage(
@@ -136,9 +143,7 @@ package struct ExecGenerator: BadgeGenerator {
     /// and any piece of one, masked in whatever of its words badge keeps or passes on:
     /// its metadata, its errors and its availability answer. A batch's manifest, a
     /// badge's text and the studio's JSON are not printed through the terminal's scrubber.
-    var scrubber: SecretScrubber {
-        SecretScrubber(secrets: EnvironmentTemplate.secrets(in: options.environment, variables: variables))
-    }
+    let scrubber: SecretScrubber
 
     /// Turns the program's exit and its result line into metadata, or the error a user should read.
     private func interpret(_ finished: PluginProcess.Finished) throws -> ExecProtocol.Metadata {
@@ -214,7 +219,6 @@ package struct ExecGenerator: BadgeGenerator {
     }
 
     private func failure(_ message: String, cause: String? = nil, hint: String? = nil) -> BadgeError {
-        let scrubber = self.scrubber
         return BadgeError(.generationFailed, "the plugin \(URL(fileURLWithPath: options.program).lastPathComponent) " + scrubber.scrub(message),
                           backend: name, cause: cause.map(scrubber.scrub), hint: hint.map(scrubber.scrub))
     }

@@ -92,13 +92,24 @@ final class Sandbox: @unchecked Sendable {
         let input = Pipe()
         if stdin != nil { process.standardInput = input }
         try process.run()
+        let group = DispatchGroup()
         if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
+            // On a thread of its own, which blocks SIGPIPE: a child that exits before reading
+            // all of its input makes the write fail with EPIPE rather than kill the test runner
+            // (the signal stays pending on this thread and ends with it).
+            group.enter()
+            Thread {
+                var pipeSignal = sigset_t()
+                sigemptyset(&pipeSignal)
+                sigaddset(&pipeSignal, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+                try? input.fileHandleForWriting.write(contentsOf: stdin)
+                try? input.fileHandleForWriting.close()
+                group.leave()
+            }.start()
         }
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
         // Threads of their own: blocking reads would starve Dispatch's small global pool.
-        let group = DispatchGroup()
         let outData = Collected(), errData = Collected()
         for (pipe, sink) in [(out, outData), (err, errData)] {
             group.enter()

@@ -26,11 +26,11 @@ extension FirstTenMinutesTests {
 
     /// Answers are read a line at a time, each at most 4096 bytes: input that
     /// never sends a line break (a file, /dev/zero) is refused there, rather
-    /// than read into memory without end. CR LF line breaks read as LF. (The
-    /// long line fits in a pipe's buffer: badge stops reading at 4096 bytes.)
+    /// than read into memory without end, and badge ends without reading the
+    /// rest (1 MiB, far past a pipe's buffer). CR LF line breaks read as LF.
     @Test func anAnswerPastItsLimitIsRefusedAndCRLFIsALineBreak() async throws {
         let s = try Sandbox()
-        let long = try await s.run(["prompt", "--interactive"], stdin: Data(repeating: UInt8(ascii: "a"), count: 10_000))
+        let long = try await s.run(["prompt", "--interactive"], stdin: Data(repeating: UInt8(ascii: "a"), count: 1 << 20))
         #expect(long.status == 64, "\(long.stderr)")
         #expect(long.stderr.contains("an answer on standard input is longer than 4096 bytes"), "\(long.stderr)")
         let windows = try await s.run(["prompt", "--interactive"], stdin: Data("Learn Spanish\r\ncalm\r\nspeech\r\nflat\r\nteal\r\n".utf8))
