@@ -7,10 +7,11 @@ import Synchronization
 /// What `badge serve` works with: the same configuration, registry, store and
 /// environment as every command.
 package struct ServeContext: Sendable {
-    package var config: BadgeConfig
-    package var environment: BadgeEnvironment
-    package var registry: BackendRegistry
-    package var store: BadgeStore
+    package let config: BadgeConfig
+    package let environment: BadgeEnvironment
+    package let registry: BackendRegistry
+    package let store: BadgeStore
+    private let instances = BackendInstances()
 
     package init(config: BadgeConfig, environment: BadgeEnvironment, registry: BackendRegistry, store: BadgeStore) {
         self.config = config
@@ -19,8 +20,29 @@ package struct ServeContext: Sendable {
         self.store = store
     }
 
+    /// The configured backend `name`, set up once for the server's life (its
+    /// options parsed, a ComfyUI workflow read, an exec plugin's availability
+    /// remembered) rather than for every request.
     func backend(named name: String) throws -> BackendInstance {
-        try registry.makeBackend(named: name, in: config, environment: environment)
+        try instances.instance(named: name) { try registry.makeBackend(named: name, in: config, environment: environment) }
+    }
+}
+
+/// The backends a server has set up, by name. Only a success is kept: a
+/// backend that could not be set up (its workflow file missing, say) is tried
+/// again on the next request, and says why again.
+private final class BackendInstances: Sendable {
+    private let made = Mutex<[String: BackendInstance]>([:])
+
+    func instance(named name: String, make: () throws -> BackendInstance) throws -> BackendInstance {
+        if let known = made.withLock({ $0[name] }) { return known }
+        let instance = try make()
+        // Two requests may set it up at once; the first one kept is the one every later request gets.
+        return made.withLock { made in
+            if let known = made[name] { return known }
+            made[name] = instance
+            return instance
+        }
     }
 }
 
