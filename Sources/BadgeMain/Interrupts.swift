@@ -13,6 +13,8 @@ enum Interrupts {
         // The handler is in place before the command starts: a Ctrl-C the moment it
         // has begun (its workspace made, say) cancels it rather than killing the process.
         let listener = InterruptListener.shared
+        // Interrupts of an earlier command in this process (BadgeMain.run called again) are not this one's.
+        listener.reset()
         let task = Task { try await body() }
         listener.run(task)
         do {
@@ -42,8 +44,8 @@ private let forwardInterrupt: @convention(c) (Int32) -> Void = { number in
 /// The handler is installed with `sigaction` before `shared` returns, so no
 /// signal slips past between the command's start and the listener being
 /// ready (a Dispatch signal source registers asynchronously, on a thread a
-/// loaded machine may not schedule for seconds, and the signal was lost in
-/// that gap). Whichever thread the kernel delivers the signal to, the handler
+/// loaded machine may not schedule for seconds: a signal in that gap would
+/// be lost). Whichever thread the kernel delivers the signal to, the handler
 /// passes it on through the pipe, and no thread's signal mask changes, so
 /// child processes start with the mask badge itself was given.
 private final class InterruptListener: @unchecked Sendable {
@@ -101,6 +103,13 @@ private final class InterruptListener: @unchecked Sendable {
             count += 1
             task?.cancel()
             return count
+        }
+    }
+
+    func reset() {
+        lock.withLock {
+            count = 0
+            task = nil
         }
     }
 
