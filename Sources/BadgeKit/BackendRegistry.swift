@@ -11,6 +11,15 @@ public struct BackendInstance: Sendable {
         self.type = type
         self.generator = generator
     }
+
+    /// `style` as this backend spells it, when the two differ only in case
+    /// ("Tile" is the procedural backend's "tile"): styles are matched the way
+    /// people type them, and recorded (and a batch's requests hashed) as the
+    /// backend names them. Any other style is returned as given.
+    package func spelling(ofStyle style: String) -> String {
+        guard let styles = generator.styles, !styles.contains(style) else { return style }
+        return styles.first { $0.lowercased() == style.lowercased() } ?? style
+    }
 }
 
 /// Maps a backend *type* ("procedural", "import", ...) to a factory that builds an

@@ -254,11 +254,8 @@ public struct Pipeline: Sendable {
     /// only in case ("Tile" is the procedural backend's "tile"): styles are
     /// matched the way people type them, and recorded as the backend names them.
     private static func matched(_ request: BadgeRequest, to backend: BackendInstance) -> BadgeRequest {
-        guard let style = request.style, let styles = backend.generator.styles, !styles.contains(style),
-              let match = styles.first(where: { $0.lowercased() == style.lowercased() })
-        else { return request }
         var request = request
-        request.style = match
+        request.style = request.style.map { backend.spelling(ofStyle: $0) }
         return request
     }
 

@@ -99,21 +99,24 @@ struct BatchCommand: AsyncParsableCommand {
         let shard = try shard.map(BatchShard.init(parsing:))
         let zone = TimeZone.current
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
+        let defaultBackend = backend.map(context.backendName) ?? config.defaults.backend
+        // Each configured backend the jobs name, set up once: its styles spell the jobs' ("Tile" is
+        // the procedural backend's tile), and it runs them. One that cannot be set up says why below.
+        var instances: [String: BackendInstance] = [:]
+        for name in Set(manifest.jobs.map { $0.backend ?? defaultBackend }) where config.backend(named: name) != nil {
+            instances[name] = try? context.backend(named: config.fallbackChain(for: context.backendName(name))[0])
+        }
         let plan = try BatchPlan.make(
             manifest, config: config,
-            // --style Tile is the procedural backend's tile, as with generate.
-            defaults: .init(backend: backend.map(context.backendName) ?? config.defaults.backend,
-                            style: style.map { given in ProceduralGenerator.styles.first { $0.lowercased() == given.lowercased() } ?? given }
-                                ?? config.defaults.style,
-                            size: size ?? config.defaults.size),
-            shard: shard)
+            defaults: .init(backend: defaultBackend, style: style ?? config.defaults.style, size: size ?? config.defaults.size),
+            shard: shard, spelling: { style, backend in instances[backend]?.spelling(ofStyle: style) ?? style })
         // A mistyped --commit is a usage error before anything runs, not after.
         let commitItem = try commit.map { try item(named: $0, in: plan) }
         let limit = concurrency ?? config.batch.concurrency ?? BatchSettings.defaultConcurrency
         var chains: [String: BatchRunner.Chain] = [:]
         for name in Set(plan.items.map(\.backend)) {
             let names = config.fallbackChain(for: context.backendName(name))
-            let instance = try context.backend(named: names[0])
+            let instance = try instances[name] ?? context.backend(named: names[0])
             let fallbacks = try names.dropFirst().map { try context.backend(named: $0) }
             let ownLimit = config.backend(named: name)?.concurrency ?? instance.generator.preferredConcurrency ?? limit
             chains[name] = .init(backend: instance, fallbacks: fallbacks, limit: ownLimit)

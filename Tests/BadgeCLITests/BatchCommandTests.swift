@@ -212,6 +212,19 @@ struct BatchCommandTests {
         let a = try #require(try BadgeMetadata.read(from: out.appendingPathComponent("a.png")))
         let b = try #require(try BadgeMetadata.read(from: out.appendingPathComponent("b.png")))
         #expect(a.style == "tile" && b.style == "sketch", "\(String(describing: a.style)), \(String(describing: b.style))")
+        // Recorded and hashed as the backend spells it: "Tile" and "tile" are one request, and
+        // `--style MEDAL` is "medal" for a job that names none.
+        try Data(#"[{"name": "d", "prompt": "Run daily", "style": "Tile", "seed": 5, "size": 64}, {"name": "e", "prompt": "Run daily", "style": "tile", "seed": 5, "size": 64}, {"name": "f", "prompt": "Run daily", "size": 64}]"#
+            .utf8).write(to: s.root.appendingPathComponent("cases.json"))
+        let cases = s.root.appendingPathComponent("cases")
+        let spelt = try await s.run(["batch", s.root.appendingPathComponent("cases.json").path, "--output", cases.path, "--style", "MEDAL"])
+        #expect(spelt.status == 0, "\(spelt.stdout)\(spelt.stderr)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: cases.appendingPathComponent("manifest.json"))) as? [String: Any])
+        let results = try #require(manifest["results"] as? [[String: Any]])
+        func entry(_ job: String) -> [String: Any]? { results.first { $0["job"] as? String == job } }
+        let styles = ["d", "e", "f"].map { (entry($0)?["request"] as? [String: Any])?["style"] as? String }
+        #expect(styles == ["tile", "tile", "medal"], "\(styles)")
+        #expect(entry("d")?["requestHash"] as? String != nil && entry("d")?["requestHash"] as? String == entry("e")?["requestHash"] as? String)
         // An unknown style is still refused, with the choices.
         try Data(#"[{"name": "c", "prompt": "Run daily", "style": "Tiles", "size": 64}]"#.utf8).write(to: s.root.appendingPathComponent("bad.json"))
         let bad = try await s.run(["batch", s.root.appendingPathComponent("bad.json").path, "--output", s.root.appendingPathComponent("bad").path])

@@ -74,8 +74,12 @@ package struct BatchPlan: Sendable {
     /// peaked at 170-190 MB in `make bench`).
     package static let maxItems = 1_000_000
 
+    /// `spelling` gives a style as the job's backend (by name) spells it
+    /// (`BackendInstance.spelling(ofStyle:)`), so "Tile" and "tile" make one
+    /// request, hashed and recorded alike.
     package static func make(
-        _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil
+        _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
+        spelling: (_ style: String, _ backend: String) -> String = { style, _ in style }
     ) throws -> BatchPlan {
         guard !manifest.jobs.isEmpty else {
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
@@ -124,7 +128,7 @@ package struct BatchPlan: Sendable {
                 }
                 owners[key] = job
                 let request = BadgeRequest(
-                    prompt: job.prompt, style: job.style ?? defaults.style, size: job.size ?? defaults.size,
+                    prompt: job.prompt, style: (job.style ?? defaults.style).map { spelling($0, backendName) }, size: job.size ?? defaults.size,
                     seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
                 items.append(BatchItem(
                     key: key, job: job, variant: variant, request: request, backend: backendName,
