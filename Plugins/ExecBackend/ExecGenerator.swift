@@ -53,7 +53,7 @@ package struct ExecGenerator: BadgeGenerator {
         if memo.isFresh { return .available }
         var answer = await askAvailability()
         if case let .unavailable(reason, hint) = answer {
-                answer = .unavailable(reason: scrubber.scrub(reason), hint: hint.map(scrubber.scrub))
+            answer = .unavailable(reason: scrubber.scrub(reason), hint: hint.map(scrubber.scrub))
         }
         memo.remember(answer)
         return answer
@@ -71,7 +71,8 @@ package struct ExecGenerator: BadgeGenerator {
         }
         let process = PluginProcess(
             backend: name, executable: executable, arguments: options.arguments, environment: environment,
-            workingDirectory: options.workingDirectory, timeout: min(options.timeout, Self.availabilityLimit), logger: logger)
+            workingDirectory: options.workingDirectory, timeout: min(options.timeout, Self.availabilityLimit), grace: options.grace,
+            logger: logger)
         let finished: PluginProcess.Finished
         do {
             finished = try await process.run(request: ExecProtocol.availabilityRequest())
@@ -111,7 +112,7 @@ package struct ExecGenerator: BadgeGenerator {
         let merged = options.options.merging(request.options) { $1 }
         let process = PluginProcess(
             backend: name, executable: executable, arguments: options.arguments, environment: environment,
-            workingDirectory: options.workingDirectory, timeout: options.timeout, logger: logger)
+            workingDirectory: options.workingDirectory, timeout: options.timeout, grace: options.grace, logger: logger)
 
         let finished: PluginProcess.Finished
         do {

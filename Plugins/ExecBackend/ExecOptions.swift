@@ -9,9 +9,11 @@ import Foundation
 /// `workingDirectory`. The program runs in `workingDirectory`, by default that
 /// same directory, so its other relative arguments resolve there too.
 struct ExecOptions: Sendable {
-    static let keys = ["type", "command", "env", "workingDirectory", "timeoutSeconds", "options"]
+    static let keys = ["type", "command", "env", "workingDirectory", "timeoutSeconds", "stopGraceSeconds", "options"]
     static let defaultTimeout = 60.0
     static let timeoutRange = 0.1...3600.0
+    static let defaultGrace = 2.0
+    static let graceRange = 0.0...60.0
 
     /// The program as written (`command[0]`), resolved when it names a path.
     var program: String
@@ -20,6 +22,9 @@ struct ExecOptions: Sendable {
     var environment: [String: String]
     var workingDirectory: URL
     var timeout: Duration
+    /// How long a run that is being stopped (its time limit passed, or Ctrl-C) has
+    /// between SIGTERM and SIGKILL: to cancel a job it started on a server, say.
+    var grace: Duration
     /// Options every request carries, under the request's own `--option key=value`s.
     var options: [String: String]
 
@@ -68,6 +73,16 @@ struct ExecOptions: Sendable {
             }
         }
         timeout = .milliseconds(Int((seconds * 1000).rounded()))
+
+        var graceSeconds = Self.defaultGrace
+        if let value = config.value("stopGraceSeconds") {
+            graceSeconds = try value.double()
+            guard Self.graceRange.contains(graceSeconds) else {
+                throw value.error("\(graceSeconds) is out of range",
+                                  hint: "use a number of seconds from \(Int(Self.graceRange.lowerBound)) to \(Int(Self.graceRange.upperBound))")
+            }
+        }
+        grace = .milliseconds(Int((graceSeconds * 1000).rounded()))
 
         options = try config.value("options")?.stringMap() ?? [:]
     }

@@ -195,7 +195,9 @@ final class ProcessGroupID: Sendable {
 package enum LivePluginGroups {
     fileprivate static let groups = Mutex<Set<pid_t>>([])
 
-    /// Sends SIGKILL to every running plugin's whole process group.
+    /// Sends SIGKILL to every running plugin's whole process group. A group is
+    /// known from the moment swift-subprocess hands over the spawned pid; a
+    /// plugin spawned in the instant before is not reached.
     package static func killAll() {
         for pgid in groups.withLock({ $0 }) where pgid > 1 { _ = kill(-pgid, SIGKILL) }
     }

@@ -5,7 +5,9 @@ import Foundation
 
 /// badge's command line, for a `main` function: badge's own or that of a
 /// package that builds its own `badge` with backends of its own. It returns
-/// the exit status and never ends the process itself; the executable does:
+/// the exit status and does not end the process itself (but for a second
+/// Ctrl-C or SIGTERM while a command runs, which ends it as that signal does
+/// by default); the executable does:
 ///
 /// ```swift
 /// import BadgeMain

@@ -10,11 +10,12 @@ import Foundation
 /// sweeps whatever temporaries were left.
 enum Interrupts {
     static func runCancellable(_ body: sending @escaping () async throws -> Void) async throws {
-        // The handler is in place before the command starts: a Ctrl-C the moment it
+        // The handlers are in place before the command starts: a Ctrl-C the moment it
         // has begun (its workspace made, say) cancels it rather than killing the process.
+        // Once it has ended, the signals get back the actions they had.
         let listener = InterruptListener.shared
-        // Interrupts of an earlier command in this process (BadgeMain.run called again) are not this one's.
-        listener.reset()
+        let previous = listener.catchSignals()
+        defer { listener.restore(previous) }
         let task = Task { try await body() }
         listener.run(task)
         do {
@@ -27,30 +28,33 @@ enum Interrupts {
 
 /// The self-pipe that carries a caught signal out of its handler: the handler
 /// only writes the signal's number to it, which is async-signal-safe, and
-/// `InterruptListener`'s thread reads it. Written once, before the handlers
-/// are installed, and never closed: a handler may run on any thread at any time.
+/// `InterruptListener`'s thread reads it. Written once, before any handler is
+/// installed, and never closed: a handler may run on any thread at any time.
 private nonisolated(unsafe) var interruptPipeWriteEnd: Int32 = -1
 
 private let forwardInterrupt: @convention(c) (Int32) -> Void = { number in
     let saved = errno
     var byte = UInt8(truncatingIfNeeded: number)
+    // Non-blocking: were the pipe ever full, the signal is dropped rather than the thread stopped.
     _ = write(interruptPipeWriteEnd, &byte, 1)
     errno = saved
 }
 
-/// Catches SIGINT and SIGTERM for the process's life and cancels the task
-/// that `run` was given; one that came before the task cancels it as it starts.
+/// Turns SIGINT and SIGTERM, while a command runs, into the cancellation of
+/// the task that `run` was given; one that came before the task cancels it as
+/// it starts.
 ///
-/// The handler is installed with `sigaction` before `shared` returns, so no
-/// signal slips past between the command's start and the listener being
-/// ready (a Dispatch signal source registers asynchronously, on a thread a
-/// loaded machine may not schedule for seconds: a signal in that gap would
-/// be lost). Whichever thread the kernel delivers the signal to, the handler
-/// passes it on through the pipe, and no thread's signal mask changes, so
-/// child processes start with the mask badge itself was given.
+/// The handler is installed with `sigaction`, which is in force when it
+/// returns, so no signal slips past between the command's start and the
+/// listener being ready. Whichever thread the kernel delivers the signal to,
+/// the handler passes it on through the pipe; it changes no thread's signal
+/// mask, so child processes start with the mask badge itself was given.
 private final class InterruptListener: @unchecked Sendable {
     static let shared = InterruptListener()
 
+    private static let signals = [SIGINT, SIGTERM]
+    /// Whether the pipe and its thread exist (they do unless the process is out of descriptors).
+    private let listening: Bool
     private let lock = NSLock()
     private var count = 0
     private var task: Task<Void, any Error>?
@@ -58,22 +62,45 @@ private final class InterruptListener: @unchecked Sendable {
     private init() {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            // No pipe (out of descriptors): the signals keep their default action,
-            // which ends the process; the store's commit protocol makes that safe.
+            listening = false
             return
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         interruptPipeWriteEnd = ends[1]
+        listening = true
         let readEnd = ends[0]
         let thread = Thread { [self] in listen(readEnd) }
         thread.name = "badge.interrupts"
         thread.start()
-        for number in [SIGINT, SIGTERM] {
+    }
+
+    /// Installs the handler for a command that starts now, with no interrupt
+    /// counted yet; returns the actions it replaced. Without a pipe it installs
+    /// nothing: the signals keep the actions badge was started with.
+    func catchSignals() -> [Int32: sigaction] {
+        lock.withLock {
+            count = 0
+            task = nil
+        }
+        guard listening else { return [:] }
+        var previous: [Int32: sigaction] = [:]
+        for number in Self.signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = forwardInterrupt
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
+            var old = sigaction()
+            if sigaction(number, &action, &old) == 0 { previous[number] = old }
+        }
+        return previous
+    }
+
+    /// Puts back the actions `catchSignals` replaced.
+    func restore(_ previous: [Int32: sigaction]) {
+        for (number, old) in previous {
+            var old = old
+            sigaction(number, &old, nil)
         }
     }
 
@@ -103,13 +130,6 @@ private final class InterruptListener: @unchecked Sendable {
             count += 1
             task?.cancel()
             return count
-        }
-    }
-
-    func reset() {
-        lock.withLock {
-            count = 0
-            task = nil
         }
     }
 

@@ -30,6 +30,8 @@ struct ExecConfigTests {
         (#"{"type": "exec", "command": [" "]}"#, "backends.mine.command[0]", "the program name must not be empty", 3),
         (#"{"type": "exec", "command": ["x"], "timeoutSeconds": 0}"#, "backends.mine.timeoutSeconds", "0.0 is out of range", 3),
         (#"{"type": "exec", "command": ["x"], "timeoutSeconds": "60"}"#, "backends.mine.timeoutSeconds", "expected a number, found a string", 3),
+        (#"{"type": "exec", "command": ["x"], "stopGraceSeconds": 61}"#, "backends.mine.stopGraceSeconds", "61.0 is out of range", 3),
+        (#"{"type": "exec", "command": ["x"], "stopGraceSeconds": -1}"#, "backends.mine.stopGraceSeconds", "-1.0 is out of range", 3),
         (#"{"type": "exec", "command": ["x"], "env": {"A": 1}}"#, "backends.mine.env.A", "expected a string, found a number", 3),
         (#"{"type": "exec", "command": ["x"], "env": {"1A": "b"}}"#, "backends.mine.env.1A", "\"1A\" is not a valid environment variable name", 3),
         (#"{"type": "exec", "command": ["x"], "env": {"A": "${B"}}"#, "backends.mine.env.A", "\"${B\" has a ${ that is not a ${NAME} reference", 3),
