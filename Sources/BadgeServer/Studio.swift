@@ -272,9 +272,8 @@ package final class Studio: Sendable {
         // A style as the backend spells it, matched without regard to case ("watercolour" is its "Watercolour").
         var backendStyle: String?
         if let givenStyle {
-            guard let match = backendStyles.first(where: { $0 == givenStyle })
-                ?? backendStyles.first(where: { $0.lowercased() == givenStyle.lowercased() })
-            else {
+            let match = backend.spelling(ofStyle: givenStyle)
+            guard backendStyles.contains(match) else {
                 throw BadgeError(.usage, backendStyles.isEmpty
                                      ? "the \(backend.type) backend \"\(backend.name)\" has no styles; the style would be ignored"
                                      : "the \(backend.type) backend \"\(backend.name)\" has no style \(ServeSettings.quoted(givenStyle))",
