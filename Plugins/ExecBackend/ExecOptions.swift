@@ -64,27 +64,23 @@ struct ExecOptions: Sendable {
             workingDirectory = BadgeConfig.resolvePath(try directory.nonEmptyString(), relativeTo: base)
         }
 
-        var seconds = Self.defaultTimeout
-        if let value = config.value("timeoutSeconds") {
-            seconds = try value.double()
-            guard Self.timeoutRange.contains(seconds) else {
-                throw value.error("\(seconds) is out of range",
-                                  hint: "use a number of seconds from \(Self.timeoutRange.lowerBound) to \(Int(Self.timeoutRange.upperBound))")
-            }
-        }
-        timeout = .milliseconds(Int((seconds * 1000).rounded()))
-
-        var graceSeconds = Self.defaultGrace
-        if let value = config.value("stopGraceSeconds") {
-            graceSeconds = try value.double()
-            guard Self.graceRange.contains(graceSeconds) else {
-                throw value.error("\(graceSeconds) is out of range",
-                                  hint: "use a number of seconds from \(Int(Self.graceRange.lowerBound)) to \(Int(Self.graceRange.upperBound))")
-            }
-        }
-        grace = .milliseconds(Int((graceSeconds * 1000).rounded()))
+        timeout = try Self.seconds("timeoutSeconds", in: config, default: Self.defaultTimeout, range: Self.timeoutRange)
+        grace = try Self.seconds("stopGraceSeconds", in: config, default: Self.defaultGrace, range: Self.graceRange)
 
         options = try config.value("options")?.stringMap() ?? [:]
+    }
+
+    /// The number of seconds at `key`, which must lie in `range`; `fallback` when it is absent.
+    private static func seconds(_ key: String, in config: ConfigObject, default fallback: Double, range: ClosedRange<Double>) throws -> Duration {
+        var seconds = fallback
+        if let value = config.value(key) {
+            seconds = try value.double()
+            guard range.contains(seconds) else {
+                let low = range.lowerBound == range.lowerBound.rounded() ? String(Int(range.lowerBound)) : String(range.lowerBound)
+                throw value.error("\(seconds) is out of range", hint: "use a number of seconds from \(low) to \(Int(range.upperBound))")
+            }
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
     }
 }
 

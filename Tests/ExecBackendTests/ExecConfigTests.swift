@@ -55,6 +55,14 @@ struct ExecConfigTests {
         #expect(EnvironmentTemplate.secrets(in: env, variables: variables).sorted() == ["b-654321", "hf_abcdef123456", "k-123456"])
     }
 
+    /// A time out of its range says which numbers are allowed.
+    @Test func aTimeOutOfRangeSaysTheRange() throws {
+        let timeout = try error(#"{"type": "exec", "command": ["x"], "timeoutSeconds": 4000}"#)
+        #expect(timeout.hint == "use a number of seconds from 0.1 to 3600", "\(String(describing: timeout.hint))")
+        let grace = try error(#"{"type": "exec", "command": ["x"], "stopGraceSeconds": 90}"#)
+        #expect(grace.message == "90.0 is out of range" && grace.hint == "use a number of seconds from 0 to 60", "\(grace)")
+    }
+
     @Test func aTypoGetsADidYouMean() throws {
         let error = try error(#"{"type": "exec", "command": ["x"], "timeoutSecond": 5}"#)
         #expect(error.message == "unknown key \"timeoutSecond\"")
