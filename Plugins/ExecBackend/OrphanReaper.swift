@@ -50,6 +50,10 @@ package enum OrphanReaper {
         state.withLock { $0.enabled = false }
     }
 
+    /// Whether this process takes in orphans: then every child of it is a
+    /// plugin or a plugin's orphan.
+    static var isEnabled: Bool { state.withLock { $0.enabled } }
+
     /// A plugin run begins.
     static func runStarted() {
         state.withLock { $0.running += 1 }

@@ -196,10 +196,16 @@ package enum LivePluginGroups {
     fileprivate static let groups = Mutex<Set<pid_t>>([])
 
     /// Sends SIGKILL to every running plugin's whole process group. A group is
-    /// known from the moment swift-subprocess hands over the spawned pid; a
-    /// plugin spawned in the instant before is not reached.
+    /// known here once swift-subprocess hands its pid to the run, which on a
+    /// loaded machine can be well after the plugin started; so where every
+    /// child of this process is a plugin (`OrphanReaper.isEnabled`), the group
+    /// of each child that leads one is killed too.
     package static func killAll() {
-        for pgid in groups.withLock({ $0 }) where pgid > 1 { _ = kill(-pgid, SIGKILL) }
+        var leaders = groups.withLock { $0 }
+        if OrphanReaper.isEnabled {
+            for child in OrphanReaper.children(of: getpid()) where getpgid(child) == child { leaders.insert(child) }
+        }
+        for pgid in leaders where pgid > 1 { _ = kill(-pgid, SIGKILL) }
     }
 }
 
