@@ -84,12 +84,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibdeflate",
+            path: "Sources/CLibdeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
 
-        // The core: contract, config, store, pipeline. Swift, zlib for CRC-32, libcrypto for SHA-256.
+        // The core: contract, config, store, pipeline. Swift, zlib for CRC-32, libdeflate for the banded PNG check, libcrypto for SHA-256.
         .target(
             name: "BadgeKit",
             dependencies: [
                 "CZlib",
+                "CLibdeflate",
                 .product(name: "Logging", package: "swift-log"),
                 "CLibcrypto",
             ],

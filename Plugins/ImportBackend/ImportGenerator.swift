@@ -135,7 +135,7 @@ package struct ImportGenerator: BadgeGenerator {
                     .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
                 return try Canvas(square)
             }()
-            // Our own encoder (zlib level 2, both cores), with zlib's check of each band beside it.
+            // Our own encoder (zlib level 2, both cores), with libdeflate's check of each band beside it.
             return try PNGEncoder.encodeInflating(canvas, inflating: true)
         }
         let file = try workspace.write(encoded.png, to: "badge.png")

@@ -31,7 +31,7 @@ struct BadgeArt {
     struct Result {
         var png: Data
         var notes: [String: String]
-        /// zlib's check of the image data, run while it was compressed.
+        /// The check of the image data (libdeflate's), run while it was compressed.
         var inflated: PNGDataCheck.Inflated?
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A badge ready to be kept: an image the intake admitted, with its metadata
-/// stamped into it, whose stamped bytes zlib inflated in full
-/// (`PNGDataCheck`). The last stage before the store: ``BadgeStore/commit(_:)``
+/// stamped into it, whose stamped bytes an independent decoder inflated in
+/// full (`PNGDataCheck`). The last stage before the store: ``BadgeStore/commit(_:)``
 /// takes nothing else, and the pipeline writes nothing else to a file.
 ///
 /// `png` and `metadata` are read-only, and `png` is `metadata` stamped into
@@ -24,7 +24,7 @@ public struct CheckedBadge: Sendable {
 
     /// Stamps `metadata` into `image` and checks the result with
     /// `PNGDataCheck`; throws `.invalidImage` when the image data does not
-    /// inflate to what the header promises. An image zlib inflated while
+    /// inflate to what the header promises. An image libdeflate inflated while
     /// this process encoded it (`AdmittedImage.inflated`) is compared with
     /// what was inflated instead, and inflated again only if it differs.
     /// Blocking (one inflate of the image data, or a comparison of it): call

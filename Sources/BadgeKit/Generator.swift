@@ -193,7 +193,7 @@ public struct GeneratedImage: Sendable {
     /// The end of the backend's time limit, when it has one (a server's, a
     /// plugin's): decoding and converting its image must finish by then.
     public var deadline: ContinuousClock.Instant?
-    /// zlib's check of the image data, run while this process encoded it:
+    /// The check of the image data (libdeflate's), run while this process encoded it:
     /// stamping then compares the bytes with it rather than inflating them
     /// again (`CheckedBadge`).
     package var inflated: PNGDataCheck.Inflated?

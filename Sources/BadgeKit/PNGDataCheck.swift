@@ -1,4 +1,5 @@
 import CZlib
+import CLibdeflate
 import Synchronization
 import Foundation
 
@@ -193,11 +194,11 @@ package enum PNGDataCheck {
 }
 
 extension PNGDataCheck {
-    /// What zlib found inflating an image's data as its encoder made it (the
-    /// ``Bands`` check): the image header (IHDR's 13 bytes) and the pieces of
+    /// What the ``Bands`` check found inflating an image's data as its
+    /// encoder made it: the image header (IHDR's 13 bytes) and the pieces of
     /// the zlib stream, all inflated to exactly the rows the header promises.
     /// Only the check's `finish` makes one (its initialiser is fileprivate to
-    /// this file), so holding one means zlib inflated these very bytes.
+    /// this file), so holding one means libdeflate inflated these very bytes.
     /// `CheckedBadge` compares a stamped PNG with it rather than inflating the
     /// same bytes a second time.
     package struct Inflated: Sendable {
@@ -252,13 +253,14 @@ extension PNGDataCheck {
     /// The check run while an image is encoded in bands, pigz's way: each
     /// band is raw deflate blocks whose matches may reach back into the 32 KB
     /// of rows before it, ending on a byte boundary (the last band ends the
-    /// stream). zlib inflates each band on its own, on the thread that
-    /// compressed it and as soon as it did, from those rows as its window:
+    /// stream). libdeflate, a decoder independent of badge's encoder,
+    /// inflates each band on its own, on the thread that compressed it and as
+    /// soon as it did, from those rows as its window:
     /// the band must give exactly its own rows (each with a filter type of 0
     /// to 4), and stop where a block ends on a byte boundary, in the last
     /// block only if it is the last band. A decoder then reaches each band
     /// with the window it was checked from, so with a valid zlib header, the
-    /// bands in order and an Adler-32 that zlib's own of the rows confirms,
+    /// bands in order and an Adler-32 that libdeflate's of the rows confirms,
     /// the whole stream is checked, in any order, on every core at once.
     /// A failure is kept; `finish` throws it.
     package final class Bands: Sendable {
@@ -270,7 +272,7 @@ extension PNGDataCheck {
 
         private struct State {
             var pieces: [Data?]
-            /// zlib's Adler-32 of each band's inflated rows, and their length.
+            /// libdeflate's Adler-32 of each band's inflated rows, and their length.
             var sums: [(adler: uLong, length: Int)?]
             var failure: BadgeError?
         }
@@ -291,10 +293,16 @@ extension PNGDataCheck {
 
         /// Checks band `k` (from 0), `deflated`, against `rows`, the band's
         /// filtered rows, inflating it from `window`, the rows before them
-        /// (zlib uses the last 32 KB).
-        package func check(_ k: Int, deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer) {
+        /// (the last 32 KB are used).
+        /// `scratch` is memory kept from band to band by a caller that checks
+        /// several (a thread's own: one band at a time); without it the check
+        /// takes its own.
+        package func check(
+            _ k: Int, deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer, scratch: BandScratch? = nil
+        ) {
             guard k >= 0 && k < count, state.withLock({ $0.failure == nil }) else { return }
-            let result = Self.inflate(band: k, last: k == count - 1, deflated, window: window, rows: rows, rowLength: rowLength)
+            let result = Self.inflate(band: k, last: k == count - 1, deflated, window: window, rows: rows, rowLength: rowLength,
+                                      scratch: scratch ?? BandScratch())
             state.withLock { state in
                 switch result {
                 case .success(let adler):
@@ -340,9 +348,26 @@ extension PNGDataCheck {
             }
         }
 
-        /// zlib's Adler-32 of the band's rows, once the band inflated to them.
+        /// The empty final stored block put after a band that is not the
+        /// last (see `inflate`): bit 0 BFINAL, then BTYPE 00, padding, and
+        /// LEN 0 with its complement NLEN.
+        private static let terminator: [UInt8] = [0x01, 0x00, 0x00, 0xFF, 0xFF]
+
+        /// The Adler-32 of the band's rows, once the band inflated to them.
+        ///
+        /// libdeflate inflates whole buffers and takes no window, so the band
+        /// is given one as a decoder meets it: it is led by a stored block
+        /// holding the 32 KB of rows before it (which ends on a byte boundary,
+        /// between blocks, where the band starts) and, unless it is the last,
+        /// followed by an empty final stored block. The whole must inflate to
+        /// exactly the window and the band's rows, every byte of it read: a
+        /// band that stopped short of a byte boundary (or past one) would
+        /// have the next block's header read from its last bits, where a
+        /// stored block's length and its complement do not match, and one
+        /// that ends the stream early leaves the terminator unread.
         private static func inflate(
-            band k: Int, last: Bool, _ deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer, rowLength: Int
+            band k: Int, last: Bool, _ deflated: Data, window: UnsafeRawBufferPointer, rows: UnsafeRawBufferPointer, rowLength: Int,
+            scratch: BandScratch
         ) -> Result<uLong, BadgeError> {
             let name = "band \(k + 1) of the image data"
             guard rows.count > 0, rows.count % rowLength == 0 else {
@@ -354,73 +379,85 @@ extension PNGDataCheck {
                 if rows[position] > 4 { return .failure(refusal("a row of the PNG has filter type \(rows[position]) (0 to 4 exist)")) }
                 position += rowLength
             }
-            let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            stream.initialize(to: z_stream())
-            guard badge_inflate_init_raw(stream) == Z_OK else {
-                stream.deallocate()
-                return .failure(refusal("zlib could not start (out of memory?)"))
+            guard let decompressor = scratch.decompressor else {
+                return .failure(refusal("libdeflate could not start (out of memory?)"))
             }
-            let chunk = 1 << 16
-            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
-            defer {
-                inflateEnd(stream)
-                stream.deallocate()
-                out.deallocate()
+            let history = min(window.count, 32768)
+            let lead = history > 0 ? 5 + history : 0
+            let inputCount = lead + deflated.count + (last ? 0 : terminator.count)
+            let outputCount = history + rows.count
+            let (input, output) = scratch.buffers(input: inputCount, output: outputCount)
+            if history > 0, let base = window.baseAddress {
+                let length = UInt16(history), complement = ~length
+                input.copyBytes(from: [0x00, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(complement & 0xFF), UInt8(complement >> 8)])
+                UnsafeMutableRawBufferPointer(rebasing: input[5..<lead])
+                    .copyMemory(from: UnsafeRawBufferPointer(start: base + (window.count - history), count: history))
             }
-            if window.count > 0, let base = window.baseAddress {
-                let size = min(window.count, 32768)
-                let start = (base + (window.count - size)).assumingMemoryBound(to: Bytef.self)
-                guard inflateSetDictionary(stream, start, uInt(size)) == Z_OK else {
-                    return .failure(refusal("zlib refused \(name)'s window"))
-                }
+            deflated.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: input[lead..<(lead + deflated.count)]).copyMemory(from: $0) }
+            if !last {
+                UnsafeMutableRawBufferPointer(rebasing: input[(lead + deflated.count)...]).copyBytes(from: terminator)
             }
-            return deflated.withUnsafeBytes { input -> Result<uLong, BadgeError> in
-                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                stream.pointee.avail_in = uInt(input.count)
-                var produced = 0, adler = adler32(0, nil, 0), status = Z_OK
-                while true {
-                    stream.pointee.next_out = out
-                    stream.pointee.avail_out = uInt(chunk)
-                    status = CZlib.inflate(stream, Z_NO_FLUSH)
-                    let count = chunk - Int(stream.pointee.avail_out)
-                    if count > 0 {
-                        guard produced + count <= rows.count else {
-                            return .failure(refusal("\(name) holds more than its \(rows.count) bytes of rows"))
-                        }
-                        guard memcmp(out, rows.baseAddress! + produced, count) == 0 else {
-                            return .failure(refusal("\(name) does not inflate to the rows it was made from"))
-                        }
-                        adler = adler32(adler, out, uInt(count))
-                        produced += count
-                    }
-                    if status == Z_STREAM_END || status == Z_BUF_ERROR { break }
-                    guard status == Z_OK else {
-                        let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                        return .failure(refusal("the PNG's image data is not a valid zlib stream (\(reason), in \(name))"))
-                    }
-                    if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { break }
-                }
-                if status == Z_STREAM_END {
-                    guard last else { return .failure(refusal("\(name) ends the zlib stream before the image's last band")) }
-                    guard stream.pointee.avail_in == 0 else {
-                        return .failure(refusal("the PNG has \(stream.pointee.avail_in) bytes of image data after the end of its zlib stream"))
-                    }
-                } else {
-                    guard !last else {
-                        return .failure(refusal("the PNG's image data ends before its zlib stream does (\(name), the last, does not end it)"))
-                    }
-                    // zlib's data_type: the bits left over in the last byte read,
-                    // 64 within the last block, 128 between blocks.
-                    let type = stream.pointee.data_type
-                    guard type & 128 != 0, type & 64 == 0, type & 7 == 0 else {
-                        return .failure(refusal("\(name) does not end where a block ends on a byte boundary"))
-                    }
-                }
-                guard produced == rows.count else {
-                    return .failure(refusal("\(name) inflates to \(produced) of its \(rows.count) bytes of rows"))
-                }
-                return .success(adler)
+            var read = 0, written = 0
+            let status = libdeflate_deflate_decompress_ex(
+                decompressor, input.baseAddress, inputCount, output.baseAddress, outputCount, &read, &written)
+            switch status {
+            case LIBDEFLATE_SUCCESS:
+                break
+            case LIBDEFLATE_INSUFFICIENT_SPACE:
+                return .failure(refusal("\(name) holds more than its \(rows.count) bytes of rows"))
+            default:
+                return .failure(refusal(last
+                    ? "the PNG's image data is not a valid zlib stream (\(name), the last, does not inflate, or does not end it)"
+                    : "the PNG's image data is not a valid zlib stream (\(name) does not inflate, or does not end where a block ends on a byte boundary)"))
             }
+            guard read == inputCount else {
+                return .failure(refusal(last
+                    ? "the PNG has \(inputCount - read) bytes of image data after the end of its zlib stream"
+                    : "\(name) ends the zlib stream before the image's last band"))
+            }
+            guard written == outputCount else {
+                return .failure(refusal("\(name) inflates to \(max(written - history, 0)) of its \(rows.count) bytes of rows"))
+            }
+            guard memcmp(output.baseAddress! + history, rows.baseAddress!, rows.count) == 0 else {
+                return .failure(refusal("\(name) does not inflate to the rows it was made from"))
+            }
+            if history > 0 && memcmp(output.baseAddress!, window.baseAddress! + (window.count - history), history) != 0 {
+                return .failure(refusal("libdeflate did not give back \(name)'s window"))
+            }
+            return .success(uLong(libdeflate_adler32(1, rows.baseAddress, rows.count)))
+        }
+    }
+
+    /// What checking one band takes: libdeflate's decompressor and the
+    /// buffers it reads and writes (a band with its window, ~350 KB for a
+    /// 1024 px badge's). Kept by a thread that checks band after band, so
+    /// the pages are faulted in once: memory this large comes from a fresh
+    /// mapping for every malloc. Used by one thread at a time.
+    package final class BandScratch {
+        fileprivate let decompressor: OpaquePointer? = libdeflate_alloc_decompressor()
+        private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+        package init() {}
+
+        /// Buffers of at least these sizes, cut to them.
+        fileprivate func buffers(input inputCount: Int, output outputCount: Int) -> (UnsafeMutableRawBufferPointer, UnsafeMutableRawBufferPointer) {
+            if input.count < inputCount {
+                input.deallocate()
+                input = .allocate(byteCount: inputCount, alignment: 16)
+            }
+            if output.count < max(outputCount, 1) {
+                output.deallocate()
+                output = .allocate(byteCount: max(outputCount, 1), alignment: 16)
+            }
+            return (UnsafeMutableRawBufferPointer(rebasing: input[0..<inputCount]),
+                    UnsafeMutableRawBufferPointer(rebasing: output[0..<max(outputCount, 1)]))
+        }
+
+        deinit {
+            if let decompressor { libdeflate_free_decompressor(decompressor) }
+            input.deallocate()
+            output.deallocate()
         }
     }
 }

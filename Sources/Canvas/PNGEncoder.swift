@@ -26,7 +26,7 @@ public enum PNGEncoder {
         try encodeInflating(canvas, level: level, keepAlpha: keepAlpha, filter: filter, inflating: false).png
     }
 
-    /// `encode`, and with `inflating`, zlib's check of the image data run
+    /// `encode`, and with `inflating`, the check of the image data run
     /// band by band beside the compression (`PNGDataCheck.Bands`): its proof,
     /// unless the check failed (the image is then checked again, in full,
     /// where it is stamped, and refused there).
@@ -207,7 +207,7 @@ extension PNGEncoder {
 
     /// A band's rows, filtered, after the rows before it that hold the 32 KB
     /// its matches may reach back into: what badge's deflate reads, and what
-    /// zlib's check inflates the band from and compares it with.
+    /// the check inflates the band from and compares it with.
     struct FilteredBand {
         let input: UnsafeMutableBufferPointer<UInt8>
         /// The bytes of `input` before the band's own rows.
@@ -276,10 +276,10 @@ public final class BandedPNG: @unchecked Sendable {
     private let next = Atomic<Int>(0)
     // A band found a pixel that is not opaque after RGB was promised.
     private let translucent = Atomic<Bool>(false)
-    // zlib's check of each band, run as it is compressed.
+    // The check of each band (libdeflate inflating it), run as it is compressed.
     private let check: PNGDataCheck.Bands?
 
-    /// `inflating`: zlib checks the image data as the bands are stored
+    /// `inflating`: libdeflate checks the image data as the bands are stored
     /// (`finishInflating`'s proof).
     public convenience init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false) {
         self.init(canvas, level: level, filter: filter, opaque: opaque, checked: checked, inflating: false)
@@ -328,7 +328,7 @@ public final class BandedPNG: @unchecked Sendable {
                 let band = own
                     ? try PNGEncoder.compressBandFast(filtered, last: k == count - 1, scratch: scratch)
                     : try PNGEncoder.compressBand(px, layout: layout, rows: rows, last: k == count - 1, level: level, scratch: nil)
-                check?.check(k, deflated: band.deflated, window: filtered.window, rows: filtered.rows)
+                check?.check(k, deflated: band.deflated, window: filtered.window, rows: filtered.rows, scratch: scratch.check)
                 return band
             }
         }
@@ -354,8 +354,8 @@ public final class BandedPNG: @unchecked Sendable {
     }
 }
 
-/// What compressing one band takes with badge's deflate: its tables and the
-/// buffer the band's rows are filtered into. Taken from a pool for each band
+/// What compressing one band takes with badge's deflate: its tables, the
+/// buffer the band's rows are filtered into, and the check's memory. Taken from a pool for each band
 /// and given back, so a thread compressing several bands, and a batch
 /// encoding hundreds of images, reuse the same few: memory this large is
 /// mapped afresh by every malloc, faulted in page by page and unmapped with an
@@ -375,6 +375,7 @@ final class FastScratch: @unchecked Sendable {
     }
 
     let tables = UnsafeMutableRawPointer.allocate(byteCount: badge_deflate_scratch_size(), alignment: 64)
+    private(set) lazy var check = PNGDataCheck.BandScratch()
     private var buffer: UnsafeMutableBufferPointer<UInt8>
 
     init(largestBand: Int) {

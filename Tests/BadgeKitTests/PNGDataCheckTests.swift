@@ -134,7 +134,7 @@ struct PNGDataCheckTests {
         return (whole.prefix(2), bands, whole.suffix(4))
     }
 
-    /// zlib's check of `bands`, each band on its own, in `order`.
+    /// The banded check of `bands`, each band on its own, in `order`.
     static func checked(
         _ parts: (header: Data, bands: [Band], trailer: Data), order: [Int]? = nil, width: Int = side, height: Int = side
     ) throws -> PNGDataCheck.Inflated {
@@ -189,9 +189,10 @@ struct PNGDataCheckTests {
         ("filter type 7", "filter type 7"),
         ("a stored block's length damaged", "not a valid zlib stream"),
         ("a byte of a row changed", "band 2 of the image data does not inflate to the rows it was made from"),
-        ("a band cut short", "band 2 of the image data does not end where a block ends on a byte boundary"),
+        ("a band cut short", "band 2 of the image data does not inflate, or does not end where a block ends on a byte boundary"),
+        ("a band ends between two bytes", "band 2 of the image data does not inflate, or does not end where a block ends on a byte boundary"),
         ("a band before the last ends the stream", "band 1 of the image data ends the zlib stream before the image's last band"),
-        ("the last band does not end the stream", "band 3 of the image data, the last, does not end it"),
+        ("the last band does not end the stream", "band 3 of the image data, the last, does not inflate, or does not end it"),
         ("a band not checked", "band 2 of 3 of the image data was not checked"),
         ("the Adler-32 damaged", "incorrect data check"),
         ("the zlib header damaged", "does not start with a zlib header"),
@@ -204,6 +205,9 @@ struct PNGDataCheckTests {
         case "a stored block's length damaged": parts.bands[1].deflated[parts.bands[1].deflated.startIndex + 1] ^= 0x01
         case "a byte of a row changed": parts.bands[1].rows[50] ^= 0x01
         case "a band cut short": parts.bands[1].deflated.removeLast(10)
+        // An empty fixed-Huffman block after the rows: 3 bits of header and 7 of
+        // end-of-block, so the band stops 2 bits into its last byte.
+        case "a band ends between two bytes": parts.bands[1].deflated.append(contentsOf: [0x02, 0x00])
         case "a band before the last ends the stream": parts.bands[0].deflated[parts.bands[0].deflated.startIndex] = 1
         case "the last band does not end the stream": parts.bands[2].deflated[parts.bands[2].deflated.startIndex] = 0
         case "a band not checked": order = [0, 2]
