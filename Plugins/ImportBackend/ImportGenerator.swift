@@ -1,6 +1,7 @@
 import BadgeKit
 import Canvas
 import Foundation
+import Synchronization
 
 /// Makes a badge from a picture the user already has: checked by the intake
 /// before anything decodes it, then fitted to the square badge.
@@ -107,30 +108,32 @@ package struct ImportGenerator: BadgeGenerator {
             throw BadgeError(.usage, "the import backend needs a picture", hint: "pass --source FILE (or - for standard input)")
         }
         let limits = self.limits
-        let data: Data
+        let picture: PictureBytes
         let origin: String
         if source == "-" {
             origin = "standard input"
-            data = try await BlockingExecutor.run { [readStandardInput] in try readStandardInput(limits.maxFileBytes + 1) }
+            picture = PictureBytes(try await BlockingExecutor.run { [readStandardInput] in try readStandardInput(limits.maxFileBytes + 1) })
         } else {
             let url = BadgeConfig.resolvePath(source, relativeTo: workingDirectory)
             origin = url.path
-            data = try await BlockingExecutor.run { try RegularFile.picture(at: url.path, limit: limits.maxFileBytes) }
+            picture = PictureBytes(try await BlockingExecutor.run { try RegularFile.picture(at: url.path, limit: limits.maxFileBytes) })
         }
         let fit = self.fit
         let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
         // The intake first: a picture it refuses costs nothing more.
-        let header = try await BlockingExecutor.run {
-            try ImageIntake(limits: limits).inspect(data, accepting: Set(ImageFormat.allCases), source: origin)
+        let header = try await BlockingExecutor.run { [bytes = picture.bytes] in
+            try ImageIntake(limits: limits).inspect(bytes, accepting: Set(ImageFormat.allCases), source: origin)
         }
+        var extra = Self.provenance(of: picture.bytes)
         // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means
         // to share. Hashed on a thread of its own while the other decodes (the decode uses one core).
-        async let digest = BlockingExecutor.run { try BatchHash.sha256(data) }
+        async let digest = BlockingExecutor.run { [bytes = picture.bytes] in try BatchHash.sha256(bytes) }
         let encoded = try await BlockingExecutor.run { () throws -> (png: Data, inflated: PNGDataCheck.Inflated?) in
-            // Each stage's image is released as soon as the next exists: a photo's decode is the
-            // largest thing this process holds, and it must be gone before the encoding starts.
+            // Each stage's image is released as soon as the next exists, and the file's bytes once decoded
+            // (once hashed too): a photo's decode is the largest thing this process holds, and it must be
+            // gone before the encoding starts.
             let canvas = try { () throws -> Canvas in
-                let square = try GDImage.decode(data, inspected: header, source: origin,
+                let square = try GDImage.decode(picture.take(), inspected: header, source: origin,
                                                 fitting: .init(side: request.size, cover: fit == .cover))
                     .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
                 return try Canvas(square)
@@ -139,12 +142,31 @@ package struct ImportGenerator: BadgeGenerator {
             return try PNGEncoder.encodeInflating(canvas, inflating: true)
         }
         let file = try workspace.write(encoded.png, to: "badge.png")
-        var extra = Self.provenance(of: data)
         extra["source-sha256"] = try await digest
         // The picture was decoded in full above, under the intake's limits; what is committed is
         // this process's own encoding of those pixels, checked as the procedural drawing's is.
         return GeneratedImage(encodedInProcess: file, model: "import (\(fit.rawValue))", extra: extra,
                               bytes: encoded.png, inflated: encoded.inflated)
+    }
+
+    /// A picture's bytes, held until the decode takes them: a photo's file
+    /// (6 MB for 12 MP) is then freed before the encoding starts, once every
+    /// other reader (the hash) is done with it, rather than at the end.
+    private final class PictureBytes: Sendable {
+        private let held: Mutex<Data>
+
+        init(_ bytes: Data) { held = Mutex(bytes) }
+
+        /// The bytes, while they are held (empty once taken).
+        var bytes: Data { held.withLock { $0 } }
+
+        /// The bytes, no longer held here.
+        func take() -> Data {
+            held.withLock { bytes in
+                defer { bytes = Data() }
+                return bytes
+            }
+        }
     }
 
     /// What other generators wrote into a PNG about how it was made: the

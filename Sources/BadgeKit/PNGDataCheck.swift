@@ -352,6 +352,7 @@ extension PNGDataCheck {
         /// last (see `inflate`): bit 0 BFINAL, then BTYPE 00, padding, and
         /// LEN 0 with its complement NLEN.
         private static let terminator: [UInt8] = [0x01, 0x00, 0x00, 0xFF, 0xFF]
+        fileprivate static var terminatorBytes: Int { terminator.count }
 
         /// The Adler-32 of the band's rows, once the band inflated to them.
         ///
@@ -429,26 +430,42 @@ extension PNGDataCheck {
     }
 
     /// What checking one band takes: libdeflate's decompressor and the
-    /// buffers it reads and writes (a band with its window, ~350 KB for a
-    /// 1024 px badge's). Kept by a thread that checks band after band, so
-    /// the pages are faulted in once: memory this large comes from a fresh
-    /// mapping for every malloc. Used by one thread at a time.
+    /// buffers it reads and writes (a band with its window, ~350 KB each for
+    /// a 1024 px badge's). Kept by a thread that checks band after band, so
+    /// the pages are faulted in once; the encoder lends it buffers in its own
+    /// huge pages. Used by one thread at a time.
     package final class BandScratch {
         fileprivate let decompressor: OpaquePointer? = libdeflate_alloc_decompressor()
-        private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-        private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        private var input: UnsafeMutableRawBufferPointer
+        private var output: UnsafeMutableRawBufferPointer
+        // Whether `input` and `output` are this object's to free (grown past what was lent).
+        private var ownsInput = false, ownsOutput = false
 
-        package init() {}
+        /// With buffers lent by the caller, which outlive this object; a band
+        /// larger than they are gets buffers of its own.
+        package init(input: UnsafeMutableRawBufferPointer = .init(start: nil, count: 0),
+                     output: UnsafeMutableRawBufferPointer = .init(start: nil, count: 0)) {
+            self.input = input
+            self.output = output
+        }
+
+        /// The input buffer a band of `rows` bytes of rows compressed to at
+        /// most `deflated` bytes needs: the window's stored block, the band,
+        /// the terminator. The output buffer needs the window and the rows.
+        package static func inputBytes(deflated: Int) -> Int { 5 + 32768 + deflated + Bands.terminatorBytes }
+        package static func outputBytes(rows: Int) -> Int { 32768 + rows }
 
         /// Buffers of at least these sizes, cut to them.
         fileprivate func buffers(input inputCount: Int, output outputCount: Int) -> (UnsafeMutableRawBufferPointer, UnsafeMutableRawBufferPointer) {
             if input.count < inputCount {
-                input.deallocate()
+                if ownsInput { input.deallocate() }
                 input = .allocate(byteCount: inputCount, alignment: 16)
+                ownsInput = true
             }
             if output.count < max(outputCount, 1) {
-                output.deallocate()
+                if ownsOutput { output.deallocate() }
                 output = .allocate(byteCount: max(outputCount, 1), alignment: 16)
+                ownsOutput = true
             }
             return (UnsafeMutableRawBufferPointer(rebasing: input[0..<inputCount]),
                     UnsafeMutableRawBufferPointer(rebasing: output[0..<max(outputCount, 1)]))
@@ -456,8 +473,8 @@ extension PNGDataCheck {
 
         deinit {
             if let decompressor { libdeflate_free_decompressor(decompressor) }
-            input.deallocate()
-            output.deallocate()
+            if ownsInput { input.deallocate() }
+            if ownsOutput { output.deallocate() }
         }
     }
 }

@@ -278,6 +278,7 @@ public final class BandedPNG: @unchecked Sendable {
     private let translucent = Atomic<Bool>(false)
     // The check of each band (libdeflate inflating it), run as it is compressed.
     private let check: PNGDataCheck.Bands?
+    private let scratchInHugePages: Bool
 
     /// `inflating`: libdeflate checks the image data as the bands are stored
     /// (`finishInflating`'s proof).
@@ -285,7 +286,13 @@ public final class BandedPNG: @unchecked Sendable {
         self.init(canvas, level: level, filter: filter, opaque: opaque, checked: checked, inflating: false)
     }
 
-    package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool) {
+    /// `scratchInHugePages`: each band's working memory is a huge page of
+    /// its own (`FastScratch`) rather than malloc's, which reuses what a
+    /// process freed before (an imported photo's decode, kept under the import's
+    /// memory budget).
+    package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool,
+                 scratchInHugePages: Bool = false) {
+        self.scratchInHugePages = scratchInHugePages
         self.canvas = canvas
         self.level = max(0, min(9, level))
         self.opaque = opaque
@@ -317,7 +324,7 @@ public final class BandedPNG: @unchecked Sendable {
                 translucent.store(true, ordering: .relaxed)
             }
             let own = PNGEncoder.usesOwnDeflate(level)
-            let scratch = own || check != nil ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1)) : nil
+            let scratch = own || check != nil ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1), inHugePage: scratchInHugePages) : nil
             defer { scratch.map(FastScratch.give) }
             return Result {
                 guard let scratch else {
@@ -355,17 +362,18 @@ public final class BandedPNG: @unchecked Sendable {
 }
 
 /// What compressing one band takes with badge's deflate: its tables, the
-/// buffer the band's rows are filtered into, and the check's memory. Taken from a pool for each band
-/// and given back, so a thread compressing several bands, and a batch
-/// encoding hundreds of images, reuse the same few: memory this large is
-/// mapped afresh by every malloc, faulted in page by page and unmapped with an
-/// interrupt to every other core.
+/// buffer the band's rows are filtered into, and the check's buffers: for a
+/// drawing, in one huge page (`HugePageMemory`) when they fit (~1.5 MB for a
+/// 1024 px badge's bands). Taken from a pool for each band and given back, so a thread
+/// compressing several bands, and a batch encoding hundreds of images, reuse
+/// the same few: memory this large is mapped afresh by every malloc, faulted
+/// in page by page and unmapped with an interrupt to every other core.
 final class FastScratch: @unchecked Sendable {
     // Used by one worker at a time: the pool hands each out once.
     private static let pool = Mutex<[FastScratch]>([])
 
-    static func take(largestBand: Int) -> FastScratch {
-        pool.withLock { $0.popLast() } ?? FastScratch(largestBand: largestBand)
+    static func take(largestBand: Int, inHugePage: Bool) -> FastScratch {
+        pool.withLock { $0.popLast() } ?? FastScratch(largestBand: largestBand, inHugePage: inHugePage)
     }
 
     static func give(_ scratch: FastScratch) {
@@ -374,25 +382,52 @@ final class FastScratch: @unchecked Sendable {
         }
     }
 
-    let tables = UnsafeMutableRawPointer.allocate(byteCount: badge_deflate_scratch_size(), alignment: 64)
-    private(set) lazy var check = PNGDataCheck.BandScratch()
+    let tables: UnsafeMutableRawPointer
+    let check: PNGDataCheck.BandScratch
+    private let memory: HugePageMemory?
     private var buffer: UnsafeMutableBufferPointer<UInt8>
+    private var ownsBuffer: Bool
 
-    init(largestBand: Int) {
-        buffer = .allocate(capacity: largestBand)
+    /// `largestBand`: the bytes of the largest band's filtered rows with their
+    /// history. `inHugePage`: in one huge page, when everything fits in it.
+    init(largestBand: Int, inHugePage: Bool) {
+        let tableBytes = (badge_deflate_scratch_size() + 63) & ~63
+        let checkInput = (PNGDataCheck.BandScratch.inputBytes(deflated: badge_deflate_bound(largestBand)) + 63) & ~63
+        let checkOutput = (PNGDataCheck.BandScratch.outputBytes(rows: largestBand) + 63) & ~63
+        let filtered = (largestBand + 63) & ~63
+        // One huge page at most: a 4096 px badge's bands (2 MB of rows each)
+        // take their buffers as they grow, so its peak memory stays in budget.
+        let total = tableBytes + filtered + checkInput + checkOutput
+        if inHugePage && total <= HugePageMemory.pageSize, let memory = HugePageMemory(count: total) {
+            let base = memory.base
+            tables = base
+            buffer = UnsafeMutableBufferPointer(start: (base + tableBytes).assumingMemoryBound(to: UInt8.self), count: filtered)
+            check = PNGDataCheck.BandScratch(
+                input: UnsafeMutableRawBufferPointer(start: base + tableBytes + filtered, count: checkInput),
+                output: UnsafeMutableRawBufferPointer(start: base + tableBytes + filtered + checkInput, count: checkOutput))
+            ownsBuffer = false
+            self.memory = memory
+        } else {
+            tables = UnsafeMutableRawPointer.allocate(byteCount: badge_deflate_scratch_size(), alignment: 64)
+            buffer = .allocate(capacity: largestBand)
+            check = PNGDataCheck.BandScratch()
+            ownsBuffer = true
+            memory = nil
+        }
     }
 
     func input(count: Int) -> UnsafeMutableBufferPointer<UInt8> {
         if buffer.count < count {
-            buffer.deallocate()
+            if ownsBuffer { buffer.deallocate() }
             buffer = .allocate(capacity: count)
+            ownsBuffer = true
         }
         return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
     }
 
     deinit {
-        tables.deallocate()
-        buffer.deallocate()
+        if memory == nil { tables.deallocate() }
+        if ownsBuffer { buffer.deallocate() }
     }
 }
 

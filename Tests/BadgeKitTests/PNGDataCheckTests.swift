@@ -4,7 +4,8 @@ import BadgeTestSupport
 import Foundation
 import Testing
 
-/// Every PNG the pipeline writes is inflated by zlib first, whatever encoder
+/// Every PNG the pipeline writes is inflated first (zlib, or libdeflate band
+/// by band for one this process encoded), whatever encoder
 /// made it and whatever the backend claims: a damaged image never replaces
 /// the current badge, and never reaches an --output file.
 @Suite(.threadsOfTheirOwn)

@@ -46,7 +46,8 @@ struct BandCheckTests {
         let starts = PNGEncoder.bandStarts(height: canvas.height, width: canvas.width)
         let count = starts.count - 1
         let check = PNGDataCheck.Bands(width: canvas.width, height: canvas.height, channels: 4, count: count)
-        let scratch = FastScratch(largestBand: layout.bandBytes(rows: canvas.height))
+        // The drawing's scratch: its check's buffers lent from the same huge page.
+        let scratch = FastScratch(largestBand: layout.bandBytes(rows: canvas.height), inHugePage: true)
         var bands: [PNGEncoder.Band] = []
         try canvas.pixels.withUnsafeBufferPointer { px in
             for k in 0..<count {
@@ -54,9 +55,9 @@ struct BandCheckTests {
                 let band = try PNGEncoder.compressBandFast(filtered, last: k == count - 1, scratch: scratch)
                 if k == wrong {
                     let zeros = [UInt8](repeating: 0, count: filtered.window.count)
-                    zeros.withUnsafeBytes { check.check(k, deflated: band.deflated, window: $0, rows: filtered.rows) }
+                    zeros.withUnsafeBytes { check.check(k, deflated: band.deflated, window: $0, rows: filtered.rows, scratch: scratch.check) }
                 } else {
-                    check.check(k, deflated: band.deflated, window: filtered.window, rows: filtered.rows)
+                    check.check(k, deflated: band.deflated, window: filtered.window, rows: filtered.rows, scratch: scratch.check)
                 }
                 bands.append(band)
             }
