@@ -286,10 +286,9 @@ public final class BandedPNG: @unchecked Sendable {
         self.init(canvas, level: level, filter: filter, opaque: opaque, checked: checked, inflating: false)
     }
 
-    /// `scratchInHugePages`: each band's working memory is a huge page of
-    /// its own (`FastScratch`) rather than malloc's, which reuses what a
-    /// process freed before (an imported photo's decode, kept under the import's
-    /// memory budget).
+    /// `scratchInHugePages`: each encoding thread's working memory is a huge
+    /// page of its own (`FastScratch`) rather than malloc's, which reuses what
+    /// the process freed before (an import's, after its photo's decode).
     package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool,
                  scratchInHugePages: Bool = false) {
         self.scratchInHugePages = scratchInHugePages
@@ -324,7 +323,8 @@ public final class BandedPNG: @unchecked Sendable {
                 translucent.store(true, ordering: .relaxed)
             }
             let own = PNGEncoder.usesOwnDeflate(level)
-            let scratch = own || check != nil ? FastScratch.take(largestBand: layout.bandBytes(rows: starts.last! / count + 1), inHugePage: scratchInHugePages) : nil
+            let largestBand = layout.bandBytes(rows: starts.last! / count + 1)
+            let scratch = own || check != nil ? FastScratch.take(largestBand: largestBand, inHugePage: scratchInHugePages) : nil
             defer { scratch.map(FastScratch.give) }
             return Result {
                 guard let scratch else {
@@ -364,10 +364,12 @@ public final class BandedPNG: @unchecked Sendable {
 /// What compressing one band takes with badge's deflate: its tables, the
 /// buffer the band's rows are filtered into, and the check's buffers: for a
 /// drawing, in one huge page (`HugePageMemory`) when they fit (~1.5 MB for a
-/// 1024 px badge's bands). Taken from a pool for each band and given back, so a thread
-/// compressing several bands, and a batch encoding hundreds of images, reuse
-/// the same few: memory this large is mapped afresh by every malloc, faulted
-/// in page by page and unmapped with an interrupt to every other core.
+/// 1024 px badge's bands). Taken from a pool for each band and given back, so
+/// a thread compressing several bands, and a batch encoding hundreds of
+/// images, reuse the same few: memory this large is mapped afresh by every
+/// malloc, faulted in page by page and unmapped with an interrupt to every
+/// other core. The pool is the process's: a drawing may be given a scratch
+/// an import made, and the other way round.
 final class FastScratch: @unchecked Sendable {
     // Used by one worker at a time: the pool hands each out once.
     private static let pool = Mutex<[FastScratch]>([])
