@@ -108,21 +108,22 @@ package struct ImportGenerator: BadgeGenerator {
             throw BadgeError(.usage, "the import backend needs a picture", hint: "pass --source FILE (or - for standard input)")
         }
         let limits = self.limits
-        let picture: PictureBytes
+        let read: @Sendable () throws -> Data
         let origin: String
         if source == "-" {
             origin = "standard input"
-            picture = PictureBytes(try await BlockingExecutor.run { [readStandardInput] in try readStandardInput(limits.maxFileBytes + 1) })
+            read = { [readStandardInput] in try readStandardInput(limits.maxFileBytes + 1) }
         } else {
-            let url = BadgeConfig.resolvePath(source, relativeTo: workingDirectory)
-            origin = url.path
-            picture = PictureBytes(try await BlockingExecutor.run { try RegularFile.picture(at: url.path, limit: limits.maxFileBytes) })
+            let path = BadgeConfig.resolvePath(source, relativeTo: workingDirectory).path
+            origin = path
+            read = { try RegularFile.picture(at: path, limit: limits.maxFileBytes) }
         }
         let fit = self.fit
         let backdrop = self.backdrop ?? (fit == .cover ? .transparent : .color(.white))
-        // The intake first: a picture it refuses costs nothing more.
-        let header = try await BlockingExecutor.run { [bytes = picture.bytes] in
-            try ImageIntake(limits: limits).inspect(bytes, accepting: Set(ImageFormat.allCases), source: origin)
+        // Read, and through the intake on the same thread: a picture it refuses costs nothing more.
+        let (picture, header) = try await BlockingExecutor.run {
+            let bytes = try read()
+            return (PictureBytes(bytes), try ImageIntake(limits: limits).inspect(bytes, accepting: Set(ImageFormat.allCases), source: origin))
         }
         var extra = Self.provenance(of: picture.bytes)
         // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means
@@ -138,7 +139,7 @@ package struct ImportGenerator: BadgeGenerator {
                     .squared(side: request.size, contain: fit == .contain, backdrop: backdrop)
                 return try Canvas(square)
             }()
-            // Our own encoder (zlib level 2, both cores), with libdeflate's check of each band beside it.
+            // badge's deflate (level 2, both cores), with libdeflate's check of each band beside it.
             return try PNGEncoder.encodeInflating(canvas, inflating: true)
         }
         let file = try workspace.write(encoded.png, to: "badge.png")
