@@ -220,9 +220,7 @@ public enum BlockingExecutor {
     /// not hide its result: what it did (a file written), it reports.
     public static func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
-            thread.name = "badge.blocking"
-            thread.start()
+            NamedThread.start("badge.blocking") { continuation.resume(with: Result { try work() }) }
         }
     }
 }
@@ -237,12 +235,10 @@ package final class BackgroundValue<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     package init(_ work: @escaping @Sendable () throws -> T) {
-        let thread = Thread { [self] in
+        NamedThread.start("badge.value") { [self] in
             result = Result { try work() }
             done.signal()
         }
-        thread.name = "badge.background"
-        thread.start()
     }
 
     /// Waits until the work is done (blocking: call it off the cooperative pool).

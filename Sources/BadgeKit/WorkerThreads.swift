@@ -87,7 +87,7 @@ package final class WorkerThreads: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         for _ in 0..<wanted {
-            Thread { [self] in serve() }.start()
+            NamedThread.start("badge.worker") { [self] in serve() }
         }
     }
 

@@ -70,9 +70,7 @@ private final class InterruptListener: @unchecked Sendable {
         interruptPipeWriteEnd = ends[1]
         listening = true
         let readEnd = ends[0]
-        let thread = Thread { [self] in listen(readEnd) }
-        thread.name = "badge.interrupts"
-        thread.start()
+        NamedThread.start("badge.interrupt") { [self] in listen(readEnd) }
     }
 
     /// Installs the handler for a command that starts now, with no interrupt

@@ -22,9 +22,7 @@ final class CurlLoop: @unchecked Sendable {
             let multi = badge_curl_multi_init()!
             multiHandle = multi
             let handle = MultiHandle(pointer: multi)
-            let thread = Thread { [self] in run(handle.pointer) }
-            thread.name = "badge.curl"
-            thread.start()
+            NamedThread.start("badge.curl") { [self] in run(handle.pointer) }
             return multi
         }
         badge_curl_multi_wakeup(multi)

@@ -91,4 +91,30 @@ struct WorkerThreadsTests {
         }
         #expect(done.withLock { $0.sorted() } == Array(0..<100))
     }
+
+    /// The calling thread's name as Linux has it (what `top -H` and `perf` show).
+    private static func kernelName() -> String? {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+    }
+
+    /// Each of badge's threads carries its own name, not its creator's.
+    @Test func badgesThreadsAreNamedForWhatTheyDo() async throws {
+        let pool = WorkerThreads(threads: 1)
+        let names = Mutex<Set<String>>([])
+        let helped = Gate()
+        await Self.onThread {
+            // The caller's part waits for the pool's thread to take the other.
+            pool.perform(iterations: 2, threads: 2) { _ in
+                if WorkerThreads.isWorkerThread {
+                    names.withLock { _ = $0.insert(Self.kernelName() ?? "?") }
+                    helped.arrive()
+                } else {
+                    _ = helped.wait()
+                }
+            }
+        }
+        #expect(names.withLock { $0 } == ["badge.worker"])
+        #expect(try await BlockingExecutor.run { Self.kernelName() } == "badge.blocking")
+        #expect(try BackgroundValue { Self.kernelName() }.value == "badge.value")
+    }
 }
