@@ -25,27 +25,28 @@ struct SourcePicture: Sendable {
             throw BadgeError(.unsupportedFormat, "nothing in this build of badge can decode the source picture", backend: backend,
                              hint: "use the badge command line, which decodes PNG, JPEG, GIF and WebP")
         }
-        let origin: String
+        // Reading, the intake's inspection and the hash (all of a file that may
+        // be tens of megabytes) run on a thread of badge's, never on Swift's
+        // cooperative pool.
+        let origin = source == "-" ? "standard input" : BadgeConfig.resolvePath(source, relativeTo: workingDirectory).path
         let data: Data
-        if source == "-" {
-            origin = "standard input"
-            data = try await BlockingExecutor.run { try readStandardInput(limits.maxFileBytes + 1) }
-            if data.count > limits.maxFileBytes {
-                throw BadgeError(.imageTooLarge, "the source picture on standard input is larger than \(limits.maxFileBytes) bytes",
-                                 backend: backend, hint: "use a smaller picture, or raise intake.maxFileBytes in the configuration")
-            }
-        } else {
-            let path = BadgeConfig.resolvePath(source, relativeTo: workingDirectory).path
-            origin = path
-            do {
-                data = try await BlockingExecutor.run { try RegularFile.picture(at: path, limit: limits.maxFileBytes) }
-            } catch let error as BadgeError {
-                throw error.attributed(to: backend)
-            }
-        }
         let header: ImageIntake.Header
+        let sha256: String
         do {
-            header = try ImageIntake(limits: limits).inspect(data, accepting: Set(ImageFormat.allCases), source: origin)
+            (data, header, sha256) = try await BlockingExecutor.run {
+                let data: Data
+                if source == "-" {
+                    data = try readStandardInput(limits.maxFileBytes + 1)
+                    if data.count > limits.maxFileBytes {
+                        throw BadgeError(.imageTooLarge, "the source picture on standard input is larger than \(limits.maxFileBytes) bytes",
+                                         hint: "use a smaller picture, or raise intake.maxFileBytes in the configuration")
+                    }
+                } else {
+                    data = try RegularFile.picture(at: origin, limit: limits.maxFileBytes)
+                }
+                let header = try ImageIntake(limits: limits).inspect(data, accepting: Set(ImageFormat.allCases), source: origin)
+                return (data, header, try BatchHash.sha256(data))
+            }
         } catch let error as BadgeError {
             throw error.attributed(to: backend)
         }
@@ -61,7 +62,7 @@ struct SourcePicture: Sendable {
             if error.path == nil { error.path = origin }
             throw error
         }
-        return SourcePicture(png: png, side: side, sha256: try BatchHash.sha256(data))
+        return SourcePicture(png: png, side: side, sha256: sha256)
     }
 
     /// Standard input, at most `limit` bytes.
