@@ -78,7 +78,7 @@ enum Routes {
         router.post("/api/generate") { request, context in
             await answer {
                 let body = try await decode(Studio.GenerateRequest.self, from: request, limit: settings.maxBodyBytes)
-                let job = try studio.generate(body)
+                let job = try await studio.generate(body)
                 return Reply.json(["job": job.id, "events": "/api/jobs/\(job.id)/events"], status: .accepted)
             }
         }

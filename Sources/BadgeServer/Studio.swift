@@ -22,9 +22,12 @@ package struct ServeContext: Sendable {
 
     /// The configured backend `name`, set up once for the server's life (its
     /// options parsed, a ComfyUI workflow read, an exec plugin's availability
-    /// remembered) rather than for every request.
-    func backend(named name: String) throws -> BackendInstance {
-        try instances.instance(named: name) { try registry.makeBackend(named: name, in: config, environment: environment) }
+    /// remembered) rather than for every request. The set-up reads files, so
+    /// it runs on a thread of badge's, not on the pool serving requests.
+    func backend(named name: String) async throws -> BackendInstance {
+        try await instances.instance(named: name) { [registry, config, environment] in
+            try await BlockingExecutor.run { try registry.makeBackend(named: name, in: config, environment: environment) }
+        }
     }
 }
 
@@ -34,9 +37,9 @@ package struct ServeContext: Sendable {
 private final class BackendInstances: Sendable {
     private let made = Mutex<[String: BackendInstance]>([:])
 
-    func instance(named name: String, make: () throws -> BackendInstance) throws -> BackendInstance {
+    func instance(named name: String, make: () async throws -> BackendInstance) async throws -> BackendInstance {
         if let known = made.withLock({ $0[name] }) { return known }
-        let instance = try make()
+        let instance = try await make()
         // Two requests may set it up at once; the first one kept is the one every later request gets.
         return made.withLock { made in
             if let known = made[name] { return known }
@@ -136,7 +139,7 @@ package final class Studio: Sendable {
             for (index, config) in context.config.backends.enumerated() {
                 group.addTask { [context] in
                     do {
-                        let instance = try context.backend(named: config.name)
+                        let instance = try await context.backend(named: config.name)
                         let availability = await instance.generator.availability()
                         var view = BackendView(name: config.name, type: config.type, available: true, styles: instance.generator.styles ?? [])
                         if case let .unavailable(reason, hint) = availability {
@@ -217,7 +220,7 @@ package final class Studio: Sendable {
     }
 
     /// Starts making candidates for `request`; returns the job at once.
-    package func generate(_ body: GenerateRequest) throws -> StudioJob {
+    package func generate(_ body: GenerateRequest) async throws -> StudioJob {
         let config = context.config
         func trimmed(_ text: String?) -> String? {
             guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
@@ -266,8 +269,10 @@ package final class Studio: Sendable {
             seed = random.next()
         }
         let chain = config.fallbackChain(for: trimmed(body.backend) ?? config.defaults.backend)
-        let backend = try context.backend(named: chain[0])
-        let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
+        let backend = try await context.backend(named: chain[0])
+        var fallbackList: [BackendInstance] = []
+        for name in chain.dropFirst() { fallbackList.append(try await context.backend(named: name)) }
+        let fallbacks = fallbackList
         let backendStyles = backend.generator.styles ?? []
         // A style as the backend spells it, matched without regard to case ("watercolour" is its "Watercolour").
         var backendStyle: String?

@@ -3,6 +3,7 @@ import BadgeKit
 import BadgeTestSupport
 import Canvas
 import Foundation
+import Synchronization
 import Testing
 
 /// The studio asks a backend for a style in the backend's own spelling: a
@@ -49,7 +50,7 @@ struct StudioStyleTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let studio = try Self.studio(in: directory)
-        let job = try studio.generate(try Self.request(#"{"promise": "Paint more", "style": "\#(given)", "count": 2, "seed": "5"}"#))
+        let job = try await studio.generate(try Self.request(#"{"promise": "Paint more", "style": "\#(given)", "count": 2, "seed": "5"}"#))
         for await _ in job.events() {}
         for number in 1...2 {
             let made = try #require(job.candidate(number), "candidate \(number) was not made")
@@ -57,17 +58,40 @@ struct StudioStyleTests {
         }
     }
 
-    @Test func aStyleTheBackendLacksIsRefusedNamingItsStyles() throws {
+    @Test func aStyleTheBackendLacksIsRefusedNamingItsStyles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let studio = try Self.studio(in: directory)
         do {
-            _ = try studio.generate(try Self.request(#"{"promise": "Paint more", "style": "Oil\u0007", "count": 2}"#))
+            _ = try await studio.generate(try Self.request(#"{"promise": "Paint more", "style": "Oil\u0007", "count": 2}"#))
             Issue.record("a style the backend lacks must be refused")
         } catch let error as BadgeError {
             #expect(error.code == .usage)
             #expect(error.message == #"the styled backend "s" has no style "Oil""#, "\(error.message)")
             #expect(error.hint == "choose one of: Watercolour, Ink")
         }
+    }
+
+    /// A backend is set up once for the server's life, and on a thread of
+    /// badge's: its set-up may read files (a ComfyUI workflow), which must
+    /// not hold up the pool that serves requests.
+    @Test func aBackendIsSetUpOnceOnAThreadOfBadgesOwn() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setUps = Mutex<[String?]>([])
+        var registry = BackendRegistry()
+        registry.register("styled", summary: "capitalised styles") { _, _ in
+            setUps.withLock { $0.append((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)) }
+            return StyledGenerator()
+        }
+        let config = try BadgeConfig.parse(Data(#"{"backends": {"s": {"type": "styled"}}, "defaults": {"backend": "s", "size": 64}}"#.utf8),
+                                           file: "config.json")
+        let studio = Studio(context: ServeContext(config: config, environment: BadgeEnvironment(), registry: registry,
+                                                  store: BadgeStore(directory: directory.appendingPathComponent("store"))), maxJobs: 4)
+        #expect(await studio.backends().contains { $0.name == "s" && $0.available })
+        let job = try await studio.generate(try Self.request(#"{"promise": "Paint more", "count": 2, "seed": "5"}"#))
+        for await _ in job.events() {}
+        #expect(job.candidate(1) != nil && job.candidate(2) != nil)
+        #expect(setUps.withLock { $0 } == ["badge.blocking"])
     }
 }
