@@ -127,8 +127,10 @@ public struct RegularFile: ~Copyable {
     package static func picture(at path: String, limit: Int) throws -> Data {
         do {
             return try contents(of: path, limit: limit)
-        } catch .tooLarge {
-            throw BadgeError(.imageTooLarge, "the file is larger than \(limit) bytes", path: path,
+        } catch let .tooLarge(size, limit) {
+            // A file that grew past the limit while it was read has no size to tell.
+            throw BadgeError(.imageTooLarge, size > limit + 1 ? "the file is \(size) bytes, more than the \(limit) allowed"
+                                                 : "the file is larger than \(limit) bytes", path: path,
                              hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
         } catch .notRegular(let kind) {
             throw BadgeError(.io, "this is \(kind), not a picture", path: path, hint: "give the path of an image file")

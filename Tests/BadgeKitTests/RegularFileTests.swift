@@ -75,4 +75,18 @@ final class RegularFileTests: @unchecked Sendable {
         let text = String(decoding: try opened.readAll(limit: 1 << 20), as: UTF8.self)
         #expect(text.hasPrefix("Name:") && text.contains("\nPid:"), "\(text.prefix(200))")
     }
+
+    /// A picture over `intake.maxFileBytes` is refused with its size and the limit, and what to do.
+    @Test func aPictureOverTheLimitIsRefusedWithItsSize() throws {
+        let path = try file("big.png", Data(repeating: 7, count: 2000))
+        do {
+            _ = try RegularFile.picture(at: path, limit: 1000)
+            Issue.record("a picture over the limit must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .imageTooLarge)
+            #expect(error.message == "the file is 2000 bytes, more than the 1000 allowed", "\(error.message)")
+            #expect(error.path == path)
+            #expect(error.hint == "raise intake.maxFileBytes in the configuration, or use a smaller file")
+        }
+    }
 }
