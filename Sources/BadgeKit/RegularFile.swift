@@ -128,7 +128,7 @@ public struct RegularFile: ~Copyable {
         do {
             return try contents(of: path, limit: limit)
         } catch let .tooLarge(size, limit) {
-            // A file that grew past the limit while it was read has no size to tell.
+            // limit + 1 is all a file that grew past the limit while it was read can say of its size.
             throw BadgeError(.imageTooLarge, size > limit + 1 ? "the file is \(size) bytes, more than the \(limit) allowed"
                                                  : "the file is larger than \(limit) bytes", path: path,
                              hint: "raise intake.maxFileBytes in the configuration, or use a smaller file")
