@@ -92,11 +92,6 @@ struct WorkerThreadsTests {
         #expect(done.withLock { $0.sorted() } == Array(0..<100))
     }
 
-    /// The calling thread's name as Linux has it (what `top -H` and `perf` show).
-    private static func kernelName() -> String? {
-        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
-    }
-
     /// Each of badge's threads carries its own name, not its creator's.
     @Test func badgesThreadsAreNamedForWhatTheyDo() async throws {
         let pool = WorkerThreads(threads: 1)
@@ -106,7 +101,7 @@ struct WorkerThreadsTests {
             // The caller's part waits for the pool's thread to take the other.
             pool.perform(iterations: 2, threads: 2) { _ in
                 if WorkerThreads.isWorkerThread {
-                    names.withLock { _ = $0.insert(Self.kernelName() ?? "?") }
+                    names.withLock { _ = $0.insert(currentThreadName() ?? "?") }
                     helped.arrive()
                 } else {
                     _ = helped.wait()
@@ -114,7 +109,23 @@ struct WorkerThreadsTests {
             }
         }
         #expect(names.withLock { $0 } == ["badge.worker"])
-        #expect(try await BlockingExecutor.run { Self.kernelName() } == "badge.blocking")
-        #expect(try BackgroundValue { Self.kernelName() }.value == "badge.value")
+        #expect(try await BlockingExecutor.run { currentThreadName() } == "badge.blocking")
+        #expect(try BackgroundValue { currentThreadName() }.value == "badge.value")
+    }
+
+    /// Started many at once (when a new thread may run before `start()` has
+    /// returned), every one still carries its own name.
+    @Test func everyThreadStartedAtOnceCarriesItsName() {
+        let names = Mutex<[String?]>([])
+        let done = Gate()
+        for _ in 0..<500 {
+            NamedThread.start("badge.named") {
+                names.withLock { $0.append(currentThreadName()) }
+                done.arrive()
+            }
+        }
+        #expect(done.wait(for: 500))
+        let wrong = names.withLock { $0.filter { $0 != "badge.named" } }
+        #expect(wrong.isEmpty, "\(wrong.count) of 500 threads were not named: \(Set(wrong.map { $0 ?? "nil" }))")
     }
 }

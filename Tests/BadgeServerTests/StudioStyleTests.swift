@@ -81,7 +81,7 @@ struct StudioStyleTests {
         let setUps = Mutex<[String?]>([])
         var registry = BackendRegistry()
         registry.register("styled", summary: "capitalised styles") { _, _ in
-            setUps.withLock { $0.append((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)) }
+            setUps.withLock { $0.append(currentThreadName()) }
             return StyledGenerator()
         }
         let config = try BadgeConfig.parse(Data(#"{"backends": {"s": {"type": "styled"}}, "defaults": {"backend": "s", "size": 64}}"#.utf8),

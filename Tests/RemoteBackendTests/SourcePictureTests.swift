@@ -11,11 +11,6 @@ import Testing
 struct SourcePictureTests {
     static let here = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
 
-    /// The calling thread's name as the kernel has it.
-    static func threadName() -> String? {
-        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
-    }
-
     /// Read within the intake's limit (one byte more is asked for, to tell a
     /// picture at the limit from one over it) on a thread of badge's (not
     /// Swift's cooperative pool), hashed as given, and sent as a square PNG of
@@ -26,7 +21,7 @@ struct SourcePictureTests {
         let picture = try await SourcePicture.prepare(
             "-", side: 32, limits: .default, decoder: GDImageDecoder(), workingDirectory: Self.here, backend: "remote",
             readStandardInput: { limit in
-                asked.withLock { $0 = (limit, Self.threadName()) }
+                asked.withLock { $0 = (limit, currentThreadName()) }
                 return given
             })
         #expect(asked.withLock { $0.limit } == ImageLimits.default.maxFileBytes + 1)

@@ -9,3 +9,9 @@ package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
+
+/// The calling thread's name as Linux keeps it (what `top -H` and `perf`
+/// show): "badge.blocking" on a thread of `BlockingExecutor`'s, say.
+package func currentThreadName() -> String? {
+    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+}
