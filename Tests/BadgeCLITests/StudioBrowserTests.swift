@@ -1,6 +1,7 @@
 import BadgeKit
 import BadgeKitTesting
 import BadgeTestSupport
+import Canvas
 import Foundation
 import Testing
 
@@ -61,6 +62,22 @@ import Testing
         let date = try #require(report["date"] as? String)
         #expect(report["promise"] as? String == "Run a marathon before I turn forty")
         #expect(report["flipped_face"] as? String == "back")
+        // The focus ring hugs the round medal: blue beside the disc's left edge, none in the
+        // corners of the card's box (where a ring drawn round the box would pass).
+        let ring = try GDImage.decodePNG(Data(contentsOf: URL(fileURLWithPath: try #require(report["focus_ring"] as? String))))
+        let pad = try #require(report["focus_pad"] as? Int)
+        let side = ring.width - 2 * pad, corner = side * 15 / 100
+        func isRingBlue(_ x: Int, _ y: Int) -> Bool {
+            let p = ring.pixel(x, y)
+            return p.b >= 200 && p.r <= 90 && (90...180).contains(p.g)
+        }
+        let leftOfTheDisc = (0..<(pad + side / 4)).filter { isRingBlue($0, ring.height / 2) }.count
+        var inCorners = 0
+        for (cx, cy) in [(pad, pad), (pad + side - corner, pad), (pad, pad + side - corner), (pad + side - corner, pad + side - corner)] {
+            for y in cy..<(cy + corner) { for x in cx..<(cx + corner) where isRingBlue(x, y) { inCorners += 1 } }
+        }
+        #expect(leftOfTheDisc >= 2 && leftOfTheDisc <= 10, "the focus ring beside the disc: \(leftOfTheDisc) px")
+        #expect(inCorners == 0, "the focus ring crosses the card's corners: \(inCorners) px")
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
         // The download is the badge the page showed then (restored now, the same file).
         #expect(report["download_name"] as? String == "promise-badge.png")

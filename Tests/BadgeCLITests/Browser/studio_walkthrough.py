@@ -15,6 +15,7 @@ from playwright.sync_api import sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 STEP_MS = 60_000
+FOCUS_PAD = 12
 
 
 def wait_until(page, expression, what=None, timeout_ms=STEP_MS):
@@ -91,6 +92,19 @@ def main():
         report["download"] = os.path.join(shots, "download.png")
         download.value.save_as(report["download"])
         report["download_name"] = download.value.suggested_filename
+
+        # The card reached with Tab, as a keyboard user reaches it: its focus ring, clipped with a
+        # margin of FOCUS_PAD px around the card, for the test to measure.
+        for _ in range(30):
+            if page.evaluate("document.activeElement.id") == "card":
+                break
+            page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "card", "Tab never reached the card"
+        box = page.locator("#card").bounding_box()
+        report["focus_ring"] = os.path.join(shots, "card-focus.png")
+        page.screenshot(path=report["focus_ring"], clip={"x": box["x"] - FOCUS_PAD, "y": box["y"] - FOCUS_PAD,
+                                                         "width": box["width"] + 2 * FOCUS_PAD, "height": box["height"] + 2 * FOCUS_PAD})
+        report["focus_pad"] = FOCUS_PAD
 
         # The card flips (Space on the focused card), with the spring's snap.
         page.focus("#card")
