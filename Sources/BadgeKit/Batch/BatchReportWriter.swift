@@ -14,7 +14,8 @@ import Foundation
 /// atomically and removes the journal.
 ///
 /// `record` is called from one task at a time; the journal's writes and syncs
-/// happen on a serial queue of the writer's own, never on a cooperative thread.
+/// happen in order on a thread of the writer's own ("badge.journal"), never
+/// on a cooperative thread or one of Dispatch's.
 package final class BatchReportWriter: @unchecked Sendable {
     package static let blockSize = 64 << 10
     package static let defaultCheckpointInterval = Duration.seconds(10)
@@ -26,7 +27,7 @@ package final class BatchReportWriter: @unchecked Sendable {
     package let journalName: String
     package let manifestName: String
     private let journal: Int32
-    private let queue = DispatchQueue(label: "badge.batch-journal")
+    private let journalThread = SerialThread(name: "badge.journal")
     private let interval: Duration
     private let clock = ContinuousClock()
     private var lastCheckpoint: ContinuousClock.Instant
@@ -36,7 +37,7 @@ package final class BatchReportWriter: @unchecked Sendable {
     /// Where each item's line starts in the journal (-1: not recorded yet), and its length.
     private var offsets: [Int]
     private var lengths: [Int32]
-    /// The journal's first write or sync error (set on `queue`).
+    /// The journal's first write or sync error (set on `journalThread`).
     private var journalError: BadgeError?
     private let encoder: JSONEncoder
     private var closed = false
@@ -91,12 +92,13 @@ package final class BatchReportWriter: @unchecked Sendable {
         }
     }
 
-    /// Hands the pending lines to the journal's queue (under `lock`).
+    /// Hands the pending lines to the journal's thread (under `lock`).
     private func flush(sync: Bool) {
+        if pending.isEmpty && !sync { return }
         let block = pending
         pending.removeAll(keepingCapacity: true)
         let journal = journal
-        queue.async { [self] in
+        journalThread.async { [self] in
             guard journalError == nil else { return }
             var code = block.withUnsafeBytes { BatchOutputDirectory.writeBytes(journal, $0) }
             if code == 0 && sync && fdatasync(journal) != 0 { code = errno }
@@ -115,7 +117,7 @@ package final class BatchReportWriter: @unchecked Sendable {
         lastCheckpoint = clock.now
         flush(sync: true)
         lock.unlock()
-        queue.sync {}
+        journalThread.waitUntilDone()
     }
 
     /// Writes `manifest.json` (or the shard's) from the journal, in manifest
@@ -124,7 +126,7 @@ package final class BatchReportWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         flush(sync: false)
-        queue.sync {}
+        journalThread.finish()
         if let journalError { throw journalError }
         let offsets = offsets
         let lengths = lengths
