@@ -165,7 +165,7 @@ public enum PNGEncoder {
             self.deflated = deflated
             self.adler = adler
             self.length = length
-            crc = deflated.withUnsafeBytes { crc32(0, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt($0.count)) }
+            crc = uLong(CRC32.checksum(deflated))
         }
     }
 

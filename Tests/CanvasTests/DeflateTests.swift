@@ -153,6 +153,25 @@ import Testing
         }
     }
 
+    /// The CRC-32 that PNG chunks are written and checked with (libdeflate's)
+    /// is zlib's, for any length, alignment and split of the bytes.
+    @Test func crc32IsZlibs() {
+        var random = SeededRandom.forTest("DeflateTests.crc32IsZlibs")
+        let noise = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let full = [UInt8](repeating: 255, count: 600_000)
+        let lengths = [0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 255, 256, 4097, 70_001, 490_348]
+        for bytes in [noise, full] {
+            for length in lengths {
+                let offset = Int.random(in: 0...999, using: &random)
+                let piece = Data(bytes[offset..<(offset + length)])
+                let split = Int.random(in: 0...length, using: &random)
+                let zlibs = bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress! + offset, uInt(length)) }
+                #expect(uLong(CRC32.checksum(piece)) == zlibs, "length \(length), offset \(offset), seed \(random.seed)")
+                #expect(uLong(CRC32.checksum(piece.prefix(split), piece.dropFirst(split))) == zlibs, "split at \(split) of \(length)")
+            }
+        }
+    }
+
     @Test func everyLevelAndFilterEncodesTheSamePixels() throws {
         let canvas = try Canvas(width: 1100, height: 1000)
         canvas.fill(.circle(center: Point(550, 500), radius: 480), with: .radial(
