@@ -284,10 +284,11 @@ struct CommandTests {
         #expect(!imported.contains("libcurl.so"))
     }
 
-    /// A libgd or libcurl the dynamic loader cannot use (here a file that is not
-    /// a shared object, found first on LD_LIBRARY_PATH: dlopen fails as it does for
-    /// a missing one) is an error that names the library and the Debian package to
-    /// install. The run fails cleanly and the current badge stays as it was.
+    /// A libgd, libcurl or libcrypto the dynamic loader cannot use (here a file
+    /// that is not a shared object, found first on LD_LIBRARY_PATH: dlopen fails
+    /// as it does for a missing one) is an error that names the library and the
+    /// Debian package to install. The run fails cleanly and the current badge
+    /// stays as it was.
     @Test func aLibraryThatCannotBeLoadedNamesThePackageToInstall() async throws {
         let s = try Sandbox()
         let kept = try await s.run(["generate", "--size", "64", "--seed", "1", "Keep this badge"])
@@ -295,7 +296,7 @@ struct CommandTests {
         let before = try #require(s.badge)
         let broken = s.root.appendingPathComponent("broken-libraries")
         try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
-        for name in ["libgd.so.3", "libcurl.so.4"] {
+        for name in ["libgd.so.3", "libcurl.so.4", "libcrypto.so.3"] {
             try Data("not a shared object\n".utf8).write(to: broken.appendingPathComponent(name))
         }
         let environment = ["LD_LIBRARY_PATH": broken.path, "BADGE_E2E_KEY": "sk-test-not-a-real-key"]
@@ -320,7 +321,17 @@ struct CommandTests {
         #expect(!remote.stderr.contains("HTTP "), "a request went out: \(remote.stderr)")
         #expect(s.badge == before, "the current badge changed")
 
-        // The procedural badge needs neither, so it still works with both broken.
+        // A reproducible badge's id is a SHA-256 of its picture: libcrypto's.
+        var reproducible = environment
+        reproducible["SOURCE_DATE_EPOCH"] = "1700000000"
+        let hashed = try await s.run(["generate", "--size", "64", "--seed", "3", "A reproducible badge"], extraEnvironment: reproducible)
+        #expect(hashed.status == 1)
+        #expect(hashed.stderr.contains("badge cannot compute SHA-256"), "\(hashed.stderr)")
+        #expect(hashed.stderr.contains("libcrypto.so.3"), "the loader's reason names the file: \(hashed.stderr)")
+        #expect(hashed.stderr.contains("apt-get install libssl3"), "\(hashed.stderr)")
+        #expect(s.badge == before, "the current badge changed")
+
+        // The procedural badge needs none of them, so it still works with all three broken.
         let procedural = try await s.run(["generate", "--size", "64", "--seed", "2", "--output", s.root.appendingPathComponent("p.png").path,
                                           "Still drawn"], extraEnvironment: environment)
         #expect(procedural.status == 0, "\(procedural.stderr)")
