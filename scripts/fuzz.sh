@@ -53,11 +53,12 @@ build() {
   shift 2
   if stale "$name" "$@"; then
     echo "fuzz: compiling $out/$name-fuzzer" >&2
-    # -I Sources/CZlib: PNG's CRC is zlib's, through the CZlib system module;
+    # -I Sources/CLibdeflate: PNG's CRC-32 is libdeflate's, through the
+    # CLibdeflate system module;
     # -package-name: BadgeKit has package-level symbols. lld links the
     # sanitizers' runtime without gold's hundreds of "cannot export" warnings.
     (cd "$root" && "$swiftc" -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -module-name "$module" -package-name badge \
-       -I Sources/CZlib "$@" -o "$out/$name-fuzzer")
+       -I Sources/CLibdeflate "$@" -o "$out/$name-fuzzer")
   fi
 }
 
