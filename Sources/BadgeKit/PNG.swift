@@ -241,7 +241,7 @@ public enum CRC32 {
         update(0, a)
     }
 
-    /// zlib's running CRC is the finished one of the bytes so far: it goes on from there.
+    /// A running CRC-32 (libdeflate's, as zlib's) is the finished one of the bytes so far: it goes on from there.
     private static func update<D: DataProtocol>(_ start: UInt32, _ data: D) -> UInt32 {
         var crc = start
         for region in data.regions {

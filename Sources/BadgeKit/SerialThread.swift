@@ -2,8 +2,8 @@ import Foundation
 
 /// One thread of badge's own that runs the work handed to it one piece after
 /// another, in the order handed: for blocking work that must keep its order
-/// (a batch journal's writes and syncs) and must hold up neither Swift's
-/// cooperative threads nor Dispatch's, which those threads are on Linux.
+/// (a batch journal's writes and syncs) and must hold up none of Dispatch's
+/// threads, which on Linux are Swift's cooperative threads too.
 ///
 /// The thread starts with the first piece of work and ends with `finish()`
 /// (or when the last reference goes), after what was handed before it.
