@@ -402,10 +402,12 @@ struct BadgeArt {
     /// looked for only when the caption is not wholly in the caption font.
     static func captionWarning(_ words: String, drawn: TextImage?) -> String? {
         guard !words.isEmpty else { return nil }
+        // The caption font has every ASCII letter: a caption of them that was drawn needs no font opened.
+        let simple = words.unicodeScalars.allSatisfy { $0.isASCII }
+        if simple && drawn != nil { return nil }
         guard let face = try? Font.caption().open() else {
             return "the caption was not drawn: no caption font (DejaVu Sans Bold); install it: apt-get install fonts-dejavu-core fontconfig"
         }
-        let simple = words.unicodeScalars.allSatisfy { $0.isASCII }
         let missing = simple ? [] : FontStack(primary: face).missing(in: words)
         guard !missing.isEmpty || drawn == nil else { return nil }
         if missing.isEmpty {
