@@ -74,8 +74,10 @@ extension Pipeline {
         for (key, value) in image.extra { finished[key] = "\(value)" }
         log.debug("backend finished", metadata: finished)
         // A backend's "warning" note is for the user: what it could not do, and what to install.
+        // The backend leads the line, as the configuration's warnings do: a note that ends in an
+        // option ("give a shorter one with --caption") is not followed by a key=value.
         if let warning = image.extra["warning"] {
-            log.warning("\(OutsideText.printable(warning, keepingNewlines: false))", metadata: ["backend": "\(backend.name)"])
+            log.warning("backend \"\(OutsideText.printable(backend.name, keepingNewlines: false))\": \(OutsideText.printable(warning, keepingNewlines: false))")
         }
         try Task.checkCancellation()
         guard workspace.contains(image.file) else {

@@ -38,6 +38,22 @@ struct CaptionFontTests {
         #expect(result.stderr.contains("drawn without some of its letters") && result.stderr.contains("U+4E2D"), "\(result.stderr)")
     }
 
+    /// A caption whose shortest form is wider than a small badge at a legible size is left out,
+    /// and the warning says so on a line of its own that ends with the option to use.
+    @Test func aCaptionTooLongForTheBadgeIsLeftOutAndTheWarningSaysWhatToDo() async throws {
+        let s = try Sandbox()
+        let file = s.root.appendingPathComponent("small.png")
+        let result = try await s.run(["generate", "--size", "96", "--seed", "1", "--output", file.path,
+                                      "--caption", "Pneumonoultramicroscopicsilicovolcanoconiosis", "A long word"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warning = "the caption was not drawn: even its shortest form does not fit the badge at a legible size; give a shorter one with --caption"
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("badge: warning: backend \"procedural\": " + warning), "\(result.stderr)")
+        let metadata = try #require(try BadgeMetadata.read(from: file))
+        #expect(metadata.extra["warning"] == warning)
+        #expect(metadata.extra["caption-drawn"] == nil)
+    }
+
     @Test func withTheFontsInstalledNothingIsMissing() async throws {
         let s = try Sandbox()
         let result = try await s.run(["generate", "学习中文", "--size", "256", "--seed", "1", "--json"])
