@@ -77,6 +77,37 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
         return hash.finalize().prefix(8).map { hexDigits(UInt64($0), count: 2) }.joined()
     }
 
+    // MARK: - What the badge shows, as every front describes it
+
+    /// What the badge stands for: the purpose of a `badge prompt` line (the
+    /// `promise` note), else the prompt.
+    package var promise: String { extra["promise"] ?? prompt }
+
+    /// The caption drawn on the badge, when the backend says (the procedural
+    /// backend's `caption-drawn` note).
+    package var captionDrawn: String? { extra["caption-drawn"] }
+
+    /// Who chose the style a badge was drawn in.
+    package enum StyleSource: String, Sendable {
+        /// The request: `--style`, a batch job, the configuration's default, the studio's choice.
+        case request
+        /// The prompt's words ("flat style").
+        case prompt
+        /// The backend's own default.
+        case `default`
+    }
+
+    /// The style a badge was drawn in and who chose it: the one asked for,
+    /// else the one the procedural backend reports in its `style` note
+    /// ("flat (from the prompt)", "medal"). Nil for a backend without styles.
+    package var styleDrawn: (name: String, source: StyleSource)? {
+        if let style { return (style, .request) }
+        guard backendType == "procedural", let drawn = extra["style"], !drawn.isEmpty else { return nil }
+        let fromPrompt = " (from the prompt)"
+        if drawn.hasSuffix(fromPrompt) { return (String(drawn.dropLast(fromPrompt.count)), .prompt) }
+        return (drawn, .default)
+    }
+
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }
 
     /// The commitment date as RFC 3339 with the offset of its own time zone.

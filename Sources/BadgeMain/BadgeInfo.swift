@@ -37,12 +37,14 @@ struct BadgeInfo: Encodable {
         id = m.id
         self.path = path.path
         prompt = m.prompt
-        promise = m.extra["promise"] ?? m.prompt
-        caption = m.extra["caption-drawn"]
+        promise = m.promise
+        caption = m.captionDrawn
         backend = m.backend
         backendType = m.backendType
         model = m.model
-        (style, styleSource) = Self.styleDrawn(m)
+        let drawn = m.styleDrawn
+        style = drawn?.name
+        styleSource = drawn?.source.rawValue
         size = m.size
         // An imported picture was not drawn from a seed: it has none to show.
         seed = m.backendType == "import" ? nil : m.seed.map(LosslessUInt64.init)
@@ -69,16 +71,6 @@ struct BadgeInfo: Encodable {
             return "\(backend) (\(model.dropFirst(type.count + 2).dropLast()))"
         }
         return model == type ? backend : "\(backend) (\(model))"
-    }
-
-    /// The style a badge was drawn in and who chose it: the one asked for, else
-    /// the one the procedural backend reports ("flat (from the prompt)", "medal").
-    static func styleDrawn(_ m: BadgeMetadata) -> (String?, String?) {
-        if let style = m.style { return (style, "request") }
-        guard m.backendType == "procedural", let drawn = m.extra["style"], !drawn.isEmpty else { return (nil, nil) }
-        let fromPrompt = " (from the prompt)"
-        if drawn.hasSuffix(fromPrompt) { return (String(drawn.dropLast(fromPrompt.count)), "prompt") }
-        return (drawn, "default")
     }
 
     /// "Nov 22, 2026, 14:03" in the user's locale and `zone`: the day and the time, for listings.

@@ -302,7 +302,7 @@ struct CandidateGrid: Equatable {
         var line = ""
         for (index, candidate) in candidates.enumerated() {
             guard let made = candidate.made else { continue }
-            let caption = made.metadata.extra["caption-drawn"] ?? made.metadata.extra["promise"] ?? made.metadata.prompt
+            let caption = made.metadata.captionDrawn ?? made.metadata.promise
             let text = Self.clip(OutsideText.printable(caption, keepingNewlines: false), to: width)
             guard !text.isEmpty else { continue }
             line += "\u{1B}[\(index * (width + gap) + 1 + max(0, width - text.count) / 2)G" + text

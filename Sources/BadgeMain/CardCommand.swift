@@ -143,7 +143,7 @@ struct CardHTMLCommand: AsyncParsableCommand {
         let target = folder.appendingPathComponent(CardPage.fileName)
         let html = try await BlockingExecutor.run {
             let back = try BackFace.png(forBadge: badge.png, metadata: badge.metadata, locale: UserLocale.current, limits: badge.limits, source: badge.path)
-            return CardPage(front: badge.png, back: back, promise: badge.metadata.extra["promise"] ?? badge.metadata.prompt, date: badge.longDate).html
+            return CardPage(front: badge.png, back: back, promise: badge.metadata.promise, date: badge.longDate).html
         }
         try await BlockingExecutor.run {
             var info = stat()

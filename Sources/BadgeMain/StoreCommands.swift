@@ -76,7 +76,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let zone = TimeZone(identifier: m.timeZone) ?? .current
             rows.append([m.id, "replaced " + (entry.replacedAt.map { BadgeInfo.dayAndTime($0, in: .current) } ?? "-"),
                          "committed " + BadgeInfo.dayAndTime(m.commitmentDate, in: zone), m.backend,
-                         (m.extra["promise"] ?? m.prompt) + (m.extra["caption-drawn"].map { " (\($0))" } ?? "")])
+                         m.promise + (m.captionDrawn.map { " (\($0))" } ?? "")])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

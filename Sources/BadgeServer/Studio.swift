@@ -86,15 +86,15 @@ package final class Studio: Sendable {
         init(_ badge: StoredBadge, image: String) {
             let metadata = badge.metadata
             id = metadata.id
-            promise = metadata.extra["promise"] ?? metadata.prompt
+            promise = metadata.promise
             prompt = metadata.prompt
             commitmentDate = metadata.commitmentDateString
             timeZone = metadata.timeZone
-            style = metadata.style ?? metadata.extra["style"]
+            style = metadata.styleDrawn?.name
             backend = metadata.backend
             seed = metadata.seed.map(String.init)
             size = metadata.size
-            caption = metadata.extra["caption"]
+            caption = metadata.captionDrawn
             replacedAt = badge.replacedAt.map { ISO8601DateFormatter().string(from: $0) }
             self.image = image
         }

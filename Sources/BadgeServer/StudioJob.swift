@@ -101,7 +101,7 @@ package final class StudioJob: Sendable, CandidateProgress {
             state.withLock { $0.made[candidate.number] = made }
             send("candidate", CandidateEvent(
                 number: candidate.number, status: "ready", seconds: elapsed,
-                image: "/api/jobs/\(id)/candidates/\(candidate.number).png", style: made.metadata.style ?? made.metadata.extra["style"],
+                image: "/api/jobs/\(id)/candidates/\(candidate.number).png", style: made.metadata.styleDrawn?.name,
                 seed: made.metadata.seed.map(String.init), backend: made.metadata.backend,
                 fallbackFrom: made.metadata.extra["fallback-from"].map { OutsideText.printable($0, keepingNewlines: false) }))
         case let .failure(error):

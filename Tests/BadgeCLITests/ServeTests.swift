@@ -300,6 +300,25 @@ import Glibc
         #expect(badStyle.status == 400 && (badStyle.error?["message"] as? String)?.contains("no style \"glitter\"") == true)
     }
 
+    /// The studio describes the current badge as `badge show --json` does: the
+    /// caption drawn on it, and the style's name (here the prompt's "flat"),
+    /// which a request may give back as a style.
+    @Test func theStudioDescribesTheBadgeAsShowDoes() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "128", "--seed", "3", "Run a flat marathon"]).status == 0)
+        let show = try await s.run(["show", "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any], "\(show.stdout)")
+        #expect(shown["style"] as? String == "flat" && shown["styleSource"] as? String == "prompt", "\(shown)")
+        #expect(shown["caption"] as? String == "RUN A FLAT MARATHON", "\(shown)")
+        let served = try await Served.start(s)
+        defer { served.end() }
+        let state = try await served.studio("GET", "/api/state")
+        let badge = try #require(state.json?["badge"] as? [String: Any], "\(state.text)")
+        for key in ["id", "promise", "prompt", "caption", "style", "seed", "commitmentDate", "timeZone"] {
+            #expect(badge[key] as? String == shown[key] as? String, "\(key): studio \(badge[key] ?? "none"), show \(shown[key] ?? "none")")
+        }
+    }
+
     /// The four steps of `badge prompt` as fields: the line they compose is the
     /// prompt drawn, and the purpose is the promise recorded.
     @Test func theComposedStepsBecomeThePromptAndThePurposeThePromise() async throws {
