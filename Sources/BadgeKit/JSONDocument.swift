@@ -257,21 +257,44 @@ package struct JSONParser {
         case UInt8(ascii: "'"):
             throw fail("strings must use double quotes (\"), not single quotes")
         default:
+            if let word = bareWord() { throw bareWordFailure(word) }
             throw fail("unexpected \(describe(bytes[index])) where a value was expected")
         }
     }
 
     private mutating func expectWord(_ word: String) throws {
-        let start = here
-        for expected in word.utf8 {
-            guard index < bytes.count, bytes[index] == expected else {
-                throw fail("invalid literal; expected '\(word)'", at: start)
-            }
-            index += 1
+        let found = bareWord() ?? ""
+        guard found == word else { throw bareWordFailure(found, near: word) }
+        index += word.utf8.count
+    }
+
+    /// The letters, digits and underscores from here on: a word written
+    /// where a value was expected (`nul`, `True`, `yes`). Only those bytes,
+    /// so it prints as it is; at most 40 of them.
+    private func bareWord() -> String? {
+        var end = index
+        while end < bytes.count, isIdentifierByte(bytes[end]) { end += 1 }
+        guard end > index else { return nil }
+        let word = String(decoding: bytes[index..<min(end, index + 40)], as: UTF8.self)
+        return end - index > 40 ? word + "…" : word
+    }
+
+    /// What is wrong with `word` where a value was expected: a misspelt
+    /// `true`, `false` or `null` (`near` is the one its first letter began),
+    /// one in capitals, another language's null, or text without its quotes.
+    private func bareWordFailure(_ word: String, near literal: String? = nil) -> BadgeError {
+        let lower = word.lowercased()
+        if ["true", "false", "null"].contains(lower) {
+            return fail("'\(word)' is not JSON; it is written in lower case: \(lower)")
         }
-        if index < bytes.count, isIdentifierByte(bytes[index]) {
-            throw fail("invalid literal; expected '\(word)'", at: start)
+        if ["none", "nil", "undefined"].contains(lower) {
+            return fail("'\(word)' is not JSON; no value is written null")
         }
+        if let literal, literal.hasPrefix(word) || word.hasPrefix(literal) {
+            return fail("invalid literal '\(word)'; expected '\(literal)'")
+        }
+        return fail("unexpected '\(word)' where a value was expected",
+                    hint: "text is written in double quotes: \"\(word)\"")
     }
 
     private func isIdentifierByte(_ b: UInt8) -> Bool {
