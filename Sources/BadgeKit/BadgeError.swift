@@ -73,7 +73,7 @@ public struct BadgeError: Error, Sendable, Equatable, CustomStringConvertible {
         self.hint = hint
     }
 
-    /// `path:line:column: [backend] key: message: cause` and, on the next line, the hint.
+    /// `path:line:column: [backend] key: message: cause` and, on the next lines, the hint.
     public var description: String {
         var head = ""
         if let path {
@@ -87,7 +87,8 @@ public struct BadgeError: Error, Sendable, Equatable, CustomStringConvertible {
         if let keyPath, !keyPath.isEmpty { head += "\(keyPath): " }
         head += message
         if let cause, !cause.isEmpty { head += ": \(cause)" }
-        if let hint, !hint.isEmpty { head += "\n  hint: \(hint)" }
+        // A hint of several lines keeps them under its first.
+        if let hint, !hint.isEmpty { head += "\n  hint: " + hint.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ") }
         return head
     }
 

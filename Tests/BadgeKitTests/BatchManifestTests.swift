@@ -93,6 +93,41 @@ struct BatchManifestTests {
         #expect(quote.message.contains("never closed") && quote.location?.line == 2)
     }
 
+    /// One run names every wrong job: the first in full, and in its hint how
+    /// many more there are and where the first five of them are.
+    @Test func everyWrongJobIsNamedInOneRun() throws {
+        let lines = """
+            {"prompt": "a", "size": 128}
+            {"prompt": 5}
+            {"prompt": "b"}
+            {"prompt": "c", "size": 12}
+            not json
+            """
+        let first = try #require(error(lines, .jsonLines))
+        #expect(first.location?.line == 2 && first.keyPath == "prompt" && first.message == "expected a string, found a number", "\(first)")
+        #expect(first.hint == "2 more jobs are wrong: line 4, column 25: size: 12 is out of range; line 5, column 1: unexpected 'not' where a value was expected",
+                "\(first)")
+
+        let csv = try #require(error("name,prompt,size\na,Run,12\nb,Read,big\nc,Write,128\n", .csv))
+        #expect(csv.location?.line == 2 && csv.location?.column == 7, "\(csv)")
+        #expect(csv.description == """
+            jobs:2:7: size: 12 is out of range
+              hint: use a value from 64 to 4096
+              1 more job is wrong: line 3, column 8: size must be a whole number, not "big"
+            """, "\(csv)")
+
+        let many = "[" + (0..<9).map { "{\"prompt\": \"p\($0)\", \"size\": 5}" }.joined(separator: ",\n") + "]"
+        let most = try #require(error(many, .json))
+        #expect(most.location?.line == 1 && most.keyPath == "[0].size", "\(most)")
+        let hint = try #require(most.hint)
+        #expect(hint.hasPrefix("use a value from 64 to 4096\n8 more jobs are wrong: line 2, column 26: [1].size: 5 is out of range; "), "\(hint)")
+        #expect(hint.components(separatedBy: "is out of range").count == 6 && hint.hasSuffix("line 6, column 26: [5].size: 5 is out of range; …"),
+                "\(hint)")
+
+        let one = try #require(error("{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"size\": 12}\n", .jsonLines))
+        #expect(one.hint == "use a value from 64 to 4096", "\(one)")
+    }
+
     @Test func hostileNamesAreRefusedBeforeAnythingRuns() throws {
         for name in ["../x", "/abs", "a/b", "x\u{0}y", ".hidden", "-rf", "", "é", "a b", String(repeating: "a", count: 101)] {
             let text = "[{\"name\": \(JSONWriter.quote(name)), \"prompt\": \"x\"}]"

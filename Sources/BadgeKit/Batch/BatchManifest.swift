@@ -80,12 +80,62 @@ package struct BatchManifest: Sendable {
 
     /// The jobs of a JSON array (a manifest's, or the config's `batch.jobs`).
     package static func jobs(in list: ConfigValue, baseDirectory: URL) throws -> [BatchJob] {
-        try list.array().map { try BatchJob.read(try $0.object(), baseDirectory: baseDirectory) }
+        var jobs: [BatchJob] = []
+        var mistakes = Mistakes()
+        for item in try list.array() {
+            if let job = try mistakes.job({ try BatchJob.read(try item.object(), baseDirectory: baseDirectory) }) { jobs.append(job) }
+        }
+        try mistakes.check()
+        return jobs
+    }
+
+    /// The wrong jobs of a manifest. Reading goes on past a job that is
+    /// wrong, so one run names them all: the first in full, and in its hint
+    /// how many more there are and where the first few of those are.
+    struct Mistakes {
+        private var first: BadgeError?
+        private var more: [BadgeError] = []
+        private var count = 0
+        /// The jobs named in the hint besides the first.
+        static let listed = 5
+
+        /// `read`'s job, or nil when it is wrong (noted).
+        mutating func job<T>(_ read: () throws -> T) throws -> T? {
+            do {
+                return try read()
+            } catch let error as BadgeError {
+                note(error)
+                return nil
+            }
+        }
+
+        mutating func note(_ error: BadgeError) {
+            count += 1
+            if first == nil { first = error } else if more.count < Self.listed { more.append(error) }
+        }
+
+        /// Throws the first mistake, with the others in its hint.
+        func check() throws {
+            guard var error = first else { return }
+            if count > 1 {
+                let others = count - 1
+                var also = "\(others) more job\(others == 1 ? " is" : "s are") wrong: "
+                also += more.map { mistake in
+                    let at = mistake.location.map { "line \($0.line), column \($0.column): " } ?? ""
+                    let key = mistake.keyPath.map { $0.isEmpty ? "" : "\($0): " } ?? ""
+                    return at + key + mistake.message
+                }.joined(separator: "; ")
+                if others > more.count { also += "; …" }
+                error.hint = [error.hint, also].compactMap { $0 }.joined(separator: "\n")
+            }
+            throw error
+        }
     }
 
     /// One JSON object per line; blank lines are skipped. Errors name the line.
     static func parseJSONLines(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
         var jobs: [BatchJob] = []
+        var mistakes = Mistakes()
         var lineNumber = 0
         var lineOffset = 0
         var values = 0
@@ -100,12 +150,16 @@ package struct BatchManifest: Sendable {
                 if let at = error.location {
                     error.location = SourceLocation(line: lineNumber, column: at.column, offset: lineOffset + at.offset)
                 }
-                throw error
+                // Past the file's limit of values, every line after would say so too.
+                if values > JSONParser.maxNodes { throw error }
+                mistakes.note(error)
+                continue
             }
             let shifted = shift(node, toLine: lineNumber, offset: lineOffset)
             let value = ConfigValue(node: shifted, keyPath: "", file: file)
-            jobs.append(try BatchJob.read(try value.object(), baseDirectory: baseDirectory))
+            if let job = try mistakes.job({ try BatchJob.read(try value.object(), baseDirectory: baseDirectory) }) { jobs.append(job) }
         }
+        try mistakes.check()
         return jobs
     }
 
@@ -148,7 +202,15 @@ package struct BatchManifest: Sendable {
                              location: table.header.first?.location, hint: "the first row names the columns, e.g. name,prompt,style")
         }
         let at = SourceLocation(line: 1, column: 1, offset: 0)
-        return try table.rows.map { row in
+        var jobs: [BatchJob] = []
+        var mistakes = Mistakes()
+        for row in table.rows {
+            if let job = try mistakes.job({ try csvJob(row) }) { jobs.append(job) }
+        }
+        try mistakes.check()
+        return jobs
+
+        func csvJob(_ row: [CSVTable.Cell]) throws -> BatchJob {
             // Each row becomes the JSON object it stands for, so one reader checks every format alike.
             var members: [JSONMember] = []
             var options: [JSONMember] = []
