@@ -379,14 +379,16 @@ struct CommandTests {
         #expect(try json(refused.stdout)["matches"] as? Bool == false)
     }
 
+    /// The log's metadata is logfmt: a value with spaces is quoted, so each ends where it seems to.
     @Test func verboseSaysWhichWordsChoseTheMotifPaletteAndStyle() async throws {
         let s = try Sandbox()
         let preview = s.root.appendingPathComponent("verbose.png").path
         let result = try await s.run(["generate", "--verbose", "--size", "128", "--seed", "1", "--output", preview, "Run at sunrise, coral flat"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("motif=runner <- run"), "\(result.stderr)")
-        #expect(result.stderr.contains("palette=coral"), "\(result.stderr)")
-        #expect(result.stderr.contains("style=flat (from the prompt)"), "\(result.stderr)")
+        #expect(result.stderr.contains(" motif=\"runner <- run\" "), "\(result.stderr)")
+        #expect(result.stderr.contains(" palette=\"coral, "), "\(result.stderr)")
+        #expect(result.stderr.contains(" style=\"flat (from the prompt)\""), "\(result.stderr)")
+        #expect(result.stderr.contains(" caption-drawn=\"RUN AT SUNRISE\" "), "\(result.stderr)")
     }
 
     @Test func promptComposesALineThatGenerateDrawsStageByStage() async throws {
