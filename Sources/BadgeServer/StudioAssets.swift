@@ -317,7 +317,8 @@ enum StudioAssets {
             const chosen = backends && backends.find((b) => b.name === $('backend').value);
             const missing = (backends || []).filter((b) => !b.available).map((b) => b.name + ': ' + b.reason + (b.hint ? ' (' + b.hint + ')' : ''));
             const lines = [];
-            if (chosen) lines.push(chosen.name + ' (' + chosen.type + ') is ready.');
+            // "procedural is ready.", "photos (import) is ready.": the type when the name is not it.
+            if (chosen) lines.push(chosen.name + (chosen.name === chosen.type ? '' : ' (' + chosen.type + ')') + ' is ready.');
             if (missing.length) lines.push('Unavailable: ' + missing.join('; '));
             say('backend-note', lines.join(' '));
             const style = $('style');

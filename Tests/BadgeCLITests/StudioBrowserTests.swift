@@ -53,6 +53,7 @@ import Testing
         #expect(Set(backends.map { $0[0] as? String ?? "" }) == ["procedural", "import", "hang", "openai"])
         let openai = try #require(backends.first { $0[0] as? String == "openai" })
         #expect(openai[1] as? Bool == true && (openai[2] as? String)?.contains("unavailable") == true, "\(openai)")
+        #expect((report["backend_note"] as? String)?.hasPrefix("procedural is ready. Unavailable: ") == true, "\(report["backend_note"] ?? "")")
         #expect((report["backend_note"] as? String)?.contains("openai: the environment variable BADGE_E2E_NO_SUCH_KEY is not set") == true,
                 "\(report["backend_note"] ?? "")")
         #expect(report["reduced_motion_animating"] as? Bool == false && report["reduced_motion_face"] as? String == "back")
