@@ -221,9 +221,15 @@ struct BatchCommand: AsyncParsableCommand {
         return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory))
     }
 
+    /// A run's time as the summary gives it: "0.04 s" (a few small badges
+    /// take less than a tenth), "3.27 s", "41.3 s".
+    static func duration(_ seconds: Double) -> String {
+        String(format: seconds < 10 ? "%.2f s" : "%.1f s", seconds)
+    }
+
     private func summary(_ s: BatchReport.Summary, seconds: Double, shard: BatchShard?, output: String, failures: [BatchResult],
                          reportPath: String) -> String {
-        var text = "Made \(s.made) badge\(s.made == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
+        var text = "Made \(s.made) badge\(s.made == 1 ? "" : "s") in \(Self.duration(seconds))"
         if s.upToDate > 0 { text += "; \(s.upToDate) already up to date" }
         if s.failed > 0 { text += "; \(s.failed) failed" }
         if s.cancelled > 0 { text += "; \(s.cancelled) not finished" }
