@@ -97,9 +97,9 @@ package struct JSONParser {
     /// values it holds to `used` (JSON Lines share one budget across lines).
     package static func parse(_ data: Data, file: String?, maxNodes: Int, used: inout Int) throws -> JSONNode {
         var parser = JSONParser(bytes: [UInt8](data), file: file, nodeLimit: maxNodes - used)
-        let node = try parser.parseDocument()
-        used += parser.nodes
-        return node
+        // What was parsed counts, a document that fails included: past the limit, `used` is too.
+        defer { used += parser.nodes }
+        return try parser.parseDocument()
     }
 
     package static func parse(_ text: String, file: String? = nil) throws -> JSONNode {

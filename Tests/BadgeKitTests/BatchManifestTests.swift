@@ -291,7 +291,10 @@ struct ManifestBudgetTests {
             let array = Data("[".utf8) + Data(String(repeating: "0,", count: JSONParser.maxNodes + 5).utf8) + Data("0]".utf8)
             let line = Data(String(repeating: "0,", count: JSONParser.maxNodes + 5).utf8)
             let oneLine = Data("{\"prompt\": [".utf8) + line + Data("0]}\n".utf8)
-            return [(array, BatchManifest.Format.json, "jobs.json"), (oneLine, .jsonLines, "jobs.jsonl")].map { data, format, file in
+            // The reading stops there: the lines after it are not read, right or wrong.
+            let andMore = oneLine + Data("{\"prompt\": \"a\"}\n{\"prompt\": 5}\n".utf8)
+            return [(array, BatchManifest.Format.json, "jobs.json"), (oneLine, .jsonLines, "jobs.jsonl"), (andMore, .jsonLines, "jobs.jsonl")]
+                .map { data, format, file in
                 do {
                     _ = try BatchManifest.parse(data, file: file, format: format, baseDirectory: Self.base)
                     return nil
@@ -303,6 +306,7 @@ struct ManifestBudgetTests {
         for error in errors {
             #expect(error?.message == "the file holds more than 1000000 JSON values; badge reads no more", "\(String(describing: error))")
             #expect(error?.location?.line == 1)
+            #expect(error?.hint == "split it (a batch manifest can also run in shards: --shard K/N)", "\(String(describing: error))")
         }
     }
 
