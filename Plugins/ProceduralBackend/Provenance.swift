@@ -12,7 +12,9 @@ package enum Provenance {
         package var prompt: String
         /// A string of digits in JSON (LosslessUInt64).
         package var seed: LosslessUInt64
+        /// The style drawn, and who chose it ("request", "prompt", "default"), as `badge show` has them.
         package var style: String
+        package var styleSource: BadgeMetadata.StyleSource
         package var size: Int
         package var artEngine: String
     }
@@ -62,11 +64,12 @@ package enum Provenance {
         let limits = ImageLimits.default.admittingDrawing(side: request.size)
         let data = try readBadge(file, path: url.path, limit: limits.maxFileBytes)
         let art = BadgeArt(request: request, caption: generator.caption, compression: 1)
-        let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, String) in
+        let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, (name: String, source: BadgeMetadata.StyleSource)) in
             let original = try GDImage.decodePNG(data, limits: limits, source: url.path)
             let rendered = try art.render()
-            // The style drawn: the one asked for, else the one the prompt's words chose ("tile (from the prompt)").
-            let style = metadata.style ?? rendered.notes["style"] ?? BadgeArt.Style.medal.rawValue
+            // The style drawn, as the badge's metadata says, else as the fresh rendering's note says.
+            let style = metadata.styleDrawn ?? BadgeMetadata.styleDrawn(asked: nil, note: rendered.notes["style"])
+                ?? (BadgeArt.Style.medal.rawValue, .default)
             let fresh = try GDImage.decodePNG(rendered.png, limits: limits)
             guard original.width == fresh.width, original.height == fresh.height else { return (original.width * original.height, style) }
             var count = 0
@@ -74,7 +77,8 @@ package enum Provenance {
             return (count, style)
         }
         return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
-                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: style, size: metadata.size,
+                      prompt: metadata.prompt, seed: LosslessUInt64(seed), style: style.name,
+                      styleSource: style.source, size: metadata.size,
                       artEngine: model)
     }
 

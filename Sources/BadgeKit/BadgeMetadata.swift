@@ -88,24 +88,38 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     package var captionDrawn: String? { extra["caption-drawn"] }
 
     /// Who chose the style a badge was drawn in.
-    package enum StyleSource: String, Sendable {
+    package enum StyleSource: String, Sendable, Encodable {
         /// The request: `--style`, a batch job, the configuration's default, the studio's choice.
         case request
         /// The prompt's words ("flat style").
         case prompt
         /// The backend's own default.
         case `default`
+
+        /// What follows the style's name where it is shown: "medal (the default)".
+        package var shown: String {
+            switch self {
+            case .request: ""
+            case .prompt: " (from the prompt)"
+            case .default: " (the default)"
+            }
+        }
     }
 
     /// The style a badge was drawn in and who chose it: the one asked for,
     /// else the one the procedural backend reports in its `style` note
     /// ("flat (from the prompt)", "medal"). Nil for a backend without styles.
     package var styleDrawn: (name: String, source: StyleSource)? {
-        if let style { return (style, .request) }
-        guard backendType == "procedural", let drawn = extra["style"], !drawn.isEmpty else { return nil }
+        backendType == "procedural" ? Self.styleDrawn(asked: style, note: extra["style"]) : style.map { ($0, .request) }
+    }
+
+    /// The style asked for, else the one a procedural `style` note names.
+    package static func styleDrawn(asked: String?, note: String?) -> (name: String, source: StyleSource)? {
+        if let asked { return (asked, .request) }
+        guard let note, !note.isEmpty else { return nil }
         let fromPrompt = " (from the prompt)"
-        if drawn.hasSuffix(fromPrompt) { return (String(drawn.dropLast(fromPrompt.count)), .prompt) }
-        return (drawn, .default)
+        if note.hasSuffix(fromPrompt) { return (String(note.dropLast(fromPrompt.count)), .prompt) }
+        return (note, .default)
     }
 
     var zone: TimeZone { TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)! }

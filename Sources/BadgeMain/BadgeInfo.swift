@@ -92,7 +92,7 @@ struct BadgeInfo: Encodable {
             ("Backend", Self.backendText(backend: backend, type: backendType, model: model)),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),
-            ("Style", style.map { $0 + (styleSource == "prompt" ? " (from the prompt)" : styleSource == "default" ? " (the default)" : "") }),
+            ("Style", style.map { $0 + (styleSource.flatMap(BadgeMetadata.StyleSource.init)?.shown ?? "") }),
             ("Size", "\(size)×\(size)"),
             ("Seed", seed?.description),
             ("Id", id),

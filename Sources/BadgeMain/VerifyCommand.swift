@@ -29,7 +29,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if json {
             try Terminal.json(report)
         } else if report.matches {
-            Terminal.out("verified: every pixel matches a fresh rendering (\(report.artEngine), seed \(report.seed), \(report.style), \(report.size) px)")
+            Terminal.out("verified: every pixel matches a fresh rendering (\(report.artEngine), seed \(report.seed), \(report.style)\(report.styleSource.shown), \(report.size) px)")
         } else {
             Terminal.out("NOT verified: \(report.differingPixels) of \(report.pixels) pixels differ from a fresh rendering of \"\(report.prompt)\" (seed \(report.seed))")
         }

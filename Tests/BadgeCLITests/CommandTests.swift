@@ -353,13 +353,23 @@ struct CommandTests {
         #expect(s.badge == nil)
     }
 
-    /// A style the prompt's words chose is not recorded as asked for; verify names the one drawn.
+    /// A style the prompt's words chose is not recorded as asked for; verify
+    /// names the one drawn, and its JSON says it as `show --json` does.
     @Test func verifyNamesTheStyleThePromptChose() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "Read more books, edge-to-edge"]).status == 0)
         let verified = try await s.run(["verify"])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains("seed 4, tile (from the prompt), 128 px"), "\(verified.stdout)")
+        let report = try json(try await s.run(["verify", "--json"]).stdout)
+        let shown = try json(try await s.run(["show", "--json"]).stdout)
+        #expect(report["style"] as? String == "tile" && report["styleSource"] as? String == "prompt", "\(report)")
+        #expect(shown["style"] as? String == "tile" && shown["styleSource"] as? String == "prompt", "\(shown)")
+
+        #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "Read more books"]).status == 0)
+        let medal = try json(try await s.run(["verify", "--json"]).stdout)
+        #expect(medal["style"] as? String == "medal" && medal["styleSource"] as? String == "default", "\(medal)")
+        #expect(try await s.run(["verify"]).stdout.contains("seed 4, medal (the default), 128 px"))
     }
 
     @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() async throws {
