@@ -16,6 +16,10 @@ package struct ProceduralGenerator: BadgeGenerator {
 
     package var styles: [String]? { Self.styles }
 
+    package func style(askedForIn prompt: String) -> String? {
+        PromptReading(prompt).style?.rawValue
+    }
+
     package var caption: Bool
     package var compression: Int
 

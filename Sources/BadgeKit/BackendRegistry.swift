@@ -20,6 +20,24 @@ public struct BackendInstance: Sendable {
         guard let styles = generator.styles, !styles.contains(style) else { return style }
         return styles.first { $0.lowercased() == style.lowercased() } ?? style
     }
+
+    /// The style a request for `prompt` is handed: `given` (`--style`, a
+    /// job's, the studio's), else `fallback` (the configuration's default)
+    /// unless the prompt's own words ask for a style, which the backend then
+    /// reads from them.
+    package func style(given: String?, fallback: String?, prompt: String) -> String? {
+        if let given { return spelling(ofStyle: given) }
+        guard let fallback, generator.style(askedForIn: prompt) == nil else { return nil }
+        return spelling(ofStyle: fallback)
+    }
+
+    /// The styles candidates for `prompt` are varied through, so they also
+    /// differ in look: the backend's, when no style was `given` and the
+    /// prompt's words ask for none; else nil, and every candidate has the one style.
+    package func stylesToVary(given: String?, prompt: String) -> [String]? {
+        guard given == nil, let styles = generator.styles, !styles.isEmpty, generator.style(askedForIn: prompt) == nil else { return nil }
+        return styles
+    }
 }
 
 /// Maps a backend *type* ("procedural", "import", ...) to a factory that builds an

@@ -60,6 +60,12 @@ public protocol BadgeGenerator: Sendable {
     /// hands the style on as it is.
     var styles: [String]? { get }
 
+    /// The style the prompt's own words ask for ("a sketch of a cup": "sketch"),
+    /// spelled as in `styles`; nil when they ask for none. Such a prompt is not
+    /// handed the configuration's default style, and its candidates keep its
+    /// style rather than vary.
+    func style(askedForIn prompt: String) -> String?
+
     /// True when it makes its picture from `BadgeRequest.source` (import): a source
     /// given to any other backend is refused rather than ignored.
     var readsSource: Bool { get }
@@ -69,6 +75,7 @@ extension BadgeGenerator {
     public var preferredConcurrency: Int? { nil }
     public var requestOptionKeys: Set<String>? { [] }
     public var styles: [String]? { nil }
+    public func style(askedForIn prompt: String) -> String? { nil }
     public var readsSource: Bool { false }
 
     /// Refuses a request option this backend does not read, with the nearest key it does:

@@ -108,8 +108,11 @@ struct BatchCommand: AsyncParsableCommand {
         }
         let plan = try BatchPlan.make(
             manifest, config: config,
-            defaults: .init(backend: defaultBackend, style: style ?? config.defaults.style, size: size ?? config.defaults.size),
-            shard: shard, spelling: { style, backend in instances[backend]?.spelling(ofStyle: style) ?? style })
+            defaults: .init(backend: defaultBackend, style: style, size: size ?? config.defaults.size),
+            shard: shard, style: { given, prompt, backend in
+                guard let instance = instances[backend] else { return given ?? config.defaults.style }
+                return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
+            })
         // A mistyped --commit is a usage error before anything runs, not after.
         let commitItem = try commit.map { try item(named: $0, in: plan) }
         let limit = concurrency ?? config.batch.concurrency ?? BatchSettings.defaultConcurrency

@@ -5,7 +5,7 @@ import ProceduralBackend
 
 /// Options shared by `generate` and `import`: what to make and where it goes.
 struct BadgeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"),
+    @Option(help: ArgumentHelp("Visual style: \(ProceduralGenerator.styles.joined(separator: ", ")) for the procedural backend (default: the one the promise's words ask for, else the config's defaults.style, else \(ProceduralGenerator.styles[0])).", valueName: "style"),
             completion: .list(ProceduralGenerator.styles))
     var style: String?
 
@@ -81,7 +81,7 @@ struct BadgeOptions: ParsableArguments {
         }
         if let choice { try choice.checkTerminal() }
         let request = BadgeRequest(
-            prompt: prompt, style: takesStyles ? (style ?? config.defaults.style) : nil, size: size ?? config.defaults.size,
+            prompt: prompt, style: takesStyles ? backend.style(given: style, fallback: config.defaults.style, prompt: prompt) : nil, size: size ?? config.defaults.size,
             seed: seed ?? random.next(), source: source, options: parsedOptions(), caption: caption)
         let fallbacks = try chain.dropFirst().map { try context.backend(named: $0) }
         let destination: BadgeDestination
@@ -102,8 +102,7 @@ struct BadgeOptions: ParsableArguments {
         let promise = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
         let outcome: PipelineOutcome
         if let choice {
-            // Style variety only when no --style was given and the backend draws styles.
-            let styles = style == nil ? backend.generator.styles.flatMap { $0.isEmpty ? nil : $0 } : nil
+            let styles = backend.stylesToVary(given: style, prompt: prompt)
             let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? choice.count
             let maker = CandidateMaker(
                 request: request, count: choice.count, styles: styles, pipeline: pipeline, backend: backend, fallbacks: fallbacks,
@@ -152,7 +151,8 @@ struct GenerateCommand: AsyncParsableCommand {
             as fzf); a cancel says "Nothing was committed." and leaves the current badge.
 
             Styles (procedural backend): \(ProceduralGenerator.styles.joined(separator: ", ")); \
-            default \(ProceduralGenerator.styles[0]) or the config's defaults.style. \
+            default: the one the promise's words ask for ("a sketch of a cup"), else the config's \
+            defaults.style, else \(ProceduralGenerator.styles[0]). \
             Size: \(BadgeRequest.defaultSize) px unless --size or the config's defaults.size says otherwise.
             """
     )

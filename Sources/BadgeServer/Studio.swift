@@ -286,7 +286,7 @@ package final class Studio: Sendable {
             }
             backendStyle = match
         }
-        let request = BadgeRequest(prompt: prompt, style: backendStyle ?? (backendStyles.isEmpty ? nil : config.defaults.style),
+        let request = BadgeRequest(prompt: prompt, style: backendStyles.isEmpty ? nil : backend.style(given: backendStyle, fallback: config.defaults.style, prompt: prompt),
                                    size: config.defaults.size, seed: seed)
         try request.validate()
         let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? count
@@ -294,7 +294,7 @@ package final class Studio: Sendable {
         let pipeline = Pipeline(environment: context.environment, limits: config.intake)
         // A composed line is the prompt; its purpose is the promise, as with `badge generate`.
         let extra = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
-        let requests = Candidates.requests(for: request, count: count, styles: backendStyle == nil && !backendStyles.isEmpty ? backendStyles : nil)
+        let requests = Candidates.requests(for: request, count: count, styles: backend.stylesToVary(given: backendStyle, prompt: prompt))
 
         let job = StudioJob(count: count, backend: backend, commitment: commitment)
         try admit(job)

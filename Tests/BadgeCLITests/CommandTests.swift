@@ -372,6 +372,34 @@ struct CommandTests {
         #expect(try await s.run(["verify"]).stdout.contains("seed 4, medal (the default), 128 px"))
     }
 
+    /// The config's default style is a default: a promise whose words ask for
+    /// a style is drawn in it, by `generate` and by a batch alike; a promise
+    /// that asks for none gets the config's.
+    @Test func theConfigsDefaultStyleGivesWayToThePromisesWords() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"{"defaults": {"style": "flat", "size": 96}}"#.utf8).write(to: config)
+        #expect(try await s.run(["generate", "--config", config.path, "--seed", "3", "A sketch of a cup of tea"]).status == 0)
+        let sketch = try json(try await s.run(["show", "--json"]).stdout)
+        #expect(sketch["style"] as? String == "sketch" && sketch["styleSource"] as? String == "prompt", "\(sketch)")
+        #expect(try await s.run(["generate", "--config", config.path, "--seed", "3", "A cup of tea"]).status == 0)
+        let flat = try json(try await s.run(["show", "--json"]).stdout)
+        #expect(flat["style"] as? String == "flat" && flat["styleSource"] as? String == "request", "\(flat)")
+        // --style still wins over the words.
+        #expect(try await s.run(["generate", "--config", config.path, "--style", "tile", "--seed", "3", "A sketch of a cup of tea"]).status == 0)
+        #expect(try json(try await s.run(["show", "--json"]).stdout)["style"] as? String == "tile")
+
+        let jobs = s.root.appendingPathComponent("jobs.csv"), out = s.root.appendingPathComponent("out")
+        try Data("name,prompt\nsketch,A sketch of a cup of tea\nplain,A cup of tea\n".utf8).write(to: jobs)
+        let batch = try await s.run(["batch", "--config", config.path, jobs.path, "--output", out.path])
+        #expect(batch.status == 0, "\(batch.stdout)\(batch.stderr)")
+        for (name, style, source) in [("sketch", "sketch", "prompt"), ("plain", "flat", "request")] {
+            let report = try json(try await s.run(["verify", "--json", out.appendingPathComponent("\(name).png").path]).stdout)
+            #expect(report["matches"] as? Bool == true && report["style"] as? String == style
+                        && report["styleSource"] as? String == source, "\(name): \(report)")
+        }
+    }
+
     @Test func verifyReRendersAProceduralBadgeAndCatchesATamperedOne() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "128", "--seed", "4", "--style", "tile", "Read more books"]).status == 0)

@@ -19,6 +19,8 @@ struct StudioStyleTests {
 
         var styles: [String]? { ["Watercolour", "Ink"] }
 
+        func style(askedForIn prompt: String) -> String? { prompt.hasSuffix("in ink") ? "Ink" : nil }
+
         func availability() async -> Availability { .available }
 
         func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
@@ -32,10 +34,11 @@ struct StudioStyleTests {
         }
     }
 
-    static func studio(in directory: URL) throws -> Studio {
+    static func studio(in directory: URL, defaultStyle: String? = nil) throws -> Studio {
         var registry = BackendRegistry()
         StyledGenerator.register(in: &registry)
-        let config = try BadgeConfig.parse(Data(#"{"backends": {"s": {"type": "styled"}}, "defaults": {"backend": "s", "size": 64}}"#.utf8),
+        let style = defaultStyle.map { #", "style": "\#($0)""# } ?? ""
+        let config = try BadgeConfig.parse(Data(#"{"backends": {"s": {"type": "styled"}}, "defaults": {"backend": "s", "size": 64\#(style)}}"#.utf8),
                                            file: "config.json")
         let store = BadgeStore(directory: directory.appendingPathComponent("store"))
         return Studio(context: ServeContext(config: config, environment: BadgeEnvironment(), registry: registry, store: store), maxJobs: 4)
@@ -55,6 +58,21 @@ struct StudioStyleTests {
         for number in 1...2 {
             let made = try #require(job.candidate(number), "candidate \(number) was not made")
             #expect(made.metadata.style == "Watercolour")
+        }
+    }
+
+    /// With no style chosen, the candidates vary through the backend's
+    /// styles from the config's default; a promise whose words ask for a
+    /// style keeps it in every candidate, and is not handed the default.
+    @Test func candidatesVaryInStyleUnlessThePromiseAsksForOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-studio-style-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let studio = try Self.studio(in: directory, defaultStyle: "ink")
+        for (promise, styles) in [("Paint more", ["Ink", "Watercolour", "Ink"]), ("Paint more in ink", [nil, nil, nil])] {
+            let job = try await studio.generate(try Self.request(#"{"promise": "\#(promise)", "count": 3, "seed": "5"}"#))
+            for await _ in job.events() {}
+            let made = try (1...3).map { number in try #require(job.candidate(number), "\(promise): candidate \(number) was not made") }
+            #expect(made.map(\.metadata.style) == styles, "\(promise)")
         }
     }
 

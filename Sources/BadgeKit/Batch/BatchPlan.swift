@@ -50,9 +50,11 @@ package struct BatchShard: Sendable, Hashable, CustomStringConvertible {
 /// The items of a batch, checked before anything runs: every backend exists,
 /// no two items write the same file, and each has its request hash.
 package struct BatchPlan: Sendable {
-    /// What jobs leave out: command line first, then the config.
+    /// What jobs leave out: command line first, then the config (a style
+    /// from the config is the `style` closure's `fallback`).
     package struct Defaults: Sendable {
         package var backend: String
+        /// `--style`: every job's that names none.
         package var style: String?
         package var size: Int
 
@@ -74,12 +76,15 @@ package struct BatchPlan: Sendable {
     /// peaked at 170-190 MB in `make bench`).
     package static let maxItems = 1_000_000
 
-    /// `spelling` gives a style as the job's backend (by name) spells it
-    /// (`BackendInstance.spelling(ofStyle:)`), so "Tile" and "tile" make one
-    /// request, hashed and recorded alike.
+    /// `style` gives the style a job's request is handed, from the one given
+    /// (the job's, else `--style`), its prompt and its backend (by name), as
+    /// `BackendInstance.style(given:fallback:prompt:)` does: spelled as the
+    /// backend spells it, so "Tile" and "tile" make one request, hashed and
+    /// recorded alike, and the config's default left out where the prompt's
+    /// words ask for a style.
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
-        spelling: (_ style: String, _ backend: String) -> String = { style, _ in style }
+        style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given }
     ) throws -> BatchPlan {
         guard !manifest.jobs.isEmpty else {
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
@@ -128,7 +133,7 @@ package struct BatchPlan: Sendable {
                 }
                 owners[key] = job
                 let request = BadgeRequest(
-                    prompt: job.prompt, style: (job.style ?? defaults.style).map { spelling($0, backendName) }, size: job.size ?? defaults.size,
+                    prompt: job.prompt, style: style(job.style ?? defaults.style, job.prompt, backendName), size: job.size ?? defaults.size,
                     seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
                 items.append(BatchItem(
                     key: key, job: job, variant: variant, request: request, backend: backendName,
