@@ -100,8 +100,7 @@ public struct BadgeStore: Sendable {
             switch error.errno {
             case ENOENT where !create: return nil
             case ENOTDIR:
-                throw BadgeError(.store, "the store path exists but is not a directory", path: directory.path,
-                                 hint: "choose another store with --store")
+                throw notADirectory() ?? storeError("cannot open the store directory", error, path: directory.path)
             case ELOOP:
                 throw BadgeError(.store, "the store directory is a symbolic link; badge does not follow it", path: directory.path,
                                  hint: "give the real directory with --store or $BADGE_STORE")
@@ -179,6 +178,26 @@ public struct BadgeStore: Sendable {
         return changed
     }
 
+    /// The store path, or the folder on the way to it, that is a file (or
+    /// anything but a directory), named; nil when each that exists is a
+    /// directory. ENOTDIR says only that one is not.
+    private func notADirectory() -> BadgeError? {
+        var path = directory.standardizedFileURL
+        var blocking: URL?
+        while path.path != "/" {
+            var info = stat()
+            if lstat(path.path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR { blocking = path }
+            path = path.deletingLastPathComponent()
+        }
+        guard let blocking else { return nil }
+        if blocking.path == directory.standardizedFileURL.path {
+            return BadgeError(.store, "the store path exists but is not a directory", path: directory.path,
+                              hint: "choose another store with --store")
+        }
+        return BadgeError(.store, "the store cannot be there: \(blocking.path) is a file, not a folder", path: directory.path,
+                          hint: "choose another store with --store")
+    }
+
     /// Creates the store directory 0700 (its parents as the user's umask says).
     private func makeDirectory() throws {
         let parent = directory.deletingLastPathComponent()
@@ -188,8 +207,9 @@ public struct BadgeStore: Sendable {
         } catch let error as SystemCallError where error.errno == EEXIST {
             return
         } catch let error as SystemCallError {
-            throw storeError("cannot create the store directory", error, path: directory.path)
+            throw notADirectory() ?? storeError("cannot create the store directory", error, path: directory.path)
         } catch {
+            if let blocked = notADirectory() { throw blocked }
             throw BadgeError(.store, "cannot create the store directory", path: parent.path,
                              cause: (error as NSError).localizedDescription,
                              hint: "check the permissions of its parent, or choose another store with --store")

@@ -37,6 +37,16 @@ struct StoreProcessTests {
         #expect(result.stderr.contains("not a directory"), "\(result.stderr)")
         #expect(result.stderr.contains(s.store.path))
         #expect(try String(contentsOf: s.store, encoding: .utf8) == "not a directory")
+
+        // A store inside that file: the error names the file on the way, for
+        // generate (which would create the store) and show (which would not).
+        let inside = s.store.appendingPathComponent("badges/mine").path
+        for arguments in [["--store", inside, "generate", "--size", "64", "x"], ["--store", inside, "show"]] {
+            let refused = try await s.run(arguments)
+            #expect(refused.status == 1, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("the store cannot be there: \(s.store.path) is a file, not a folder"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("hint: choose another store with --store"), "\(refused.stderr)")
+        }
     }
 
     @Test func concurrentWritersNeverMixABadgeAndReadersNeverSeeAHalfOne() async throws {
