@@ -124,7 +124,6 @@ package struct RemoteGenerator: MultiImageGenerator {
     /// `count` is at most `imagesPerCall(for:)`; the APIs without a count make one.
     private func generateUnscrubbed(_ request: BadgeRequest, count: Int, in workspace: Workspace) async throws -> [GeneratedImage] {
         let count = max(1, min(count, imagesPerCall(for: request)))
-        let started = ContinuousClock.now
         guard let http else { throw BadgeError(.backendUnavailable, "no HTTP transport is wired in", backend: name) }
         // The source picture is read, checked and re-encoded before anything is sent.
         var source: SourcePicture?
@@ -166,6 +165,9 @@ package struct RemoteGenerator: MultiImageGenerator {
             }
         }
 
+        // Decoding the answers gets the time limit afresh, as each HTTP attempt
+        // does: a retry's wait and a slow first attempt are not charged to it.
+        let decodeDeadline = ContinuousClock.now.advanced(by: options.timeout)
         var images: [GeneratedImage] = []
         for (index, answer) in answers.enumerated() {
             // JPEG and WebP answers are fine: the pipeline's intake checks the image and
@@ -185,7 +187,7 @@ package struct RemoteGenerator: MultiImageGenerator {
             let file = try workspace.write(answer.bytes, to: "remote-\(index + 1).\(format.rawValue)", backend: name)
             images.append(GeneratedImage(
                 file: file, model: model(with: source), seed: answer.seed, revisedPrompt: answer.revisedPrompt, extra: extra(source),
-                bytes: answer.bytes, deadline: started.advanced(by: options.timeout)))
+                bytes: answer.bytes, deadline: decodeDeadline))
         }
         return images
     }
@@ -262,7 +264,10 @@ package struct RemoteGenerator: MultiImageGenerator {
             if let asked, asked > policy.maxRetryAfter {
                 let when = now().addingTimeInterval(Double(asked.components.seconds))
                 var error = serverError(response, url: Redact.url(request.url))
-                error.hint = "the server asks to wait \(asked.components.seconds) s (until \(BadgeMetadata.rfc3339(when, in: .current))), more than maxRetryAfterSeconds (\(policy.maxRetryAfter.components.seconds) s); try again then"
+                let limit = "more than maxRetryAfterSeconds (\(policy.maxRetryAfter.components.seconds) s)"
+                error.hint = asked == RetryPolicy.longestServerDelay
+                    ? "the server asks to wait for ever, \(limit); try again later"
+                    : "the server asks to wait \(asked.components.seconds) s (until \(BadgeMetadata.rfc3339(when, in: .current))), \(limit); try again then"
                 throw error
             }
             guard attempt < policy.retries else { return response }

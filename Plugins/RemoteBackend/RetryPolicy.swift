@@ -22,20 +22,30 @@ struct RetryPolicy: Sendable {
         return .milliseconds(Int(seconds * 1000))
     }
 
+    /// The longest wait a server's answer is taken to ask for: any longer
+    /// (`1e300`, `inf`) is as long, far past any `maxRetryAfterSeconds`.
+    static let longestServerDelay = Duration.seconds(100 * 365 * 86_400)
+
     /// What the server asked for, if anything: `retry-after-ms`, then `Retry-After`.
     static func serverDelay(_ response: HTTPResponse, now: Date) -> Duration? {
         if let ms = response.header("retry-after-ms").flatMap(Double.init), ms >= 0 {
-            return .milliseconds(Int(ms))
+            return delay(milliseconds: ms)
         }
         guard let value = response.header("retry-after")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return .milliseconds(Int(seconds * 1000)) }
+        if let seconds = Double(value), seconds >= 0 { return delay(milliseconds: seconds * 1000) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         if let date = formatter.date(from: value) {
-            return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+            return delay(milliseconds: max(0, date.timeIntervalSince(now) * 1000))
         }
         return nil
+    }
+
+    /// A wait of `ms` (not negative; infinite or huge: the longest).
+    private static func delay(milliseconds ms: Double) -> Duration {
+        let longest = Double(longestServerDelay.components.seconds) * 1000
+        return ms < longest ? .milliseconds(Int(ms)) : longestServerDelay
     }
 }

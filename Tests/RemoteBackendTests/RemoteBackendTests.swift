@@ -136,6 +136,26 @@ struct RemoteBackendTests {
         }
     }
 
+    /// Decoding an answer gets the time limit afresh, as each attempt does:
+    /// after a retry that waited a second, the image still has all five
+    /// seconds (measured from the call, the old deadline left it four).
+    @Test func anAnswerAfterARetryIsGivenTheWholeTimeLimitToDecode() async throws {
+        try await withHarness { h in
+            let environment = h.environment()
+            let instance = try h.backend(try h.config(mode: "retry-after-seconds", options: ["timeoutSeconds": "5"]), environment: environment)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-remote-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let called = ContinuousClock.now
+            let image = try await instance.generator.generate(BadgeRequest(prompt: "A pair of dumbbells", size: 512, seed: 42),
+                                                              in: Workspace(directory: directory))
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == "retry-after-seconds" }.count
+            #expect(attempts == 2)
+            let deadline = try #require(image.deadline)
+            #expect(deadline >= called.advanced(by: .seconds(6)), "the decode's time limit began before the retry's wait")
+        }
+    }
+
     /// Each fault: the run fails with a message a user can act on, and the old badge is intact.
     @Test(arguments: [
         ("retry-after-huge", "HTTP 429: quota exhausted"),
@@ -301,6 +321,13 @@ struct RemoteBackendTests {
         #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("retry-after-ms", "250")], body: Data()), now: now) == .milliseconds(250))
         #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "Tue, 14 Nov 2023 22:13:30 GMT")], body: Data()), now: now) == .seconds(10))
         #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "soon")], body: Data()), now: now) == nil)
+        // Waits no Int holds are the longest wait, not a crash; a NaN is no wait asked for.
+        for (name, value) in [("Retry-After", "1e300"), ("Retry-After", "inf"), ("Retry-After", "10000000000000000"),
+                              ("retry-after-ms", "infinity"), ("retry-after-ms", "1e30")] {
+            #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [(name, value)], body: Data()), now: now)
+                        == RetryPolicy.longestServerDelay, "\(name): \(value)")
+        }
+        #expect(RetryPolicy.serverDelay(HTTPResponse(status: 429, headers: [("Retry-After", "nan")], body: Data()), now: now) == nil)
         #expect(RetryPolicy.isRetryable(status: 429) && RetryPolicy.isRetryable(status: 502) && !RetryPolicy.isRetryable(status: 400))
     }
 
