@@ -200,6 +200,8 @@ final class Transfer: @unchecked Sendable {
         let where_ = request.url.absoluteString
         guard code == CURLE_OK else {
             let cause = String(cString: badge_curl_easy_strerror(code))
+            var responseStatus = 0
+            if let easy { _ = badge_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseStatus) }
             let error: BadgeError
             switch code {
             case CURLE_OPERATION_TIMEDOUT:
@@ -214,8 +216,17 @@ final class Transfer: @unchecked Sendable {
                                    hint: "if the server uses a private CA, set caFile for this backend")
             case CURLE_TOO_MANY_REDIRECTS:
                 error = BadgeError(.network, "too many redirects (more than \(request.maxRedirects))", path: where_, cause: cause)
-            case CURLE_UNSUPPORTED_PROTOCOL:
+            case CURLE_UNSUPPORTED_PROTOCOL where (300..<400).contains(responseStatus):
                 error = BadgeError(.network, "refused a redirect to a URL that is not https", path: where_, cause: cause)
+            case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
+                // curl's word for an answer whose first line is no HTTP status line (HTTP/0.9, or none at all).
+                error = BadgeError(.generationFailed, "the server's answer is not HTTP: its first line is no HTTP status line",
+                                   path: where_, cause: cause, hint: "check that the URL's host and port are the model's HTTP service")
+            case CURLE_OUT_OF_MEMORY:
+                // The body goes to badge's buffer as it arrives: what curl holds itself is the
+                // headers, and it refuses them past 100 KB as a failed allocation.
+                error = BadgeError(.generationFailed, "the server's answer has more header lines than curl takes (100 KB)",
+                                   path: where_, cause: cause, hint: "the server is not answering as an image model does")
             case CURLE_FILESIZE_EXCEEDED:
                 error = BadgeError(.network, "the response is larger than \(request.maxResponseBytes) bytes", path: where_, cause: cause)
             default:

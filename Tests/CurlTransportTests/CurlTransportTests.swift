@@ -145,6 +145,25 @@ struct CurlTransportTests {
                 Issue.record("a redirect to plain http must be refused")
             } catch let error as BadgeError {
                 #expect(error.code == .network)
+                #expect(error.message == "refused a redirect to a URL that is not https")
+            }
+        }
+    }
+
+    /// An answer that is not HTTP, or whose headers run past what curl
+    /// takes, is named for what it is (not a redirect, not memory), and is
+    /// not a network error a retry would mend.
+    @Test func anAnswerThatIsNotHTTPOrHasGiantHeadersIsNamed() async throws {
+        try await withServer { server in
+            for (path, message) in [("/not-http", "the server's answer is not HTTP: its first line is no HTTP status line"),
+                                    ("/giant-header", "the server's answer has more header lines than curl takes (100 KB)")] {
+                do {
+                    let response = try await transport.send(HTTPRequest(url: server.url(path)))
+                    Issue.record("\(path): answered \(response.status)")
+                } catch let error as BadgeError {
+                    #expect(error.code == .generationFailed, "\(path): \(error)")
+                    #expect(error.message == message, "\(path): \(error)")
+                }
             }
         }
     }

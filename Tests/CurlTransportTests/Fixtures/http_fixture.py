@@ -69,6 +69,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 pass
+        elif url.path == "/not-http":
+            # No status line: what a server of another protocol, or of none, sends.
+            self.wfile.write(b"garbage not http\r\n\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+        elif url.path == "/giant-header":
+            self.send_response(200)
+            self.send_header("X-Giant", "g" * int(q.get("bytes", ["300000"])[0]))
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            try:
+                self.wfile.write(b"ok")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         elif url.path == "/redirect-http":
             self.send_body(302, b"", [("Location", f"http://127.0.0.1:{port}/ok")])
         elif url.path == "/barrier":
