@@ -10,8 +10,20 @@ import Foundation
 /// chunks it uses (IHDR, PLTE, tRNS, IDAT, IEND; unknown critical chunks are
 /// kept so they are still refused), and Adam7 interlacing is undone here.
 /// The pixels gd decodes are unchanged (tested against the PngSuite pairs).
+///
+/// First the image data is inflated by `PNGDataCheck`, which stops at the
+/// first byte past what the header promises: libpng inflates all of it,
+/// however much more there is (a 20 MB PNG of 256×256 pixels whose IDAT holds
+/// 20 GB of zeros kept it busy for a minute, deaf to time limits and Ctrl-C).
 enum PNGForGD {
     static func prepare(_ data: Data, source: String?) throws -> Data {
+        do {
+            try PNGDataCheck.verify(data)
+        } catch var error as BadgeError {
+            error.path = source
+            error.hint = "the PNG's image data is damaged, or built to keep a decoder busy; export the picture again"
+            throw error
+        }
         let chunks = try PNG.chunks(in: data, verifyCRC: false)
         guard let ihdr = chunks.first, ihdr.type == "IHDR", ihdr.data.count == 13 else { return data }
         var kept = chunks.filter { $0.isCritical || $0.type == "tRNS" }

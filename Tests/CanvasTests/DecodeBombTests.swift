@@ -54,6 +54,27 @@ struct DecodeBombTests {
     /// A scan repeated a few times (within the scan limit) makes libjpeg warn
     /// once per coefficient; the first warning ends the decode and is the
     /// one reported, where before every warning was counted through a full decode.
+    /// A PNG whose image data inflates far past what its header promises
+    /// (64×64 RGB, 12,352 bytes; its IDAT 256 MB of zeros in 1.6 MB) is
+    /// refused at the first byte too many, before libpng, which would inflate
+    /// all of it (a 20 MB file of this kind took a minute), sees it.
+    @Test func aPNGWhoseImageDataRunsPastItsHeaderIsRefusedAtOnce() throws {
+        var chunks = try PNG.chunks(in: TestPNG.solid(width: 64, height: 64, rgb: (1, 2, 3)))
+        let index = try #require(chunks.firstIndex { $0.type == "IDAT" })
+        chunks[index] = PNGChunk(type: "IDAT", data: zeroBomb(count: 256 << 20))
+        let bomb = PNG.assemble(chunks)
+        #expect(bomb.count < 2 << 20)
+        do {
+            _ = try GDImage.decode(bomb, source: "bomb.png")
+            Issue.record("a PNG whose data runs past its header must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .invalidImage)
+            #expect(error.message == "the PNG's image data holds more than the 12352 bytes its header promises", "\(error.message)")
+            #expect(error.path == "bomb.png")
+            #expect(error.hint == "the PNG's image data is damaged, or built to keep a decoder busy; export the picture again")
+        }
+    }
+
     @Test func theFirstCorruptDataWarningEndsTheDecode() throws {
         let damaged = Self.repeatingLastScan(try Self.progressiveJPEG(), times: 5)
         #expect(throws: Never.self) { try ImageIntake().inspect(damaged, accepting: [.jpeg]) }

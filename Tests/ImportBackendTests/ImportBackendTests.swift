@@ -56,7 +56,7 @@ struct ImportBackendTests {
         case "empty_ancillary_chunks.png": nil
         case "bad_iCCP.png": "the PNG chunk IHDR at byte 8 has a bad CRC"
         case "badcrc.png": "the PNG chunk IDAT at byte 33 has a bad CRC"
-        case "badadler.png": "the PNG could not be decoded"
+        case "badadler.png": "the PNG's image data is not a valid zlib stream (incorrect data check, in IDAT 1)"
         default:
             // huge_IDAT.png, huge_bKGD_chunk.png, huge_juNk_safe_to_copy.png, ...: the chunk's type
             // is the name's second word, and its length is refused before anything is read.
