@@ -160,7 +160,23 @@ extension Pipeline {
         return BadgeMetadata(
             commitmentDate: commitment.date ?? now, timeZone: commitment.timeZone.identifier, createdAt: now,
             prompt: request.prompt, backend: backend.name, backendType: backend.type, style: request.style,
-            size: request.size, seed: image.seed ?? request.seed, model: image.model, revisedPrompt: image.revisedPrompt,
-            extra: image.extra)
+            size: request.size, seed: image.seed ?? request.seed, model: image.model.map { Self.kept($0, atMost: Self.maxModelLength) },
+            revisedPrompt: image.revisedPrompt.map { Self.kept($0, atMost: Self.maxRevisedPromptLength) },
+            extra: image.extra.mapValues { Self.kept($0, atMost: Self.maxExtraValueLength) })
+    }
+
+    /// The longest model name, revised prompt and metadata value a badge
+    /// keeps (in characters): a backend's words are stored in the PNG,
+    /// printed by `show` and sent by the studio.
+    package static let maxModelLength = 256
+    package static let maxRevisedPromptLength = 4000
+    package static let maxExtraValueLength = 2000
+
+    /// What a backend said, as a badge keeps it: without control characters
+    /// (other tools read the PNG's text unfiltered) and cut at `limit`
+    /// characters, "…" marking the cut.
+    static func kept(_ text: String, atMost limit: Int) -> String {
+        let printable = OutsideText.printable(text)
+        return printable.count <= limit ? printable : String(printable.prefix(limit - 1)) + "…"
     }
 }

@@ -28,6 +28,38 @@ struct PipelineTests {
         #expect(metadata.commitmentDateString == "2026-09-21T23:13:20+09:00")
     }
 
+    /// Says what it likes about the image it writes: words a server or plugin chose.
+    struct Talkative: BadgeGenerator {
+        var model: String
+        var revisedPrompt: String
+        var extra: [String: String]
+        func availability() async -> Availability { .available }
+        func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+            let file = workspace.file("talk.png")
+            try PipelineTests.png.write(to: file)
+            return GeneratedImage(file: file, model: model, revisedPrompt: revisedPrompt, extra: extra)
+        }
+    }
+
+    /// A backend's words are stored without control characters (other tools
+    /// read the PNG's text as it is) and no longer than a badge needs them.
+    @Test func aBackendsWordsAreKeptWithoutControlsAndCutToLength() async throws {
+        let generator = Talkative(model: "m\u{1B}]0;owned\u{07}" + String(repeating: "m", count: 1_000_000),
+                                  revisedPrompt: "a\u{0}b\u{202E}c\nd", extra: ["note": "x\u{9B}2J" + String(repeating: "y", count: 5000)])
+        let environment = BadgeEnvironment(variables: [:])
+        _ = try await Pipeline(environment: environment).run(
+            BadgeRequest(prompt: "Drink more water", size: 64, seed: 5),
+            backend: BackendInstance(name: "talk", type: "talk", generator: generator),
+            commitment: .init(date: nil, timeZone: .gmt), to: .store(fixture.store()))
+        let metadata = try #require(try fixture.store().current()?.metadata)
+        let model = try #require(metadata.model)
+        #expect(model.hasPrefix("m]0;ownedmmm") && model.hasSuffix("m…") && model.count == 256, "\(model.prefix(40)) \(model.count)")
+        #expect(metadata.revisedPrompt == "abc\nd")
+        let note = try #require(metadata.extra["note"])
+        #expect(note.hasPrefix("x2Jyyy") && note.count == 2000)
+        #expect(try fixture.store().current().map { $0.byteCount < 20_000 } == true, "the badge holds the whole megabyte")
+    }
+
     @Test func theChosenDayIsStamped() async throws {
         let day = try BadgeMetadata.parseCommitmentDate("2027-01-01", in: TimeZone(identifier: "Asia/Tokyo")!)
         let outcome = try await run(FakeGenerator(.writes(Self.png)), date: day)
