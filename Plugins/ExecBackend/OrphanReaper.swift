@@ -71,10 +71,17 @@ package enum OrphanReaper {
         await Task.detached {
             try? await BlockingExecutor.run {
             // A process killed with its group reparents its own children only when it
-            // has really exited: wait (bounded) for the group to be gone first.
+            // has really exited: wait (bounded) for the group to be gone first. Its
+            // members that came to badge as they died are zombies still in the group
+            // until reaped, which this does as it waits.
             if let group, group > 1 {
                 let deadline = ContinuousClock.now.advanced(by: .seconds(2))
-                while kill(-group, 0) == 0 && ContinuousClock.now < deadline { usleep(2_000) }
+                while ContinuousClock.now < deadline {
+                    var status: Int32 = 0
+                    while waitpid(-group, &status, WNOHANG) > 0 {}
+                    guard kill(-group, 0) == 0 else { break }
+                    usleep(2_000)
+                }
             }
             killOrphans()
             }
