@@ -108,10 +108,13 @@ package struct RenderQuery: Sendable, Equatable {
         return hash
     }
 
-    /// One string per badge: the parameters in a fixed order, defaults filled in.
+    /// One string per badge: the parameters in a fixed order, defaults filled
+    /// in, each text led by its length in bytes, so that no promise or
+    /// caption (which may hold any character) reads as another's fields.
     package var canonical: String {
-        var parts = ["promise=\(promise)", "style=\(style ?? "")", "seed=\(effectiveSeed)", "size=\(size)"]
-        if let caption { parts.append("caption=\(caption)") }
+        func text(_ name: String, _ value: String) -> String { "\(name)=\(value.utf8.count):\(value)" }
+        var parts = [text("promise", promise), "style=\(style ?? "")", "seed=\(effectiveSeed)", "size=\(size)"]
+        if let caption { parts.append(text("caption", caption)) }
         if let date { parts.append("date=\(date)") }
         return parts.joined(separator: "\u{0}")
     }

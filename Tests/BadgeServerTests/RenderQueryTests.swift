@@ -63,6 +63,18 @@ import Testing
         #expect(a.size == RenderQuery.defaultSize)
     }
 
+    /// Two queries that differ name two cache entries, whatever characters
+    /// their texts hold: a promise cannot carry another query's fields.
+    @Test func noPromiseOrCaptionReadsAsAnotherQuerysFields() throws {
+        let a = try RenderQuery.parse("promise=p&seed=1&caption=c%00style%3D%00seed%3D1%00size%3D256", maxSize: 1024)
+        let b = try RenderQuery.parse("promise=p%00style%3D%00seed%3D1%00size%3D256%00caption%3Dc&seed=1", maxSize: 1024)
+        #expect(a != b)
+        #expect(a.canonical != b.canonical)
+        let c = try RenderQuery.parse("promise=p&caption=1%3Ax", maxSize: 1024)
+        let d = try RenderQuery.parse("promise=p&caption=1:x", maxSize: 1024)
+        #expect(c.canonical == d.canonical, "one query, two spellings")
+    }
+
     @Test(arguments: [
         ("style=medal", "promise", "the promise is missing"),
         ("promise=x&style=glitter", "style", "the procedural backend has no style \"glitter\""),
