@@ -97,6 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try settings()
         let context = try global.makeContext()
+        Self.raiseOpenFileLimit()
         var requestLogger = Logger(label: "badge") { _ in StderrLogHandler(logLevel: .info) }
         requestLogger.logLevel = .info
         let serveContext = ServeContext(config: context.config, environment: context.environment, registry: context.registry, store: context.store)
@@ -107,6 +108,16 @@ struct ServeCommand: AsyncParsableCommand {
             if open { Self.openBrowser(listening.url) }
         }
         Terminal.out("Stopped.")
+    }
+
+    /// Every connection is a descriptor: a server takes the most the system
+    /// lets it (the hard limit), not the shell's soft 1,024, past which new
+    /// connections are refused while the accept loop spins.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// xdg-open, detached; a failure is only a warning, the URL is printed anyway.

@@ -19,24 +19,33 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
     let tokenCookie: String
 
     static var tokenHeader: HTTPField.Name { HTTPField.Name("X-Badge-Token")! }
+    static var hostHeader: HTTPField.Name { HTTPField.Name("Host")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let area = Area(path: request.uri.path, renderOnly: settings.renderOnly)
+        var response = try await decide(request, area: area, context: context, next: next)
+        Self.secure(&response.headers, area: area)
+        return response
+    }
+
+    private func decide(
+        _ request: Request, area: Area, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let path = request.uri.path
-        let area = Area(path: path, renderOnly: settings.renderOnly)
-        guard let host = Self.hostName(request.head.authority) else {
-            return Reply.problem(.badRequest, code: "bad-host", "the request has no Host header, or one that is not a host name")
+        // The first Host is the request's authority; one more is left among the fields.
+        guard let host = Self.hostName(request.head.authority), request.headers[Self.hostHeader] == nil else {
+            return Reply.problem(.badRequest, code: "bad-host", "the request has no Host header, more than one, or one that is not a host name")
         }
         let openToAnyHost = !settings.listensOnLoopback && area == .public
         guard openToAnyHost || settings.studioHostNames.contains(host) else {
             return Reply.problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
                                  hint: "use the address badge serve printed, or start it with --allow-host \(host)")
         }
-        var response: Response
         switch area {
         case .public, .asset:
-            response = try await next(request, context)
+            return try await next(request, context)
         case .page:
-            response = try await page(request, context: context, next: next)
+            return try await page(request, context: context, next: next)
         case .api:
             guard let presented = token(in: request), Self.same(presented, settings.token) else {
                 return Reply.problem(.unauthorized, code: "token", "the studio needs its token",
@@ -46,19 +55,19 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
                 guard let header = request.headers[Self.tokenHeader], Self.same(header, settings.token) else {
                     return Reply.problem(.forbidden, code: "token", "a request that changes the store needs the X-Badge-Token header")
                 }
-                let expected = "http://\(request.head.authority ?? "")"
-                guard let origin = request.headers[.origin], origin == expected else {
+                // The studio's own page, served here or through a proxy that adds TLS.
+                let authority = request.head.authority ?? ""
+                let expected = ["http://\(authority)", "https://\(authority)"]
+                guard let origin = request.headers[.origin], expected.contains(origin) else {
                     return Reply.problem(.forbidden, code: "origin",
-                                         "the request comes from \(request.headers[.origin].map(ServeSettings.quoted) ?? "no origin"), not from \(expected)")
+                                         "the request comes from \(request.headers[.origin].map(ServeSettings.quoted) ?? "no origin"), not from \(expected[0])")
                 }
             }
-            response = try await next(request, context)
+            return try await next(request, context)
         case .notFound:
-            response = Reply.problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))",
-                                     hint: settings.renderOnly ? "this server draws badges at /v1/badge.png and /v1/badge.json" : nil)
+            return Reply.problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))",
+                                 hint: settings.renderOnly ? "this server draws badges at /v1/badge.png and /v1/badge.json" : nil)
         }
-        Self.secure(&response.headers, area: area)
-        return response
     }
 
     /// `/`: the studio page with a valid cookie; with a valid `?token=`, the
@@ -116,6 +125,9 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
         guard var authority = authority?.lowercased(), !authority.isEmpty, authority.utf8.count <= 255 else { return nil }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
+            // After the address, nothing or a port.
+            let rest = authority[authority.index(after: close)...]
+            guard rest.isEmpty || (rest.first == ":" && rest.dropFirst().allSatisfy(\.isNumber)) else { return nil }
             return String(authority[authority.index(after: authority.startIndex)..<close])
         }
         if let colon = authority.lastIndex(of: ":") {

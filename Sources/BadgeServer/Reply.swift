@@ -29,16 +29,26 @@ enum Reply {
         Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A PNG, or for HEAD its headers alone (with the length GET would send).
-    static func png(_ data: Data, etag: String?, cacheControl: String, head: Bool, fileName: String? = nil) -> Response {
-        png(ByteBuffer(bytes: data), etag: etag, cacheControl: cacheControl, head: head, fileName: fileName)
+    /// A PNG (a HEAD gets its headers from `headOnly`).
+    static func png(_ data: Data, etag: String?, cacheControl: String, fileName: String? = nil) -> Response {
+        png(ByteBuffer(bytes: data), etag: etag, cacheControl: cacheControl, fileName: fileName)
     }
 
-    static func png(_ body: ByteBuffer, etag: String?, cacheControl: String, head: Bool, fileName: String? = nil) -> Response {
+    static func png(_ body: ByteBuffer, etag: String?, cacheControl: String, fileName: String? = nil) -> Response {
         var headers: HTTPFields = [.contentType: "image/png", .cacheControl: cacheControl, .contentLength: String(body.readableBytes)]
         if let etag { headers[.eTag] = etag }
         if let fileName { headers[.contentDisposition] = "attachment; filename=\"\(fileName)\"" }
-        return Response(status: .ok, headers: headers, body: head ? .init() : .init(byteBuffer: body))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// A GET's answer to a HEAD: its headers, with the length GET would send, and no body.
+    static func headOnly(_ response: Response) -> Response {
+        var response = response
+        let length = response.headers[.contentLength] ?? response.body.contentLength.map(String.init)
+        // Setting the body sets its length (0) as the Content-Length: the GET's goes back after.
+        response.body = .init()
+        if let length { response.headers[.contentLength] = length }
+        return response
     }
 
     /// Whether `If-None-Match` already names `etag` (a list, or `*`).

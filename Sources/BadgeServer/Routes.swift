@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 
 /// The routes: the stateless API (`/v1/...`, `/healthz`), and unless the
 /// server only renders, the studio page, its assets and its API (`/api/...`).
@@ -12,45 +13,43 @@ enum Routes {
         settings: ServeSettings, render: RenderService, studio: Studio?, logger: Logger, tokenCookie: String
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        let routes = RouteRegistrar(router: router)
         router.add(middleware: RequestLog(logger: logger))
         router.add(middleware: AccessPolicy(settings: settings, tokenCookie: tokenCookie))
+        router.add(middleware: MethodCheck(routes: routes.table))
 
-        router.get("/healthz") { _, _ in Reply.json(["status": "ok"]) }
-        for method in [HTTPRequest.Method.get, .head] {
-            router.on("/v1/badge.png", method: method) { request, _ in
-                await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
-                    if Reply.notModified(request, etag: rendered.etag) {
-                        return Response(status: .notModified, headers: cacheHeaders(rendered, query))
-                    }
-                    var response = Reply.png(rendered.body, etag: rendered.etag, cacheControl: cacheControl(query), head: request.method == .head)
-                    response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
-                    return response
+        routes.get("/healthz") { _, _ in Reply.json(["status": "ok"]) }
+        routes.get("/v1/badge.png") { request, _ in
+            await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
+                if Reply.notModified(request, etag: rendered.etag) {
+                    return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                 }
+                var response = Reply.png(rendered.body, etag: rendered.etag, cacheControl: cacheControl(query))
+                response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+                return response
             }
-            router.on("/v1/badge.json", method: method) { request, _ in
-                await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
-                    if Reply.notModified(request, etag: rendered.etag) {
-                        return Response(status: .notModified, headers: cacheHeaders(rendered, query))
-                    }
-                    var response = Reply.json(["metadata": RenderService.metadataJSON(rendered)], headers: cacheHeaders(rendered, query))
-                    if request.method == .head { response.body = .init() }
-                    return response
+        }
+        routes.get("/v1/badge.json") { request, _ in
+            await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
+                if Reply.notModified(request, etag: rendered.etag) {
+                    return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                 }
+                return Reply.json(["metadata": RenderService.metadataJSON(rendered)], headers: cacheHeaders(rendered, query))
             }
         }
         guard let studio else { return router }
 
-        router.get("/") { _, _ in Reply.html(StudioAssets.page) }
-        router.get("/studio/studio.js") { _, _ in Reply.asset(StudioAssets.script, type: "text/javascript; charset=utf-8") }
-        router.get("/studio/studio.css") { _, _ in Reply.asset(StudioAssets.style, type: "text/css; charset=utf-8") }
-        router.get("/studio/card.js") { _, _ in Reply.asset(CardScript.script, type: "text/javascript; charset=utf-8") }
-        router.get("/studio/icon.svg") { _, _ in Reply.asset(StudioAssets.icon, type: "image/svg+xml") }
-        router.get("/studio/card.css") { _, _ in Reply.asset(CardScript.style, type: "text/css; charset=utf-8") }
+        routes.get("/") { _, _ in Reply.html(StudioAssets.page) }
+        routes.get("/studio/studio.js") { _, _ in Reply.asset(StudioAssets.script, type: "text/javascript; charset=utf-8") }
+        routes.get("/studio/studio.css") { _, _ in Reply.asset(StudioAssets.style, type: "text/css; charset=utf-8") }
+        routes.get("/studio/card.js") { _, _ in Reply.asset(CardScript.script, type: "text/javascript; charset=utf-8") }
+        routes.get("/studio/icon.svg") { _, _ in Reply.asset(StudioAssets.icon, type: "image/svg+xml") }
+        routes.get("/studio/card.css") { _, _ in Reply.asset(CardScript.style, type: "text/css; charset=utf-8") }
 
-        router.get("/api/session") { _, _ in Reply.json(["token": settings.token]) }
-        router.get("/api/state") { _, _ in await answer { Reply.json(try await studio.state()) } }
-        router.get("/api/backends") { _, _ in Reply.json(await studio.backends()) }
-        router.get("/api/badge.png") { request, _ in
+        routes.get("/api/session") { _, _ in Reply.json(["token": settings.token]) }
+        routes.get("/api/state") { _, _ in await answer { Reply.json(try await studio.state()) } }
+        routes.get("/api/backends") { _, _ in Reply.json(await studio.backends()) }
+        routes.get("/api/badge.png") { request, _ in
             await answer {
                 guard let (png, id) = try await studio.currentImage() else {
                     return Reply.problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
@@ -58,7 +57,7 @@ enum Routes {
                 return image(png, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
             }
         }
-        router.get("/api/badge/back.png") { request, _ in
+        routes.get("/api/badge/back.png") { request, _ in
             await answer {
                 let locale = Locale(identifier: localeIdentifier(request.uri.queryParameters["locale"]))
                 guard let (png, id) = try await studio.currentBack(locale: locale) else {
@@ -67,7 +66,7 @@ enum Routes {
                 return image(png, id: id + "-back-" + locale.identifier, request: request, download: false)
             }
         }
-        router.get("/api/history/:file") { request, context in
+        routes.get("/api/history/:file") { request, context in
             await answer {
                 let file = context.parameters.get("file") ?? ""
                 guard file.hasSuffix(".png") else { return Reply.problem(.notFound, code: "not-found", "there is no such badge") }
@@ -75,14 +74,14 @@ enum Routes {
                 return image(try await studio.historyImage(id: id), id: id, request: request, download: false)
             }
         }
-        router.post("/api/generate") { request, context in
+        routes.post("/api/generate") { request, context in
             await answer {
                 let body = try await decode(Studio.GenerateRequest.self, from: request, limit: settings.maxBodyBytes)
                 let job = try await studio.generate(body)
                 return Reply.json(["job": job.id, "events": "/api/jobs/\(job.id)/events"], status: .accepted)
             }
         }
-        router.get("/api/jobs/:job/events") { _, context in
+        routes.get("/api/jobs/:job/events") { _, context in
             guard let job = studio.job(context.parameters.get("job") ?? "") else {
                 return Reply.problem(.notFound, code: "not-found", "there is no such set of candidates", hint: "generate again")
             }
@@ -94,7 +93,7 @@ enum Routes {
                     try await writer.finish(nil)
                 })
         }
-        router.get("/api/jobs/:job/candidates/:file") { request, context in
+        routes.get("/api/jobs/:job/candidates/:file") { request, context in
             await answer {
                 let file = context.parameters.get("file") ?? ""
                 guard let job = studio.job(context.parameters.get("job") ?? ""), file.hasSuffix(".png"), let number = Int(file.dropLast(4)),
@@ -104,13 +103,13 @@ enum Routes {
                 return image(made.png, id: made.metadata.id, request: request, download: false)
             }
         }
-        router.post("/api/jobs/:job/cancel") { _, context in
+        routes.post("/api/jobs/:job/cancel") { _, context in
             await answer {
                 try await studio.cancel(context.parameters.get("job") ?? "")
                 return Reply.json(try await studio.state())
             }
         }
-        router.post("/api/jobs/:job/pick") { request, context in
+        routes.post("/api/jobs/:job/pick") { request, context in
             await answer {
                 struct Pick: StudioBody {
                     var number: Int
@@ -121,7 +120,7 @@ enum Routes {
                 return Reply.json(try await studio.state())
             }
         }
-        router.post("/api/restore") { request, _ in
+        routes.post("/api/restore") { request, _ in
             await answer {
                 struct Restore: StudioBody {
                     var id: String
@@ -172,7 +171,7 @@ enum Routes {
         if Reply.notModified(request, etag: etag) {
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-cache"])
         }
-        return Reply.png(png, etag: etag, cacheControl: "private, no-cache", head: request.method == .head,
+        return Reply.png(png, etag: etag, cacheControl: "private, no-cache",
                          fileName: download ? "promise-badge.png" : nil)
     }
 
@@ -194,7 +193,9 @@ enum Routes {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw BadgeError(.usage, "the request body is larger than \(limit) bytes")
+            throw BodyTooLarge(limit: limit)
+        } catch is NIOTooManyBytesError {
+            throw BodyTooLarge(limit: limit)
         }
         let data = Data(buffer.readableBytesView)
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -211,8 +212,22 @@ enum Routes {
             let key = context.codingPath.map(\.stringValue).joined(separator: ".")
             throw BadgeError(.usage, "the request body's \(key.isEmpty ? "JSON" : "\"\(key)\"") is wrong: \(context.debugDescription)")
         } catch {
-            throw BadgeError(.usage, "the request body is not valid JSON")
+            // Foundation says only "not valid JSON" of a number no Int holds (1.5, 1e20); the
+            // body is valid JSON (it was read above), and its numbers are all whole ones.
+            for key in object.keys.sorted() {
+                guard let number = object[key] as? NSNumber, !(number is Bool) else { continue }
+                let value = number.doubleValue
+                if value.rounded() != value || abs(value) > 9_007_199_254_740_992 {
+                    throw BadgeError(.usage, "the request body's \"\(key)\" is \(number), not a whole number the studio takes")
+                }
+            }
+            throw BadgeError(.usage, "the request body does not hold what the studio takes: \(error)")
         }
+    }
+
+    /// A request body past the studio's limit: 413.
+    struct BodyTooLarge: Error {
+        var limit: Int
     }
 
     /// Runs a studio handler: a `BadgeError` (or any other) becomes its JSON answer.
@@ -221,6 +236,9 @@ enum Routes {
             return try await work()
         } catch let full as Studio.Full {
             return Reply.studioFull(running: full.running)
+        } catch let large as BodyTooLarge {
+            return Reply.problem(.contentTooLarge, code: "too-large", "the request body is larger than \(large.limit) bytes",
+                                 hint: "the studio's requests are small JSON objects")
         } catch {
             return Reply.failure(BadgeError.wrap(error, message: "the studio could not do that"))
         }

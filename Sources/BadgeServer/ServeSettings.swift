@@ -130,8 +130,18 @@ package struct ServeSettings: Sendable {
         }
     }
 
+    /// `text` in quotes as an answer shows it: at most 80 characters, and a
+    /// control character as its escape (`\u{0}`), so that a name differing
+    /// from a known one by such a character is seen to differ.
     static func quoted(_ text: String) -> String {
-        let shown = OutsideText.printable(String(text.prefix(80)), keepingNewlines: false)
+        var shown = ""
+        for scalar in text.prefix(80).unicodeScalars {
+            if OutsideText.printable(String(scalar), keepingNewlines: false).isEmpty {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
         return "\"\(shown)\(text.count > 80 ? "…" : "")\""
     }
 }

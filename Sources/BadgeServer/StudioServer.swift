@@ -34,7 +34,9 @@ package enum StudioServer {
         let timeout = TimeAmount.nanoseconds(Int64(settings.requestTimeout.components.seconds) * 1_000_000_000
             + settings.requestTimeout.components.attoseconds / 1_000_000_000)
         var channel = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadDeadline(timeout: timeout)], idleTimeout: timeout)
-        channel.httpDecoder = .init(maxHeaderFieldSize: 16 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100)
+        // The request line counts as a field: room for the longest query the render API
+        // reads (RenderQuery.maxQueryBytes) and more, so a longer one gets its JSON answer.
+        channel.httpDecoder = .init(maxHeaderFieldSize: 24 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100)
         let listening = Mutex(false)
         let app = Application(
             router: router, server: .http1(configuration: channel),

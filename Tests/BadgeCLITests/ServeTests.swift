@@ -109,6 +109,51 @@ import Glibc
         #expect(try await served.request("GET", "/api/state").status == 404)
     }
 
+    /// What HTTP says of methods, lengths, bodies and hosts, answered in the
+    /// JSON every error has, with the security headers every answer has.
+    @Test func methodsLengthsBodiesAndHostsAreAnsweredAsHTTPSays() async throws {
+        let s = try Sandbox()
+        let served = try await Served.start(s)
+        defer { served.end() }
+        // HEAD on every GET route, with the length GET sends.
+        for path in ["/healthz", "/v1/badge.json?promise=x&size=64", "/v1/badge.png?promise=x&size=64"] {
+            let get = try await served.request("GET", path), head = try await served.request("HEAD", path)
+            #expect(get.status == 200 && head.status == 200, "\(path): \(get.status) \(head.status)")
+            #expect(head.header("content-length") == String(get.body.count), "\(path): \(head.headers)")
+        }
+        // A path asked with a method it does not take.
+        let post = try await served.request("POST", "/v1/badge.png?promise=x", body: Data())
+        #expect(post.status == 405 && post.header("allow") == "GET, HEAD" && post.error?["code"] as? String == "method", "\(post.status) \(post.text)")
+        #expect(post.header("x-content-type-options") == "nosniff")
+        let delete = try await served.studio("DELETE", "/api/state")
+        #expect(delete.status == 405 && delete.header("allow") == "GET, HEAD", "\(delete.status) \(delete.text)")
+        #expect(try await served.request("GET", "/v2/nothing").status == 404)
+
+        // A body past 64 KB is 413; valid JSON of the wrong kind names its key.
+        let big = try await served.studio("POST", "/api/restore", json: "{\"id\": \"" + String(repeating: "0", count: 70_000) + "\"}")
+        #expect(big.status == 413 && big.error?["code"] as? String == "too-large", "\(big.status) \(big.text)")
+        let fraction = try await served.studio("POST", "/api/generate", json: #"{"promise": "Run", "count": 1.5}"#)
+        #expect(fraction.status == 400 && (fraction.error?["message"] as? String) == #"the request body's "count" is 1.5, not a whole number the studio takes"#,
+                "\(fraction.text)")
+
+        // Two Host headers, or a host with more after its address, are refused.
+        let twice = try await served.request("GET", "/api/state", headers: ["X-Badge-Token": served.token, "host": "evil.example"])
+        #expect(twice.status == 400 && twice.error?["code"] as? String == "bad-host", "\(twice.status) \(twice.text)")
+        let trailing = try await served.request("GET", "/api/state", headers: ["X-Badge-Token": served.token], host: "[::1]evil.example:\(served.port)")
+        #expect(trailing.status == 400, "\(trailing.status)")
+
+        // The studio behind a proxy that adds TLS: its https Origin is its own.
+        let restore = try await served.studio("POST", "/api/restore", json: #"{"id": "0000000000000000"}"#,
+                                              headers: ["Origin": "https://127.0.0.1:\(served.port)"])
+        #expect(restore.status == 404 && restore.error?["code"] as? String == "not-found", "\(restore.status) \(restore.text)")
+
+        // A query past the render API's limit gets its JSON answer, and a name with a control character is shown with it.
+        let long = try await served.request("GET", "/v1/badge.png?promise=" + String(repeating: "a", count: 17_000))
+        #expect(long.status == 400 && (long.error?["message"] as? String)?.hasPrefix("the query is 17008 bytes long") == true, "\(long.status) \(long.text)")
+        let hidden = try await served.request("GET", "/v1/badge.png?pro%00mise=a")
+        #expect((hidden.error?["message"] as? String) == #"unknown parameter "pro\u{0}mise""#, "\(hidden.text)")
+    }
+
     /// 200 requests at once against 2 slots and a queue of 4: each gets a
     /// badge or a 503 with Retry-After, and memory stays bounded.
     @Test func aFullQueueAnswers503WithRetryAfterAndMemoryStaysBounded() async throws {

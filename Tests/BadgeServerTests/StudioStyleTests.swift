@@ -85,7 +85,7 @@ struct StudioStyleTests {
             Issue.record("a style the backend lacks must be refused")
         } catch let error as BadgeError {
             #expect(error.code == .usage)
-            #expect(error.message == #"the styled backend "s" has no style "Oil""#, "\(error.message)")
+            #expect(error.message == #"the styled backend "s" has no style "Oil\u{7}""#, "\(error.message)")
             #expect(error.hint == "choose one of: Watercolour, Ink")
         }
     }
