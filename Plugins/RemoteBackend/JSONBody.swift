@@ -28,10 +28,24 @@ enum JSONBody {
             return try decoder(userInfo).decode(T.self, from: response.body)
         } catch let error as DecodingError {
             if error.context.codingPath.isEmpty, !error.isKeyNotFound {
-                // Not JSON, or JSON that is not an object.
+                // Foundation says only "not valid JSON": badge's own parser says what and where.
                 let kind = response.header("content-type") ?? "no content type"
-                throw BadgeError(.generationFailed, "the server's answer is not a JSON object (\(kind), \(response.body.count) bytes)",
-                                 backend: context.backend, path: context.url,
+                let what: String
+                if response.body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "<") {
+                    what = "a web page (\(kind), \(response.body.count) bytes), not the API's JSON"
+                } else {
+                    do {
+                        let node = try JSONParser.parse(response.body)
+                        if case .object = node.value {
+                            what = "a JSON object badge cannot read (\(kind), \(response.body.count) bytes): \(error.context.debugDescription)"
+                        } else {
+                            what = "not a JSON object but \(node.kindName) (\(kind), \(response.body.count) bytes)"
+                        }
+                    } catch let parse as BadgeError {
+                        what = "not JSON (\(kind), \(response.body.count) bytes): \(parse.message)\(parse.location.map { " at \($0)" } ?? "")"
+                    }
+                }
+                throw BadgeError(.generationFailed, "the server's answer is " + what, backend: context.backend, path: context.url,
                                  hint: "check that url points at the API, not a web page")
             }
             throw BadgeError(.generationFailed, describe(error), backend: context.backend, path: context.url)

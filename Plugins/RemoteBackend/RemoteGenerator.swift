@@ -387,6 +387,11 @@ package struct RemoteGenerator: MultiImageGenerator {
         let hint: String?
         switch response.status {
         case 401, 403: hint = "check the key in \(options.apiKeyEnv ?? options.passwordEnv ?? "the environment") and its permissions"
+        case 300..<400:
+            // Where it points, without the query or user (a key may travel there), and cut.
+            let location = response.header("location").flatMap { URL(string: String($0.prefix(2048))) }.map(Redact.url)
+            hint = "the server sends the request on\(location.map { " to " + String($0.prefix(300)) } ?? ""); "
+                + "badge does not follow a redirect with the key: set url to where it points"
         case 404: hint = "check url (\(options.baseURL.absoluteString)) and model"
         case 429: hint = "the server is rate limiting; try again later, or raise retries"
         case 500...: hint = "the server failed; try again later"
@@ -433,6 +438,10 @@ extension RemoteGenerator: ProbingGenerator {
                                     hint: "check \(options.apiKeyEnv ?? options.passwordEnv ?? "the key")")
             case 500...:
                 return .unavailable(reason: "the server answers HTTP \(response.status)", hint: "try again later")
+            case 404 where options.api == .openai || options.api == .automatic1111:
+                // Every server of these APIs has the list asked for: the url points elsewhere.
+                return .unavailable(reason: "the server has no \(Redact.url(url)) (HTTP 404)",
+                                    hint: "check url: the API's base, e.g. \(options.api == .openai ? "https://api.openai.com/v1" : "http://127.0.0.1:7860")")
             default:
                 return options.api == .comfyui ? try await probeComfyUI(response, request: request, via: http) : .available
             }
@@ -504,8 +513,12 @@ enum Redact {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "(a URL)" }
         components.user = nil
         components.password = nil
-        if components.query != nil { components.query = "…" }
-        return components.string ?? "(a URL)"
+        // "…" added after, not set as the query, which would percent-encode it.
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.fragment = nil
+        guard let shown = components.string else { return "(a URL)" }
+        return hadQuery ? shown + "?…" : shown
     }
 
     /// Every secret and piece of one out (`SecretScrubber`: whole, split by

@@ -163,7 +163,8 @@ struct RemoteBackendTests {
         ("502", "HTML page"),
         ("503", "HTML page"),
         ("truncated", "request failed"),
-        ("garbage", "not a JSON object"),
+        ("garbage", "the server's answer is not JSON (application/json, 17 bytes): "),
+        ("deep", "the server's answer is not JSON (application/json, 4010 bytes): nesting deeper than 128 levels at 1:"),
         ("bad-base64", "not valid base64"),
         ("not-an-image", "is not an image"),
         ("empty-data", "returned no image"),
@@ -177,8 +178,9 @@ struct RemoteBackendTests {
         ("url-redirect-other-port", "the server's result URL redirects to a URL that is not on the configured url's host and port (127.0.0.1)"),
         ("url-redirect-loop", "the server's result URL redirects in a loop"),
         ("url-redirect-file", "the server's result URL redirects to a URL that uses the scheme \"file\"; badge fetches only https"),
-        ("html-200", "not a JSON object (text/html"),
+        ("html-200", "the server's answer is a web page (text/html"),
         ("sustained-429-61", "more than maxRetryAfterSeconds (60 s)"),
+        ("moved", "  hint: the server sends the request on to https://api.example.org/v2/images?…; badge does not follow a redirect with the key: set url to where it points"),
     ])
     func faultsFailClearlyAndKeepTheOldBadge(mode: String, expected: String) async throws {
         try await withHarness { h in
@@ -346,9 +348,17 @@ struct ProbeTests {
         let h = try RemoteHarness()
         defer { h.stop() }
         let environment = h.environment()
-        // The fixture answers GET /ok/v1/models with 404: reachable, so available.
+        // The fixture lists its models at GET /ok/v1/models: available.
         let reachable = try h.backend(try h.config(mode: "ok"), environment: environment).generator as! RemoteGenerator
         #expect(await reachable.probe() == .available)
+        // A server without the list is not the API the url should name.
+        let elsewhere = try h.backend(try h.config(mode: "no-models"), environment: environment).generator as! RemoteGenerator
+        guard case let .unavailable(missing, hint) = await elsewhere.probe() else {
+            Issue.record("a url without the API's model list must be unavailable")
+            return
+        }
+        #expect(missing == "the server has no http://127.0.0.1:\(h.server.port)/no-models/v1/models (HTTP 404)", "\(missing)")
+        #expect(hint == "check url: the API's base, e.g. https://api.openai.com/v1")
         // Nothing listens on this port.
         let text = #"{"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:9/v1"}}}"#
         let dead = try h.backend(try BadgeConfig.parse(Data(text.utf8), file: "p.json"), environment: environment).generator as! RemoteGenerator

@@ -122,8 +122,8 @@ struct AnswerDecodingTests {
         (#"{"data": ["aGVsbG8="]}"#, #"the answer's "data[0]" is a string, not an object"#),
         (#"{"data": {"b64_json": "aGVsbG8="}}"#, #"the answer's "data" is an object, not an array"#),
         (#"{"created": 1}"#, #"the answer has no "data" array"#),
-        (#"[{"b64_json": "aGVsbG8="}]"#, "the server's answer is not a JSON object (application/json, 26 bytes)"),
-        (#"{"data": [{"b64_json": "aGVsbG8="}"#, "the server's answer is not a JSON object (application/json, 34 bytes)"),
+        (#"[{"b64_json": "aGVsbG8="}]"#, "the server's answer is not a JSON object but an array (application/json, 26 bytes)"),
+        (#"{"data": [{"b64_json": "aGVsbG8="}"#, "the server's answer is not JSON (application/json, 34 bytes): unexpected end of file: the array opened at line 1, column 10 is not closed at 1:35"),
     ])
     func anOpenAIAnswerOfTheWrongShapeNamesTheField(json: String, message: String) throws {
         let error = try #require(Self.openAIError(json))

@@ -212,6 +212,9 @@ class Handler(JSONHandler):
         if self.path.startswith("/bounce"):
             port = self.server.server_address[1]
             return self.reply(302, b"", headers=[("Location", f"http://localhost:{port}/files/badge.png")])
+        if len(parts) == 3 and parts[1:] == ["v1", "models"] and parts[0] != "no-models":
+            # OpenAI's model list, which `badge backends --probe` asks for.
+            return self.reply(200, {"object": "list", "data": [{"id": "test-model", "object": "model"}]})
         # Any other path is recorded too: a test can tell a request badge should never have made.
         with lock:
             received.append({"mode": "unknown", "path": self.path, "body": None, "violations": [],
@@ -316,6 +319,9 @@ class Handler(JSONHandler):
         if mode.startswith("sustained-429-"):
             # Every answer is a 429 asking to wait the seconds the mode names.
             return self.reply(429, {"error": {"message": "rate limited"}}, headers=[("Retry-After", mode.split("-")[2])])
+        if mode == "moved":
+            # The API moved: a redirect badge does not follow with the key (a query that must not be shown).
+            return self.reply(302, "", "text/plain", headers=[("Location", "https://api.example.org/v2/images?key=secret-in-query")])
         if mode == "retry-after-huge":
             return self.reply(429, {"error": {"message": "quota exhausted"}}, headers=[("Retry-After", "86400")])
         if mode in ("500", "502", "503"):
@@ -333,6 +339,9 @@ class Handler(JSONHandler):
             return self.reply(200, "<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>", "text/html")
         if mode == "garbage":
             return self.reply(200, "this is {not json")
+        if mode == "deep":
+            # Valid JSON, nested past what a decoder reads.
+            return self.reply(200, '{"data": ' + "[" * 2000 + "]" * 2000 + "}")
         if mode == "bad-base64":
             return self.reply(200, {"data": [{"b64_json": "!!!!not*base64@@@"}]})
         if mode == "not-an-image":
