@@ -78,6 +78,11 @@ enum Reply {
         json(Problem(error: .init(code: code, message: message, hint: hint, parameter: parameter, allowed: allowed)), status: status, headers: headers)
     }
 
+    /// 404: no route has `path`.
+    static func nothing(at path: String, hint: String? = nil) -> Response {
+        problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))", hint: hint)
+    }
+
     /// 503 with Retry-After: the render queue is full.
     static func busy(retryAfter seconds: Int) -> Response {
         problem(.serviceUnavailable, code: "busy", "every render slot is taken and the queue is full",

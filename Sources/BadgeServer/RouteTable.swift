@@ -67,7 +67,7 @@ struct MethodCheck<Context: RequestContext>: RouterMiddleware {
             let path = request.uri.path
             let allowed = routes.methods(for: path)
             guard !allowed.isEmpty else {
-                return Reply.problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))")
+                return Reply.nothing(at: path)
             }
             let list = allowed.map(\.rawValue).joined(separator: ", ")
             return Reply.problem(.methodNotAllowed, code: "method",
