@@ -99,7 +99,7 @@ public enum BadgeMain {
                 if Terminal.stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, text.hasPrefix("error: ") {
                     text = "\u{1B}[1;31merror:\u{1B}[0m " + text.dropFirst("error: ".count)
                 }
-                FileHandle.standardError.write(Data((text + "\n").utf8))
+                Terminal.write(to: STDERR_FILENO, Data((text + "\n").utf8))
             }
         }
         return code.rawValue

@@ -38,7 +38,7 @@ enum BadgePicture {
             let drawn = try await graphics.render(png: png, columns: columns, rows: rows, cell: cell)
             let picture: CandidateGrid.Picture = graphics.mode == .symbols ? .lines(drawn.components(separatedBy: "\n")) : .image(drawn)
             let grid = CandidateGrid(across: 1, width: columns, height: rows)
-            FileHandle.standardOutput.write(Data((grid.drawRow([picture]) + "\n").utf8))
+            Terminal.write(to: STDOUT_FILENO, Data((grid.drawRow([picture]) + "\n").utf8))
         } catch {
             Terminal.note("(the badge cannot be drawn here: \(error))")
         }

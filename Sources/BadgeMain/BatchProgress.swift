@@ -54,7 +54,7 @@ final class BatchProgress: @unchecked Sendable {
         guard live, !stopped else { stopped = true; return }
         stopped = true
         running.removeAll()
-        FileHandle.standardError.write(Data((barText(now: clock.now) + "\n").utf8))
+        Terminal.write(to: STDERR_FILENO, Data((barText(now: clock.now) + "\n").utf8))
     }
 
     /// Ctrl-C: says at once that the batch is stopping (the items in flight still end cleanly).
@@ -64,7 +64,7 @@ final class BatchProgress: @unchecked Sendable {
         guard !stopping, !stopped else { return }
         stopping = true
         let text = "stopping… the badges being drawn are abandoned, finished ones are kept (Ctrl-C again quits at once)"
-        FileHandle.standardError.write(Data(((live ? "\r\u{1B}[2K" : "") + text + "\n").utf8))
+        Terminal.write(to: STDERR_FILENO, Data(((live ? "\r\u{1B}[2K" : "") + text + "\n").utf8))
     }
 
     func handle(_ event: BatchEvent) {
@@ -111,7 +111,7 @@ final class BatchProgress: @unchecked Sendable {
         let now = clock.now
         if !force, let lastDraw, now - lastDraw < .milliseconds(50) { return }
         lastDraw = now
-        FileHandle.standardError.write(Data(barText(now: now).utf8))
+        Terminal.write(to: STDERR_FILENO, Data(barText(now: now).utf8))
     }
 
     /// The bar's line, from the start of the line; the caller holds the lock.

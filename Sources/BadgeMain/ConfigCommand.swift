@@ -43,7 +43,7 @@ struct ConfigCommand: AsyncParsableCommand {
             let context = try global.makeContext()
             _ = try context.registry.makeAll(context.config, environment: context.environment)
             // Its secrets are masked already; what terminals act on in its values (DEL, C1, bidi) is escaped.
-            FileHandle.standardOutput.write(OutsideText.escapingControls(inJSON: Data(context.config.effectiveJSON(
+            Terminal.write(to: STDOUT_FILENO, OutsideText.escapingControls(inJSON: Data(context.config.effectiveJSON(
                 storeDirectory: context.store.directory, variables: context.environment.variables).utf8)))
         }
     }

@@ -166,7 +166,7 @@ enum Questions {
         var asked = false
         while true {
             // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
-            FileHandle.standardError.write(Data(((asked ? "" : "\(question)\n") + "› ").utf8))
+            Terminal.write(to: STDERR_FILENO, Data(((asked ? "" : "\(question)\n") + "› ").utf8))
             asked = true
             guard let line = try line(limit: maxAnswerBytes) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")

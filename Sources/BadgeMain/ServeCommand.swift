@@ -132,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try process.run()
         } catch {
-            FileHandle.standardError.write(Data("badge: warning: cannot open a browser (xdg-open: \(error.localizedDescription)); open the URL above\n".utf8))
+            Terminal.write(to: STDERR_FILENO, Data("badge: warning: cannot open a browser (xdg-open: \(error.localizedDescription)); open the URL above\n".utf8))
         }
     }
 }

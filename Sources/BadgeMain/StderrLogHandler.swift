@@ -32,7 +32,7 @@ struct StderrLogHandler: LogHandler {
         }
         // One line per event: values from outside lose their control characters and line breaks,
         // and every secret of the configuration is masked, in the message and the metadata alike.
-        FileHandle.standardError.write(Data((Terminal.clean(line, keepingNewlines: false) + "\n").utf8))
+        Terminal.write(to: STDERR_FILENO, Data((Terminal.clean(line, keepingNewlines: false) + "\n").utf8))
     }
 
     /// `value` as a logfmt value: as it is, or in double quotes with its

@@ -56,7 +56,7 @@ enum Terminal {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(JSONError(error)) {
                 let scrubbed = Data(scrubber.withLock { $0 }.scrub(String(decoding: data, as: UTF8.self)).utf8)
-                FileHandle.standardError.write(OutsideText.escapingControls(inJSON: scrubbed) + Data("\n".utf8))
+                Terminal.write(to: STDERR_FILENO, OutsideText.escapingControls(inJSON: scrubbed) + Data("\n".utf8))
                 return
             }
         }
@@ -65,15 +65,37 @@ enum Terminal {
         if stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil {
             text = "\u{1B}[1;31merror:\u{1B}[0m " + description + "\n"
         }
-        FileHandle.standardError.write(Data(text.utf8))
+        Terminal.write(to: STDERR_FILENO, Data(text.utf8))
     }
 
+    /// Writes all of `data` to standard output (fd 1) or error (fd 2). A
+    /// failed write (a full disk, a closed pipe) is not a crash, as it is with
+    /// FileHandle's `write`: the first on standard output is said once on
+    /// standard error, and the command goes on; what it did stands.
+    static func write(to fd: Int32, _ data: Data) {
+        let failed: Int32? = data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return n < 0 ? errno : EIO }
+                offset += n
+            }
+            return nil
+        }
+        guard let failed, fd == STDOUT_FILENO, !outputFailed.exchange(true, ordering: .relaxed) else { return }
+        write(to: STDERR_FILENO,
+              Data("badge: cannot write to standard output: \(String(cString: strerror(failed))); what it would have said is lost\n".utf8))
+    }
+
+    private static let outputFailed = Atomic(false)
+
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((clean(text) + "\n").utf8))
+        Terminal.write(to: STDERR_FILENO, Data((clean(text) + "\n").utf8))
     }
 
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((clean(text) + "\n").utf8))
+        Terminal.write(to: STDOUT_FILENO, Data((clean(text) + "\n").utf8))
     }
 
     /// Prints a value as pretty JSON with sorted keys.
@@ -82,7 +104,7 @@ enum Terminal {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let encoded = try encoder.encode(value)
         let data = OutsideText.escapingControls(inJSON: Data(scrubber.withLock { $0 }.scrub(String(decoding: encoded, as: UTF8.self)).utf8))
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        Terminal.write(to: STDOUT_FILENO, data + Data("\n".utf8))
     }
 
     /// Label/value lines with the labels aligned.
@@ -115,7 +137,7 @@ final class Spinner: @unchecked Sendable {
                 let elapsed = clock.now - started + .milliseconds(400)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 let line = "\r\(frames[i % frames.count]) \(label) \(String(format: "%.1f", seconds)) s"
-                FileHandle.standardError.write(Data(line.utf8))
+                Terminal.write(to: STDERR_FILENO, Data(line.utf8))
                 i += 1
                 try? await Task.sleep(for: .milliseconds(80))
             }
@@ -125,6 +147,6 @@ final class Spinner: @unchecked Sendable {
     func stop() {
         guard let task else { return }
         task.cancel()
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        Terminal.write(to: STDERR_FILENO, Data("\r\u{1B}[2K".utf8))
     }
 }
