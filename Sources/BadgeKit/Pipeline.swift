@@ -104,15 +104,20 @@ public struct Pipeline: Sendable {
         let url: URL
         switch destination {
         case let .store(store):
-            let stored = try await BlockingExecutor.run { try store.commit(badge) }
+            // Cancelled before it starts, nothing is committed; once it has started, it
+            // runs to its end and what it did is reported, whatever came meanwhile.
+            try Task.checkCancellation()
+            let stored = try await BlockingExecutor.runToCompletion { try store.commit(badge) }
             if !stored.tightened.isEmpty { environment.logger.warning("\(BadgeStore.tightenedMessage(stored.tightened))") }
             await TestHold.at("after-commit", environment)
             url = stored.url
         case let .file(target):
-            try await BlockingExecutor.run { try OutputWriter().write(png, to: .path(target), what: "the badge") }
+            try Task.checkCancellation()
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(png, to: .path(target), what: "the badge") }
             url = target
         case .standardOutput:
-            try await BlockingExecutor.run { try OutputWriter().write(png, to: .standardOutput, what: "the badge") }
+            try Task.checkCancellation()
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(png, to: .standardOutput, what: "the badge") }
             url = URL(fileURLWithPath: "/dev/stdout")
         }
         environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)"])

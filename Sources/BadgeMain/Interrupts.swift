@@ -108,7 +108,12 @@ private final class InterruptListener: @unchecked Sendable {
             let got = read(readEnd, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             guard got == 1 else { return }
-            if interrupt() > 1 {
+            let count = interrupt()
+            if count == 1 {
+                // Stopping may take a moment (a plugin's grace, a commit under way): say it is heard.
+                Terminal.write(to: STDERR_FILENO, Data("badge: stopping (again to end at once)\n".utf8))
+            }
+            if count > 1 {
                 let number = Int32(byte)
                 LivePluginGroups.killAll()
                 signal(number, SIG_DFL)

@@ -29,6 +29,19 @@ struct StoreProcessTests {
         #expect(s.storeObject.temporaryFiles().isEmpty)
     }
 
+    /// Standard output on a full disk: the badge is committed all the same,
+    /// and badge says once that what it printed is lost (FileHandle's write
+    /// killed it with SIGILL after the commit).
+    @Test func aFullStandardOutputIsSaidOnceAndTheCommitStands() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--size", "64", "--seed", "2", "Written to a full disk"],
+                                     prefix: ["sh", "-c", "exec \"$@\" > /dev/full", "sh"])
+        #expect(!result.signalled && result.status == 0, "\(result.status) \(result.stderr)")
+        let said = result.stderr.components(separatedBy: "badge: cannot write to standard output: No space left on device").count - 1
+        #expect(said == 1, "\(result.stderr)")
+        #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "Written to a full disk")
+    }
+
     @Test func aStoreThatIsAFileIsRefusedClearly() async throws {
         let s = try Sandbox()
         try Data("not a directory".utf8).write(to: s.store)
@@ -80,6 +93,29 @@ struct StoreProcessTests {
         let metadata = try #require(try s.storeObject.current()?.metadata)
         let (_, expected, _) = try await GeneratorConformanceShim.render(prompt: metadata.prompt, seed: metadata.seed!, size: 96)
         #expect(try KillLoopTests.idat(try #require(s.badge)) == (try KillLoopTests.idat(expected)))
+    }
+
+    /// Ctrl-C while the commit is under way (its file written and flushed,
+    /// not yet renamed): the commit runs to its end, and badge says it did,
+    /// rather than "cancelled; the current badge is unchanged" over a new badge.
+    @Test func ctrlCDuringTheCommitLetsItFinishAndSaysSo() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "the old promise"]).status == 0)
+        let held = try await s.startHeld(["generate", "--size", "64", "--seed", "2", "the new promise"], at: "commit-after-fsync")
+        let child = held.process
+        child.interrupt()
+        // Released only once the interrupt is heard, so it lands while the commit waits.
+        let heard = try await BlockingExecutor.runToCompletion { [errors = Sandbox.Unchecked(held.errors)] in
+            PipeReading.readLine(errors.value.fileHandleForReading)
+        }
+        #expect(heard == "badge: stopping (again to end at once)")
+        held.release()
+        try await s.waitForExit(child)
+        let stderr = try await held.stderrAfter()
+        #expect(child.terminationReason == .exit && child.terminationStatus == 0, "\(child.terminationStatus) \(stderr)")
+        #expect(!stderr.contains("unchanged"), "\(stderr)")
+        #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "the new promise")
+        #expect(s.storeObject.temporaryFiles().isEmpty)
     }
 
     @Test func ctrlCCancelsCleanly() async throws {
