@@ -520,7 +520,10 @@ public struct BadgeStore: Sendable {
         do {
             try fileSystem.fsync(store.directory)
         } catch {
-            throw storeError("the new badge is in place but the directory could not be flushed to disk", error, path: directory.path)
+            // Past the rename: the new badge is the current one, which the words say.
+            throw BadgeError(.store, "the new badge is the current one, but the disk did not confirm the store's folder: a crash now could bring back the one before",
+                             path: directory.path, cause: error.description,
+                             hint: "check the disk (dmesg); badge show says which badge is current")
         }
         prune(store)
     }
