@@ -174,9 +174,13 @@ extension Pipeline {
 
     /// What a backend said, as a badge keeps it: without control characters
     /// (other tools read the PNG's text unfiltered) and cut at `limit`
-    /// characters, "…" marking the cut.
+    /// Unicode scalars, "…" marking the cut. Scalars, not characters: one
+    /// character may hold millions of combining marks.
     static func kept(_ text: String, atMost limit: Int) -> String {
         let printable = OutsideText.printable(text)
-        return printable.count <= limit ? printable : String(printable.prefix(limit - 1)) + "…"
+        guard printable.unicodeScalars.count > limit else { return printable }
+        var cut = String.UnicodeScalarView(printable.unicodeScalars.prefix(limit - 1))
+        cut.append("…")
+        return String(cut)
     }
 }

@@ -45,7 +45,10 @@ struct PipelineTests {
     /// read the PNG's text as it is) and no longer than a badge needs them.
     @Test func aBackendsWordsAreKeptWithoutControlsAndCutToLength() async throws {
         let generator = Talkative(model: "m\u{1B}]0;owned\u{07}" + String(repeating: "m", count: 1_000_000),
-                                  revisedPrompt: "a\u{0}b\u{202E}c\nd", extra: ["note": "x\u{9B}2J" + String(repeating: "y", count: 5000)])
+                                  revisedPrompt: "a\u{0}b\u{202E}c\nd",
+                                  extra: ["note": "x\u{9B}2J" + String(repeating: "y", count: 5000),
+                                          // One character of three million scalars (6 MB): cut as scalars, it fits a badge.
+                                          "marks": "a" + String(repeating: "\u{301}", count: 3_000_000)])
         let environment = BadgeEnvironment(variables: [:])
         _ = try await Pipeline(environment: environment).run(
             BadgeRequest(prompt: "Drink more water", size: 64, seed: 5),
@@ -53,10 +56,11 @@ struct PipelineTests {
             commitment: .init(date: nil, timeZone: .gmt), to: .store(fixture.store()))
         let metadata = try #require(try fixture.store().current()?.metadata)
         let model = try #require(metadata.model)
-        #expect(model.hasPrefix("m]0;ownedmmm") && model.hasSuffix("m…") && model.count == 256, "\(model.prefix(40)) \(model.count)")
+        #expect(model.hasPrefix("m]0;ownedmmm") && model.hasSuffix("m…") && model.unicodeScalars.count == 256, "\(model.prefix(40)) \(model.count)")
         #expect(metadata.revisedPrompt == "abc\nd")
         let note = try #require(metadata.extra["note"])
-        #expect(note.hasPrefix("x2Jyyy") && note.count == 2000)
+        #expect(note.hasPrefix("x2Jyyy") && note.unicodeScalars.count == 2000)
+        #expect(try #require(metadata.extra["marks"]).unicodeScalars.count == 2000)
         #expect(try fixture.store().current().map { $0.byteCount < 20_000 } == true, "the badge holds the whole megabyte")
     }
 
