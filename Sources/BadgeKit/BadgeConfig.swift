@@ -84,24 +84,35 @@ public struct BadgeConfig: Sendable {
 
     /// Every fallback names a configured instance, and no chain comes back on itself.
     func checkFallbacks(_ section: ConfigObject?) throws {
+        // By name, once: a lookup per step keeps a long configuration's check linear.
+        let byName = Dictionary(backends.map { ($0.name, $0) }) { first, _ in first }
+        let members = Dictionary((section?.members ?? []).map { ($0.key, $0) }) { first, _ in first }
+        var ending: Set<String> = []  // backends whose chain is known to end
         for backend in backends {
-            guard let fallback = backend.fallback, let value = section?.value(backend.name).flatMap({ try? $0.object() })?.value("fallback") else { continue }
-            guard self.backend(named: fallback) != nil else {
+            guard let fallback = backend.fallback, let member = members[backend.name],
+                  let value = (try? section?.value(of: member).object())?.value("fallback") else { continue }
+            guard byName[fallback] != nil else {
                 throw value.error("no backend is named \(ConfigExcerpt.quoted(fallback))",
                                   hint: "configured backends: \(backends.map(\.name).joined(separator: ", "))")
             }
             var seen = [backend.name]
+            var seenSet: Set<String> = [backend.name]
             var next: String? = fallback
-            while let name = next {
-                if seen.contains(name) {
+            while let name = next, !ending.contains(name) {
+                if seenSet.contains(name) {
                     throw value.error("the fallbacks go round in a circle: \((seen + [name]).joined(separator: " -> "))",
                                       hint: "end the chain with a backend that has no fallback, such as procedural")
                 }
                 seen.append(name)
-                next = self.backend(named: name)?.fallback
+                seenSet.insert(name)
+                next = byName[name]?.fallback
             }
+            ending.formUnion(seenSet)
         }
     }
+
+    /// The most backends a configuration may name: its check is bounded before it starts.
+    static let maxBackends = 10_000
 
     // MARK: - Finding the file
 
@@ -165,9 +176,14 @@ public struct BadgeConfig: Sendable {
         var backends: [BackendConfig] = []
         let section = try object.object("backends")
         if let section {
+            guard section.members.count <= maxBackends else {
+                throw BadgeError(.config, "the configuration has \(section.members.count) backends; badge reads at most \(maxBackends)",
+                                 path: file, location: section.node.location, keyPath: section.keyPath,
+                                 hint: "a configuration names the few backends you use; split the rest into other files")
+            }
             let pattern = try Regex(namePattern)
             for member in section.members {
-                let value = section.value(member.key)!
+                let value = section.value(of: member)
                 guard member.key.wholeMatch(of: pattern) != nil else {
                     throw BadgeError(
                         .config, "\"\(member.key)\" is not a valid backend name", path: file,
@@ -239,8 +255,8 @@ public struct BadgeConfig: Sendable {
         var expanded = path
         if expanded == "~" { expanded = home(variables) }
         else if expanded.hasPrefix("~/") { expanded = home(variables) + expanded.dropFirst(1) }
-        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
-        return base.appendingPathComponent(expanded).standardizedFileURL
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).withoutDotComponents }
+        return base.appendingPathComponent(expanded).withoutDotComponents
     }
 
     // MARK: - Showing it

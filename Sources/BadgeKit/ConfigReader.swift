@@ -149,7 +149,12 @@ public struct ConfigObject: Sendable {
 
     public func value(_ key: String) -> ConfigValue? {
         guard let member = members.first(where: { $0.key == key }) else { return nil }
-        return ConfigValue(node: member.value, keyPath: childPath(key), file: file)
+        return value(of: member)
+    }
+
+    /// The value of one of `members`, without looking for it by key.
+    package func value(of member: JSONMember) -> ConfigValue {
+        ConfigValue(node: member.value, keyPath: childPath(member.key), file: file)
     }
 
     public func require(_ key: String, hint: String? = nil) throws -> ConfigValue {

@@ -67,7 +67,7 @@ public enum OutputTarget: Sendable, Equatable, CustomStringConvertible {
                 guard let target = readLink(current) else { throw .system("readlink", errno, current) }
                 if target.hasPrefix("/proc/") { return .writeInto(target) }
                 let base = URL(fileURLWithPath: current).deletingLastPathComponent()
-                current = URL(fileURLWithPath: target, relativeTo: base).standardizedFileURL.path
+                current = URL.file(target, relativeTo: base).path
             default:
                 throw .notAFile(RegularFile.kind(info.st_mode), current)
             }

@@ -77,6 +77,7 @@ struct BatchCommand: AsyncParsableCommand {
     var contactSheet: String?
 
     func validate() throws {
+        if output == "" { throw ValidationError("--output needs a directory; \"\" would be the current folder") }
         if let size, !BadgeRequest.sizeRange.contains(size) {
             throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
         }

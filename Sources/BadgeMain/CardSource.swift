@@ -22,7 +22,7 @@ struct CardSource: ParsableArguments {
             return CardBadge(png: data, path: badge.url.path, metadata: badge.metadata,
                              limits: context.config.intake.admittingDrawing(side: badge.metadata.size))
         }
-        let url = URL(fileURLWithPath: file, relativeTo: context.environment.workingDirectory).standardizedFileURL
+        let url = URL.file(file, relativeTo: context.environment.workingDirectory)
         let data = try read(url)
         let entries: [(keyword: String, text: String)]
         do {

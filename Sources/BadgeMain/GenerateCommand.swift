@@ -32,6 +32,7 @@ struct BadgeOptions: ParsableArguments {
     var json = false
 
     func validate() throws {
+        if output == "" { throw ValidationError("--output needs a file (or - for standard output); \"\" names none") }
         if let size, !BadgeRequest.sizeRange.contains(size) {
             throw ValidationError("--size must be from \(BadgeRequest.sizeRange.lowerBound) to \(BadgeRequest.sizeRange.upperBound) pixels, not \(size)")
         }

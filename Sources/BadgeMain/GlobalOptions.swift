@@ -17,6 +17,12 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log what happens, step by step, to standard error.")
     var verbose = false
 
+    /// An empty path would name the current folder: `--store ""` made it the store.
+    func validate() throws {
+        if store == "" { throw ValidationError("--store needs a directory; \"\" would be the current folder") }
+        if config == "" { throw ValidationError("--config needs a file; \"\" names none") }
+    }
+
     /// Reads the configuration and wires the environment: one place, for every command.
     func makeContext() throws -> CommandContext {
         let variables = ProcessInfo.processInfo.environment

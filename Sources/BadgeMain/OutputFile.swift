@@ -23,7 +23,7 @@ enum OutputFile {
     }
 
     static func url(_ path: String, _ context: CommandContext) -> URL {
-        URL(fileURLWithPath: path, relativeTo: context.environment.workingDirectory).standardizedFileURL
+        URL.file(path, relativeTo: context.environment.workingDirectory)
     }
 
     /// Says what was written: on standard output, unless the file went there.

@@ -108,10 +108,14 @@ enum Terminal {
     }
 
     /// Label/value lines with the labels aligned.
+    /// A value's own line breaks (a promise of two lines) go on under its
+    /// column, so no line of it can pass for a row of the table.
     static func table(_ rows: [(String, String?)]) -> String {
         let present = rows.compactMap { row in row.1.map { (row.0, $0) } }
         let width = present.map(\.0.count).max() ?? 0
-        return present.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+        let under = "\n" + String(repeating: " ", count: width + 4)
+        return present.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+            + $0.1.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: under) }
             .joined(separator: "\n")
     }
 }

@@ -372,6 +372,41 @@ struct CommandTests {
         #expect(try await s.run(["verify"]).stdout.contains("seed 4, medal (the default), 128 px"))
     }
 
+    /// An empty path names no file: `--store ""` made the current folder the
+    /// store (and made it 0700). And `link/..` is where the kernel says,
+    /// beside the link's target, not beside the link.
+    @Test func emptyPathsAreRefusedAndDotDotFollowsTheKernel() async throws {
+        let s = try Sandbox()
+        for arguments in [["--store", "", "generate", "x"], ["--config", "", "show"], ["generate", "--output", "", "x"],
+                          ["batch", "jobs.csv", "--output", ""]] {
+            let result = try await s.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("\"\" "), "\(arguments): \(result.stderr)")
+        }
+        let fm = FileManager.default
+        let real = s.root.appendingPathComponent("real/inner"), links = s.root.appendingPathComponent("links")
+        try fm.createDirectory(at: real, withIntermediateDirectories: true)
+        try fm.createDirectory(at: links, withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: links.appendingPathComponent("L").path, withDestinationPath: real.path)
+        let target = links.appendingPathComponent("L/../out.png").path
+        #expect(try await s.run(["generate", "--size", "64", "--output", target, "x"]).status == 0)
+        #expect(fm.fileExists(atPath: s.root.appendingPathComponent("real/out.png").path), "written beside the link's target")
+        #expect(!fm.fileExists(atPath: links.appendingPathComponent("out.png").path), "written beside the link")
+    }
+
+    /// A promise of two lines goes on under its column in show's table: its
+    /// second line cannot pass for a row (a forged commitment date).
+    @Test func aPromiseOfTwoLinesCannotPassForARowOfShow() async throws {
+        let s = try Sandbox()
+        let forged = "Commitment Date  January 1, 1999"
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "Run more\n" + forged]).status == 0)
+        let lines = try await s.run(["show"]).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.hasPrefix("  Commitment Date") }.count == 1, "\(lines)")
+        let second = try #require(lines.first { $0.hasSuffix(forged) }, "\(lines)")
+        let column = try #require(lines.first { $0.hasPrefix("  Promise") }.map { $0.count - "Run more".count })
+        #expect(second.prefix(column).allSatisfy { $0 == " " } && second.dropFirst(column) == forged, "\(lines)")
+    }
+
     /// The config's default style is a default: a promise whose words ask for
     /// a style is drawn in it, by `generate` and by a batch alike; a promise
     /// that asks for none gets the config's.

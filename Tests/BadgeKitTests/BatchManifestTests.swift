@@ -58,6 +58,12 @@ struct BatchManifestTests {
         #expect(BatchManifest.sniff(Data(wrapped.utf8)) == .json)
         #expect(BatchManifest.sniff(Data(lines.utf8)) == .jsonLines)
         #expect(BatchManifest.sniff(Data(csv.utf8)) == .csv)
+        // With a byte order mark, as some editors save: read the same.
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        #expect(BatchManifest.sniff(bom + Data(json.utf8)) == .json)
+        #expect(BatchManifest.sniff(bom + Data(lines.utf8)) == .jsonLines)
+        #expect(BatchManifest.sniff(bom + Data(csv.utf8)) == .csv)
+        #expect(try parse("\u{FEFF}" + lines, .jsonLines).map(\.name) == expected.map(\.name))
     }
 
     @Test func aCSVCellMayHoldQuotesAndLineBreaks() throws {

@@ -38,9 +38,11 @@ package struct BatchManifest: Sendable {
     }
 
     /// `[` is a JSON array; lines that each start with `{` are JSON Lines; a
-    /// single `{` document is JSON; anything else is CSV.
+    /// single `{` document is JSON; anything else is CSV. A UTF-8 byte order
+    /// mark before them (as some editors write) is passed over.
     package static func sniff(_ data: Data) -> Format {
-        let lines = data.split(separator: UInt8(ascii: "\n")).map { $0.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+        let text = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        let lines = text.split(separator: UInt8(ascii: "\n")).map { $0.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
             .filter { !$0.isEmpty }
         guard let first = lines.first?.first else { return .csv }
         if first == UInt8(ascii: "[") { return .json }
