@@ -128,7 +128,10 @@ package struct ImportGenerator: BadgeGenerator {
         var extra = Self.provenance(of: picture.bytes)
         // Which picture, by its bytes: a file's name ("holiday-GPS.jpg") can say more than the user means
         // to share. Hashed on a thread of its own while the other decodes (the decode uses one core).
-        async let digest = BlockingExecutor.run { [bytes = picture.bytes] in try BatchHash.sha256(bytes) }
+        // The bytes are taken for the hash here, before the decode can take them: read inside the
+        // child task, they were at times already gone, and the hash was the empty file's.
+        let hashed = picture.bytes
+        async let digest = BlockingExecutor.run { [hashed] in try BatchHash.sha256(hashed) }
         let encoded = try await BlockingExecutor.run { () throws -> (png: Data, inflated: PNGDataCheck.Inflated?) in
             // Each stage's image is released as soon as the next exists, and the file's bytes once decoded
             // (once hashed too): a photo's decode is the largest thing this process holds, and it must be
