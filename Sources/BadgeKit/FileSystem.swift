@@ -275,10 +275,6 @@ package func readStandardInput(limit: Int) throws -> Data {
 }
 
 extension URL {
-    /// This file URL with its path's "." components and doubled slashes
-    /// removed, and its ".." kept: the kernel resolves ".." after any
-    /// symbolic link before it (`link/../x` is beside the link's target),
-    /// which removing it by hand, as `standardizedFileURL` does, would not.
     /// `path` as a file URL, relative to `base` unless it starts with "/":
     /// joined as strings (Foundation's relative URLs remove ".." by hand),
     /// then `withoutDotComponents`.
@@ -286,6 +282,10 @@ extension URL {
         URL(fileURLWithPath: path.hasPrefix("/") ? path : base.path + "/" + path).withoutDotComponents
     }
 
+    /// This file URL with its path's "." components and doubled slashes
+    /// removed, and its ".." kept: the kernel resolves ".." after any
+    /// symbolic link before it (`link/../x` is beside the link's target),
+    /// which removing it by hand, as `standardizedFileURL` does, would not.
     package var withoutDotComponents: URL {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         return URL(fileURLWithPath: "/" + parts.joined(separator: "/"))
