@@ -294,7 +294,7 @@ public struct BadgeStore: Sendable {
             throw BadgeError(.store, "the file carries no badge metadata", path: url.path,
                              hint: "it was not written by badge; move it away or run 'badge generate' to replace it")
         }
-        let badge = StoredBadge(url: url, metadata: metadata, byteCount: file.size, replacedAt: inHistory ? file.changed : nil)
+        let badge = StoredBadge(url: url, metadata: metadata, byteCount: file.size, replacedAt: inHistory ? file.modified : nil)
         guard withBytes else { return (badge, nil) }
         do throws(RegularFile.Failure) {
             guard lseek(file.fd, 0, SEEK_SET) == 0 else { throw .system("lseek", errno) }
@@ -537,35 +537,96 @@ public struct BadgeStore: Sendable {
     /// Hard-links the current badge into history/ under its id (anything at
     /// the badge path without a badge's metadata as `unknown-<time>.png`, or
     /// `unknown-<time>-<n>.png` when another foreign file was kept in the same
-    /// second). Idempotent: an entry left by a writer killed before its rename
-    /// is simply reused.
+    /// second), and sets the entry's modification time to now: the history's
+    /// order and its "replaced" times (see ``replacementTime(after:)``). A
+    /// badge's file is written once, when it becomes current, so an entry whose
+    /// time could not be set still sorts in its place. Idempotent: an entry
+    /// left by a writer killed before its rename is reused, for a foreign file
+    /// too (found by its inode).
     private func keepCurrentInHistory(_ store: Handle) throws {
         var info = stat()
         guard fstatat(store.directory, Self.badgeFileName, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        let history = store.history!
         let id = currentID(store)
-        let second = Int(Date().timeIntervalSince1970)
-        var attempt = 1
-        while true {
-            let name = id.map { "\($0).png" } ?? Self.foreignName(second: second, attempt: attempt)
-            let entry = historyURL.appendingPathComponent(name)
-            do {
-                try fileSystem.linkat(store.directory, Self.badgeFileName, store.history!, name)
-                break
-            } catch where error.errno == EEXIST {
-                var existing = stat()
-                // A badge's id names one badge; a foreign entry is the same file only if it is the same inode.
-                if id != nil || (fstatat(store.history!, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
-                                 && existing.st_dev == info.st_dev && existing.st_ino == info.st_ino) { return }
+        let name: String
+        if let id {
+            name = "\(id).png"
+            try link(as: name, in: store, reusingExisting: true)
+        } else if let kept = foreignEntry(sameAs: info, in: history) {
+            name = kept
+        } else {
+            let second = Int(Date().timeIntervalSince1970)
+            var attempt = 1
+            while true {
+                let candidate = Self.foreignName(second: second, attempt: attempt)
+                if try link(as: candidate, in: store, reusingExisting: false) {
+                    name = candidate
+                    break
+                }
                 attempt += 1
-                guard attempt <= 10_000 else { throw storeError("cannot keep the current badge in the history", error, path: entry.path) }
-            } catch {
-                throw storeError("cannot keep the current badge in the history", error, path: entry.path)
+                guard attempt <= 10_000 else {
+                    throw storeError("cannot keep the current badge in the history", SystemCallError("link", EEXIST),
+                                     path: historyURL.appendingPathComponent(candidate).path)
+                }
             }
         }
+        try? fileSystem.setTimes(history, name, to: Self.replacementTime(after: newestEntryTime(in: history, besides: name)))
         do {
-            try fileSystem.fsync(store.history!)
+            try fileSystem.fsync(history)
         } catch {
             throw storeError("cannot flush the history directory", error, path: historyURL.path)
+        }
+    }
+
+    /// Links badge.png into the history as `name`; false when that name is
+    /// taken and `reusingExisting` is false (with it, a taken name is the
+    /// entry: a badge's id names one badge).
+    @discardableResult
+    private func link(as name: String, in store: Handle, reusingExisting: Bool) throws -> Bool {
+        do {
+            try fileSystem.linkat(store.directory, Self.badgeFileName, store.history!, name)
+            return true
+        } catch where error.errno == EEXIST {
+            return reusingExisting
+        } catch {
+            throw storeError("cannot keep the current badge in the history", error, path: historyURL.appendingPathComponent(name).path)
+        }
+    }
+
+    /// Now, or a microsecond after `newest` when the clock has not passed it
+    /// (a file system's clock ticks in milliseconds; a clock set back): each
+    /// entry's time is after the one replaced before it, so the order holds.
+    package static func replacementTime(after newest: timespec?, now: timespec = realTimeNow()) -> timespec {
+        guard let newest, (now.tv_sec, now.tv_nsec) <= (newest.tv_sec, newest.tv_nsec) else { return now }
+        let nanoseconds = newest.tv_nsec + 1_000
+        return nanoseconds >= 1_000_000_000
+            ? timespec(tv_sec: newest.tv_sec + 1, tv_nsec: nanoseconds - 1_000_000_000)
+            : timespec(tv_sec: newest.tv_sec, tv_nsec: nanoseconds)
+    }
+
+    package static func realTimeNow() -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now
+    }
+
+    /// The latest modification time of the history's entries other than `name`.
+    private func newestEntryTime(in history: Int32, besides name: String) -> timespec? {
+        directoryEntries(history).filter { $0 != name && $0.hasSuffix(".png") && !$0.hasPrefix(".") }
+            .compactMap { entry -> timespec? in
+                var info = stat()
+                return fstatat(history, entry, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info.st_mtim : nil
+            }
+            .max { ($0.tv_sec, $0.tv_nsec) < ($1.tv_sec, $1.tv_nsec) }
+    }
+
+    /// The name of a foreign entry that is the file `info` describes (the same
+    /// inode): kept there by a writer killed before its rename.
+    private func foreignEntry(sameAs info: stat, in history: Int32) -> String? {
+        directoryEntries(history).first { name in
+            var existing = stat()
+            return Self.foreignOrder(name) != nil && fstatat(history, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
+                && existing.st_dev == info.st_dev && existing.st_ino == info.st_ino
         }
     }
 

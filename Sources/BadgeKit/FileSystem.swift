@@ -33,6 +33,8 @@ package protocol StoreFileSystem: Sendable {
     func unlinkat(_ directory: Int32, _ name: String) throws(SystemCallError)
     func mkdirat(_ directory: Int32, _ name: String, _ mode: mode_t) throws(SystemCallError)
     func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError)
+    /// Sets the access and modification times of `name` (not following a symbolic link).
+    func setTimes(_ directory: Int32, _ name: String, to time: timespec) throws(SystemCallError)
 }
 
 /// The real thing: thin wrappers that retry on EINTR.
@@ -86,6 +88,10 @@ package struct PosixFileSystem: StoreFileSystem {
         while systemFlock(fd, operation) != 0 {
             if errno != EINTR { throw SystemCallError("flock", errno) }
         }
+    }
+
+    package func setTimes(_ directory: Int32, _ name: String, to time: timespec) throws(SystemCallError) {
+        if utimensat(directory, name, [time, time], AT_SYMLINK_NOFOLLOW) != 0 { throw SystemCallError("utimensat", errno) }
     }
 }
 

@@ -11,8 +11,9 @@ public struct RegularFile: ~Copyable {
     public let fd: Int32
     /// The size fstat reported when the file was opened.
     public let size: Int
-    /// When the file's inode last changed (its ctime): for a history entry, when it was linked there.
-    public let changed: Date
+    /// When the file's contents last changed (its mtime): for a history
+    /// entry, when the store moved it there (`BadgeStore` sets it then).
+    public let modified: Date
 
     /// Why a file could not be read.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -57,7 +58,7 @@ public struct RegularFile: ~Copyable {
         }
         self.fd = fd
         self.size = Int(info.st_size)
-        self.changed = Date(timeIntervalSince1970: Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9)
+        self.modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     deinit { Glibc.close(fd) }

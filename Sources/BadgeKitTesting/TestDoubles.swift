@@ -54,7 +54,7 @@ public struct FakeGenerator: BadgeGenerator {
 /// A file system that fails one chosen system call with a chosen errno, and
 /// otherwise does what the real one does.
 package struct FaultyFileSystem: StoreFileSystem {
-    package enum Call: String, Sendable { case open, write, fsync, close, rename, link, unlink, mkdir, flock }
+    package enum Call: String, Sendable { case open, write, fsync, close, rename, link, unlink, mkdir, flock, setTimes }
 
     package var failing: Call
     package var errno: Int32
@@ -121,6 +121,11 @@ package struct FaultyFileSystem: StoreFileSystem {
     package func flock(_ fd: Int32, _ operation: Int32) throws(SystemCallError) {
         if shouldFail(.flock) { throw SystemCallError("flock", errno) }
         try real.flock(fd, operation)
+    }
+
+    package func setTimes(_ directory: Int32, _ name: String, to time: timespec) throws(SystemCallError) {
+        if shouldFail(.setTimes, name) { throw SystemCallError("utimensat", errno) }
+        try real.setTimes(directory, name, to: time)
     }
 }
 

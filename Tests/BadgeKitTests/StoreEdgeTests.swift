@@ -137,4 +137,75 @@ struct StoreEdgeTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).filter { $0.hasPrefix("unknown-") }.sorted()
         #expect(names == ["unknown-100-2.png", "unknown-100-3.png"])
     }
+
+    /// The history is in the order badges were replaced, whatever their
+    /// creation dates: a badge restored and then replaced again is the newest
+    /// entry, and stays so when tightening an older store changes every
+    /// entry's inode (chmod sets ctime); pruning drops the oldest replaced.
+    @Test func aRestoredBadgeReplacedAgainIsTheNewestEntryAndSurvivesPruning() throws {
+        let f = StoreFixture()
+        let store = f.store(historyLimit: 3)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        var ids: [Int: String] = [:]
+        for n in 1...3 {
+            let (png, metadata) = try StoreFixture.badge(n, created: start.addingTimeInterval(Double(n)))
+            ids[n] = try store.commit(.stamping(metadata, into: png)).metadata.id
+        }
+        try store.restore(id: ids[1]!)          // history: 3, 2
+        let (png4, metadata4) = try StoreFixture.badge(4, created: start.addingTimeInterval(4))
+        ids[4] = try store.commit(.stamping(metadata4, into: png4)).metadata.id   // history: 1, 3, 2
+        #expect(try store.history().map(\.metadata.id) == [ids[1]!, ids[3]!, ids[2]!])
+        let timesBefore = try store.history().map(\.replacedAt)
+
+        // An older store's modes: the next commit tightens every entry.
+        for url in [store.directory, store.historyURL] { #expect(chmod(url.path, 0o755) == 0) }
+        for file in try FileManager.default.contentsOfDirectory(at: store.historyURL, includingPropertiesForKeys: nil) {
+            #expect(chmod(file.path, 0o644) == 0)
+        }
+        _ = try store.current()
+        #expect(try store.history().map(\.replacedAt) == timesBefore, "reading and chmod keep the replaced times")
+
+        let (png5, metadata5) = try StoreFixture.badge(5, created: start.addingTimeInterval(5))
+        let stored = try store.commit(.stamping(metadata5, into: png5))
+        #expect(!stored.tightened.isEmpty, "the commit tightened the store")
+        let history = try store.history()
+        #expect(history.map(\.metadata.id) == [ids[4]!, ids[1]!, ids[3]!], "badge 2, replaced first, is the one pruned")
+        #expect(Array(history.dropFirst().map(\.replacedAt)) == Array(timesBefore.prefix(2)), "tightening changed no replaced time")
+        let times = history.compactMap(\.replacedAt)
+        #expect(times.count == 3 && zip(times, times.dropFirst()).allSatisfy { $0 > $1 }, "\(times)")
+    }
+
+    /// A writer killed after linking a foreign badge.png into the history and
+    /// before its rename left `unknown-<second>.png`; the next commit reuses
+    /// that entry (the same inode) rather than adding a second one.
+    @Test func aForeignFileKeptByAKilledWriterIsNotKeptTwice() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        try f.commit(1)
+        let foreign = TestPNG.solid(width: 4, height: 4, rgb: (9, 8, 7))
+        try FileManager.default.removeItem(at: store.badgeURL)
+        try foreign.write(to: store.badgeURL)
+        let left = store.historyURL.appendingPathComponent("unknown-1000.png")
+        #expect(link(store.badgeURL.path, left.path) == 0)
+
+        try f.commit(2)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).filter { $0.hasPrefix("unknown-") }
+        #expect(names == ["unknown-1000.png"])
+        #expect(try Data(contentsOf: left) == foreign)
+        #expect(try store.current()?.metadata.prompt == "promise 2")
+    }
+
+    /// Entry times only move forward, a microsecond at a time when the clock
+    /// has not moved past the newest entry.
+    @Test func anEntrysTimeIsAfterTheNewestEntrys() {
+        let newest = timespec(tv_sec: 100, tv_nsec: 999_999_500)
+        let carried = BadgeStore.replacementTime(after: newest, now: timespec(tv_sec: 100, tv_nsec: 0))
+        #expect(carried.tv_sec == 101 && carried.tv_nsec == 500)
+        let same = BadgeStore.replacementTime(after: timespec(tv_sec: 7, tv_nsec: 5), now: timespec(tv_sec: 7, tv_nsec: 5))
+        #expect(same.tv_sec == 7 && same.tv_nsec == 1_005)
+        let later = BadgeStore.replacementTime(after: newest, now: timespec(tv_sec: 200, tv_nsec: 3))
+        #expect(later.tv_sec == 200 && later.tv_nsec == 3)
+        let first = BadgeStore.replacementTime(after: nil, now: timespec(tv_sec: 5, tv_nsec: 6))
+        #expect(first.tv_sec == 5 && first.tv_nsec == 6)
+    }
 }
