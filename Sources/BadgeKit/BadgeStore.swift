@@ -329,7 +329,11 @@ public struct BadgeStore: Sendable {
     /// a history directory that exists but cannot be listed is an error.
     public func history() throws -> [StoredBadge] {
         guard let store = try open(create: false) else { return [] }
-        let currentID = (try? read(Self.badgeFileName, in: store.directory, url: badgeURL))??.metadata.id
+        return history(store)
+    }
+
+    private func history(_ store: Handle) -> [StoredBadge] {
+        let currentID = currentID(store)
         return historyEntries(store).filter { $0.metadata.id != currentID }
     }
 
@@ -346,11 +350,15 @@ public struct BadgeStore: Sendable {
 
     /// Finds a history entry by id or unique id prefix (at least 4 characters).
     public func historyEntry(matching prefix: String) throws -> StoredBadge {
+        try historyEntry(matching: prefix, in: history())
+    }
+
+    private func historyEntry(matching prefix: String, in history: [StoredBadge]) throws -> StoredBadge {
         let query = prefix.lowercased()
         guard query.count >= 4 else {
             throw BadgeError(.usage, "the id \"\(prefix)\" is too short", hint: "give at least 4 characters of an id from 'badge history'")
         }
-        let matches = try history().filter { $0.metadata.id.hasPrefix(query) }
+        let matches = history.filter { $0.metadata.id.hasPrefix(query) }
         if matches.count > 1 {
             throw BadgeError(.usage, "the id \"\(prefix)\" matches \(matches.count) badges", hint: "give more characters of the id")
         }
@@ -386,7 +394,7 @@ public struct BadgeStore: Sendable {
     @discardableResult
     public func restore(id prefix: String) throws -> StoredBadge {
         try withLock { store in
-            let entry = try historyEntry(matching: prefix)
+            let entry = try historyEntry(matching: prefix, in: history(store))
             let name = entry.url.lastPathComponent
             let data: Data
             do throws(RegularFile.Failure) {
@@ -401,8 +409,8 @@ public struct BadgeStore: Sendable {
                 error.hint = "the history entry is damaged; the current badge is unchanged"
                 throw error
             }
+            // Its badge is current again, so the commit's pruning removes the entry.
             try replaceCurrent(with: data, in: store)
-            try? fileSystem.unlinkat(store.history!, name)
             return StoredBadge(url: badgeURL, metadata: entry.metadata, byteCount: data.count, tightened: store.tightened)
         }
     }

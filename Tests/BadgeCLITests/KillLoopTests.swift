@@ -75,6 +75,26 @@ struct KillLoopTests {
         return k
     }
 
+    /// Every badge is the same file, byte for byte, whenever it is seen again:
+    /// as badge.png (a kill before the rename leaves the old one untouched)
+    /// and as its history entry once it has been replaced.
+    static func checkBytes(_ sandbox: Sandbox, seen: inout [String: Data], context: String) throws {
+        let current = try #require(sandbox.badge, "badge.png is missing \(context)")
+        let id = try #require(BadgeMetadata(entries: PNG.chunks(in: current).compactMap(PNG.textEntry))?.id, "\(context)")
+        if let earlier = seen[id] {
+            #expect(current == earlier, "badge \(id) is not the file it was \(context)")
+        }
+        seen[id] = current
+        for entry in try sandbox.storeObject.history() {
+            let bytes = try Data(contentsOf: entry.url)
+            if let earlier = seen[entry.metadata.id] {
+                #expect(bytes == earlier, "history entry \(entry.metadata.id) is not the badge it was \(context)")
+            } else {
+                Issue.record("history entry \(entry.metadata.id) was never the current badge \(context)")
+            }
+        }
+    }
+
     @Test func killingWritersAtRandomMomentsNeverBreaksTheBadge() async throws {
         let sandbox = try Sandbox()
         let expected = Expected()
@@ -98,6 +118,9 @@ struct KillLoopTests {
         var committed = 0, withTemporary = 0, before = 0, insideCommit = 0
         var killed = Set<Int32>()
         var last = try await Self.checkBadge(sandbox, expected: expected, context: "before the loop")
+        var seen: [String: Data] = [:]
+        for entry in try sandbox.storeObject.history() { seen[entry.metadata.id] = try Data(contentsOf: entry.url) }
+        try Self.checkBytes(sandbox, seen: &seen, context: "before the loop")
         let loopStarted = clock.now
         for i in 4..<(4 + Self.iterations) {
             // The first five runs of every fifty are killed at known moments, held there by the
@@ -135,6 +158,7 @@ struct KillLoopTests {
             #expect(strays.isEmpty, "temporaries not of killed runs: \(strays)")
             if temporaries.contains(where: { $0.contains(".\(child.processIdentifier).") }) { withTemporary += 1 }
 
+            try Self.checkBytes(sandbox, seen: &seen, context: "after kill \(i)")
             if i % 50 == 0 {
                 // Now and then a run that is not killed: it must leave nothing behind.
                 let clean = try await sandbox.run(Self.arguments(i + 1_000_000))
@@ -142,6 +166,7 @@ struct KillLoopTests {
                 #expect(sandbox.storeObject.temporaryFiles().isEmpty, "a finished run left temporaries")
                 killed.removeAll()
                 last = try await Self.checkBadge(sandbox, expected: expected, context: "after the clean run \(i)")
+                try Self.checkBytes(sandbox, seen: &seen, context: "after the clean run \(i)")
             }
 
             let k = try await Self.checkBadge(sandbox, expected: expected, context: "after kill \(i)")
@@ -170,5 +195,68 @@ struct KillLoopTests {
         #expect(sandbox.storeObject.temporaryFiles().isEmpty)
         #expect(sandbox.leftoverWorkspaces.isEmpty, "workspaces left: \(sandbox.leftoverWorkspaces)")
         #expect(try await Self.checkBadge(sandbox, expected: expected, context: "after the final run") == 100_000)
+    }
+
+    /// `badge restore` killed at random moments and at each seam inside its
+    /// commit: badge.png is always the badge that was current or the one being
+    /// restored, byte for byte; every badge stays in the store exactly once
+    /// (current, or in the history), each the file it was.
+    @Test func killingRestoresNeverLosesOrChangesABadge() async throws {
+        let sandbox = try Sandbox()
+        for k in 0..<5 {
+            let run = try await sandbox.run(Self.arguments(k))
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        var seen: [String: Data] = [:]
+        for entry in try sandbox.storeObject.history() { seen[entry.metadata.id] = try Data(contentsOf: entry.url) }
+        try Self.checkBytes(sandbox, seen: &seen, context: "before the loop")
+        let all = Set(seen.keys)
+        #expect(all.count == 5)
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(try await sandbox.run(["restore", try sandbox.storeObject.history().last!.metadata.id]).status == 0)
+        var window = Double((clock.now - started).components.attoseconds) / 1e12 + Double((clock.now - started).components.seconds) * 1e6
+        try Self.checkBytes(sandbox, seen: &seen, context: "after a restore")
+
+        var generator = SeededRandom.forTest("restore kill loop")
+        var restored = 0, kept = 0
+        let iterations = max(Self.iterations / 5, 10)
+        for i in 0..<iterations {
+            let current = try #require(try sandbox.storeObject.current()).metadata.id
+            let entries = try sandbox.storeObject.history()
+            let target = entries[Int.random(in: 0..<entries.count, using: &generator)].metadata.id
+            let arguments = ["restore", target]
+            let stage = i % 10 < Self.heldStages.count ? Self.heldStages[i % 10] : nil
+            let child: ChildProcess
+            if let stage, stage.stage != "before-commit", stage.stage != "after-commit" {
+                child = try await sandbox.startHeld(arguments, at: stage.stage).process
+            } else {
+                child = try sandbox.start(arguments)
+                child.standardOutput = FileHandle.nullDevice
+                child.standardError = FileHandle.nullDevice
+                try child.run()
+                try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
+            }
+            let ended = !child.signal(SIGKILL)
+            try await sandbox.waitForExit(child)
+            if stage == nil { window *= ended ? 0.85 : 1.05 }
+
+            let context = "after killing restore \(i) (of \(target), \(stage?.stage ?? "at random"))"
+            let now = try #require(try sandbox.storeObject.current(), "\(context)").metadata.id
+            #expect(now == current || now == target, "the current badge is \(now): neither \(current) nor \(target) \(context)")
+            if let stage, stage.insideCommit {
+                #expect(now == (stage.replaces ? target : current), "\(context)")
+            }
+            if now == target { restored += 1 } else { kept += 1 }
+            try Self.checkBytes(sandbox, seen: &seen, context: context)
+            let ids = try sandbox.storeObject.history().map(\.metadata.id) + [now]
+            #expect(ids.count == all.count && Set(ids) == all, "badges lost or doubled: \(ids.sorted()) \(context)")
+        }
+        print("restore kill loop: \(iterations) kills; \(restored) after the rename, \(kept) before it")
+        #expect(restored > 0 && kept > 0, "the kills landed on one side of the rename only")
+        let final = try await sandbox.run(["restore", try sandbox.storeObject.history().first!.metadata.id])
+        #expect(final.status == 0, "\(final.stderr)")
+        #expect(sandbox.storeObject.temporaryFiles().isEmpty)
     }
 }
