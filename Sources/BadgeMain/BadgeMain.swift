@@ -19,7 +19,8 @@ public enum BadgeMain {
     /// Runs the command in `arguments` (by default the process's own) with
     /// badge's backends and `backends`, printing what it prints, and returns
     /// its exit status: 0 success, 1 failure (the current badge is unchanged,
-    /// Ctrl-C included), 64 usage error, 130 a `--choose` cancelled with Esc or
+    /// Ctrl-C included; or standard output failed for a command whose work is
+    /// what it prints, such as `show`), 64 usage error, 130 a `--choose` cancelled with Esc or
     /// Ctrl-C (1 with `q`). Global options may come before the command
     /// (`GlobalArguments`).
     public static func run(
@@ -55,6 +56,7 @@ public enum BadgeMain {
             }
             return report(error)
         }
+        let workStands = type(of: command) is any WorkStandsCommand.Type
         do {
             var command = command
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -71,7 +73,16 @@ public enum BadgeMain {
         } catch {
             return report(error)
         }
-        return 0
+        return exitStatus(workStands: workStands)
+    }
+
+    /// 0, or 1 when standard output failed (a full disk, a closed pipe) and
+    /// the command's only work was what it printed (`show`, `history`,
+    /// `verify`, help): as `cat` does. A command whose work stands (a badge
+    /// committed, a file written) still succeeds; the failure was said.
+    static func exitStatus(workStands: Bool) -> Int32 {
+        guard Terminal.standardOutputFailed, !workStands else { return 0 }
+        return 1
     }
 
     /// What argument-parser's `exit(withError:)` prints (help and versions on
@@ -91,7 +102,9 @@ public enum BadgeMain {
         var text = Badge.fullMessage(for: error)
         if !text.isEmpty {
             if code == .success {
-                print(GlobalArguments.dumpWithGlobalOptions(CompletionScripts.adjusted(withGlobalOptions(text))))
+                let output = GlobalArguments.dumpWithGlobalOptions(CompletionScripts.adjusted(withGlobalOptions(text)))
+                Terminal.write(to: STDOUT_FILENO, Data((output + "\n").utf8))
+                return exitStatus(workStands: false)
             } else {
                 text = Terminal.clean(text)
                 // Every error starts "error:", as badge's own do; argument-parser writes "Error:".

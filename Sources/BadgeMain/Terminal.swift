@@ -71,7 +71,8 @@ enum Terminal {
     /// Writes all of `data` to standard output (fd 1) or error (fd 2). A
     /// failed write (a full disk, a closed pipe) is not a crash, as it is with
     /// FileHandle's `write`: the first on standard output is said once on
-    /// standard error, and the command goes on; what it did stands.
+    /// standard error, and the command goes on; what it did stands (a command
+    /// that only reports then fails: `BadgeMain.exitStatus(workStands:)`).
     static func write(to fd: Int32, _ data: Data) {
         let failed: Int32? = data.withUnsafeBytes { raw in
             var offset = 0
@@ -89,6 +90,9 @@ enum Terminal {
     }
 
     private static let outputFailed = Atomic(false)
+
+    /// Whether a write to standard output failed in this run.
+    static var standardOutputFailed: Bool { outputFailed.load(ordering: .relaxed) }
 
     static func note(_ text: String) {
         Terminal.write(to: STDERR_FILENO, Data((clean(text) + "\n").utf8))
@@ -154,3 +158,17 @@ final class Spinner: @unchecked Sendable {
         Terminal.write(to: STDERR_FILENO, Data("\r\u{1B}[2K".utf8))
     }
 }
+
+/// A command whose work stands once it is done (a badge committed, a file
+/// written, a server run): a failed standard output afterwards is said, and
+/// the command still succeeds. Any other command's work is what it prints.
+protocol WorkStandsCommand {}
+
+extension GenerateCommand: WorkStandsCommand {}
+extension ImportCommand: WorkStandsCommand {}
+extension RestoreCommand: WorkStandsCommand {}
+extension BatchCommand: WorkStandsCommand {}
+extension CardBackCommand: WorkStandsCommand {}
+extension CardFlipCommand: WorkStandsCommand {}
+extension CardHTMLCommand: WorkStandsCommand {}
+extension ServeCommand: WorkStandsCommand {}

@@ -42,6 +42,21 @@ struct StoreProcessTests {
         #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "Written to a full disk")
     }
 
+    /// A command whose only work is what it prints fails when standard output
+    /// does (as `cat` does); one that committed a badge still succeeds.
+    @Test func aReportToAFullStandardOutputFails() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--size", "64", "--seed", "2", "kept"]).status == 0)
+        for arguments in [["show"], ["history", "--json"], ["backends"], ["--help"], ["generate", "--help"], ["--version"]] {
+            let result = try await s.run(arguments, prefix: ["sh", "-c", "exec \"$@\" > /dev/full", "sh"])
+            #expect(!result.signalled && result.status == 1, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("badge: cannot write to standard output: No space left on device"), "\(arguments): \(result.stderr)")
+            let printed = try await s.run(arguments)
+            #expect(printed.status == 0 && !printed.stdout.isEmpty, "\(arguments) to a pipe: \(printed.status) \(printed.stderr)")
+        }
+        #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "kept")
+    }
+
     @Test func aStoreThatIsAFileIsRefusedClearly() async throws {
         let s = try Sandbox()
         try Data("not a directory".utf8).write(to: s.store)
