@@ -195,10 +195,32 @@ extension Badge {
             let option = rest[position - 1]
             return BadgeError(.usage, message, hint: "a value that starts with \"-\" is written with =: \(option)=\(shellQuoted(token))")
         }
-        var others = rest
-        others.remove(at: position)
-        let line = (["badge"] + path + others.map(shellQuoted) + ["--", shellQuoted(token)]).joined(separator: " ")
+        let (options, arguments) = optionsAndArguments(rest, taking: position, valued: valuedOptions(of: command))
+        let line = (["badge"] + path + options.map(shellQuoted) + ["--"] + arguments.map(shellQuoted)).joined(separator: " ")
         return BadgeError(.usage, message, hint: "a promise that starts with \"-\" goes after --, which ends the options: \(line)")
+    }
+
+    /// `words` split into options (with the values of those that take one)
+    /// and positional arguments in their order, the word at `position` among
+    /// the arguments: `import "-a.png" "Walk" --size 64` is `--size 64` and
+    /// `-a.png Walk`, so `--` goes before the file and keeps it first.
+    static func optionsAndArguments(_ words: [String], taking position: Int, valued: Set<String>) -> (options: [String], arguments: [String]) {
+        var options: [String] = [], arguments: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if index != position, word.hasPrefix("-"), word != "-" {
+                options.append(word)
+                if !word.contains("="), valued.contains(word), index + 1 < words.count {
+                    options.append(words[index + 1])
+                    index += 1
+                }
+            } else {
+                arguments.append(word)
+            }
+            index += 1
+        }
+        return (options, arguments)
     }
 
     /// The options of `command` that take a value (`--caption <text>`, `-o <file>`), as its help lists them.

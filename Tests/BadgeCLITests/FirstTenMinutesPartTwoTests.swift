@@ -1,4 +1,5 @@
 import BadgeKit
+import BadgeKitTesting
 import BadgeTestSupport
 import Foundation
 import Testing
@@ -86,6 +87,28 @@ struct FirstTenMinutesPartTwoTests {
         let caption = try await s.run(["generate", "--size", "64", "--caption", "-5 kg", "Lose weight"])
         #expect(caption.status == 64 && caption.stderr.contains("--caption=\"-5 kg\""), "\(caption.stderr)")
         #expect(try await s.run(["generate", "--size", "64", "--caption=-5 kg", "Lose weight"]).status == 0)
+    }
+
+    /// `import` takes a file and then a promise: the hint's `--` goes before
+    /// the first of them, so neither changes place, and options stay before it.
+    @Test func theDoubleDashHintKeepsAnImportsFileAndPromiseInPlace() async throws {
+        let s = try Sandbox()
+        let picture = s.tmp.appendingPathComponent("-my photo.png")
+        try TestPNG.solid(width: 32, height: 32, rgb: (10, 120, 200)).write(to: picture)
+        let inFolder = ["sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", s.tmp.path]
+        let cases: [([String], String)] = [
+            (["import", "-my photo.png", "Walk daily", "--size", "64"], "badge import --size 64 -- \"-my photo.png\" \"Walk daily\"\n"),
+            (["import", "--size", "64", "Walk daily", "-my photo.png"], "badge import --size 64 -- \"Walk daily\" \"-my photo.png\"\n"),
+        ]
+        for (arguments, hint) in cases {
+            let result = try await s.run(arguments, prefix: inFolder)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.contains(hint), "\(arguments): \(result.stderr)")
+        }
+        // The first hint's command imports the file as the promise "Walk daily".
+        let fixed = try await s.run(["import", "--size", "64", "--json", "--", "-my photo.png", "Walk daily"], prefix: inFolder)
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(try json(fixed.stdout)["promise"] as? String == "Walk daily")
     }
 
     // MARK: - 3. Values are matched the way people type them
