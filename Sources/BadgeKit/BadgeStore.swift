@@ -545,12 +545,10 @@ public struct BadgeStore: Sendable {
     /// Hard-links the current badge into history/ under its id (anything at
     /// the badge path without a badge's metadata as `unknown-<time>.png`, or
     /// `unknown-<time>-<n>.png` when another foreign file was kept in the same
-    /// second), and sets the entry's modification time to now: the history's
-    /// order and its "replaced" times (see ``replacementTime(after:)``). A
-    /// badge's file is written once, when it becomes current, so an entry whose
-    /// time could not be set still sorts in its place. Idempotent: an entry
-    /// left by a writer killed before its rename is reused, for a foreign file
-    /// too (found by its inode).
+    /// second), and marks a badge's entry with the time it was replaced
+    /// (`markReplaced`); a foreign file keeps its own times. Idempotent: an
+    /// entry left by a writer killed before its rename is reused, for a
+    /// foreign file too (found by its inode).
     private func keepCurrentInHistory(_ store: Handle) throws {
         var info = stat()
         guard fstatat(store.directory, Self.badgeFileName, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
@@ -578,7 +576,7 @@ public struct BadgeStore: Sendable {
                 }
             }
         }
-        try? fileSystem.setTimes(history, name, to: Self.replacementTime(after: newestEntryTime(in: history, besides: name)))
+        if id != nil { markReplaced(name, in: history) }
         do {
             try fileSystem.fsync(history)
         } catch {
@@ -601,31 +599,60 @@ public struct BadgeStore: Sendable {
         }
     }
 
-    /// Now, or a microsecond after `newest` when the clock has not passed it
-    /// (a file system's clock ticks in milliseconds; a clock set back): each
-    /// entry's time is after the one replaced before it, so the order holds.
-    package static func replacementTime(after newest: timespec?, now: timespec = realTimeNow()) -> timespec {
-        guard let newest, (now.tv_sec, now.tv_nsec) <= (newest.tv_sec, newest.tv_nsec) else { return now }
-        let nanoseconds = newest.tv_nsec + 1_000
-        return nanoseconds >= 1_000_000_000
-            ? timespec(tv_sec: newest.tv_sec + 1, tv_nsec: nanoseconds - 1_000_000_000)
-            : timespec(tv_sec: newest.tv_sec, tv_nsec: nanoseconds)
+    /// Sets a badge entry's modification time (the inode's, which badge.png
+    /// shares until the rename) to when it was replaced: the history's order
+    /// and its "replaced" times. That is now, or just after the newest other
+    /// entry's time when the clock has not passed it: two commits in one tick
+    /// of the file system's clock, or a file system that keeps whole seconds
+    /// (the time read back decides the step: 1 µs, else 1 s, else 2 s). An
+    /// entry more than ``clockSkew`` ahead of now (a clock that was fast, a
+    /// touched file) is not followed. When the time cannot be set, the entry
+    /// keeps its write time, when it became current, and sorts one place early.
+    private func markReplaced(_ name: String, in history: Int32) {
+        let now = Self.realTimeNow()
+        guard let newest = newestEntryTime(in: history, besides: name), newest.tv_sec - now.tv_sec <= Self.clockSkew else {
+            try? fileSystem.setTimes(history, name, to: now)
+            return
+        }
+        // Now (or 1 µs past the newest); when the file system kept less than that, 1 s and 2 s past it.
+        for (attempt, step) in [1_000, 1_000_000_000, 2_000_000_000].enumerated() {
+            let time = Self.replacementTime(after: newest, now: attempt == 0 ? now : newest, step: step)
+            var info = stat()
+            guard (try? fileSystem.setTimes(history, name, to: time)) != nil,
+                  fstatat(history, name, &info, AT_SYMLINK_NOFOLLOW) == 0, !Self.isAfter(info.st_mtim, newest) else { return }
+        }
     }
 
-    package static func realTimeNow() -> timespec {
+    /// How far ahead of now an entry's time is still taken for the clock's
+    /// own jitter and followed: ten minutes.
+    package static let clockSkew = 600
+
+    /// Now, or `step` nanoseconds after `newest` when `newest` is not before
+    /// now but at most ``clockSkew`` seconds after it.
+    package static func replacementTime(after newest: timespec?, now: timespec, step: Int = 1_000) -> timespec {
+        guard let newest, !isAfter(now, newest), newest.tv_sec - now.tv_sec <= clockSkew else { return now }
+        let nanoseconds = newest.tv_nsec + step
+        return timespec(tv_sec: newest.tv_sec + nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+    }
+
+    static func isAfter(_ a: timespec, _ b: timespec) -> Bool {
+        (a.tv_sec, a.tv_nsec) > (b.tv_sec, b.tv_nsec)
+    }
+
+    static func realTimeNow() -> timespec {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return now
     }
 
-    /// The latest modification time of the history's entries other than `name`.
+    /// The latest modification time of the history's badge entries other than `name`.
     private func newestEntryTime(in history: Int32, besides name: String) -> timespec? {
-        directoryEntries(history).filter { $0 != name && $0.hasSuffix(".png") && !$0.hasPrefix(".") }
+        directoryEntries(history).filter { $0 != name && $0.hasSuffix(".png") && !$0.hasPrefix(".") && Self.foreignOrder($0) == nil }
             .compactMap { entry -> timespec? in
                 var info = stat()
                 return fstatat(history, entry, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info.st_mtim : nil
             }
-            .max { ($0.tv_sec, $0.tv_nsec) < ($1.tv_sec, $1.tv_nsec) }
+            .max { Self.isAfter($1, $0) }
     }
 
     /// The name of a foreign entry that is the file `info` describes (the same

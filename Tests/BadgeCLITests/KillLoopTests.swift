@@ -85,12 +85,16 @@ struct KillLoopTests {
             #expect(current == earlier, "badge \(id) is not the file it was \(context)")
         }
         seen[id] = current
-        for entry in try sandbox.storeObject.history() {
-            let bytes = try Data(contentsOf: entry.url)
-            if let earlier = seen[entry.metadata.id] {
-                #expect(bytes == earlier, "history entry \(entry.metadata.id) is not the badge it was \(context)")
+        // Every entry on disk, the one a restore killed after its rename leaves beside its badge too.
+        let history = sandbox.store.appendingPathComponent("history")
+        for name in try FileManager.default.contentsOfDirectory(atPath: history.path) where name.hasSuffix(".png") && !name.hasPrefix(".") {
+            let bytes = try Data(contentsOf: history.appendingPathComponent(name))
+            let entryID = try #require(BadgeMetadata(entries: PNG.chunks(in: bytes).compactMap(PNG.textEntry))?.id, "\(name) \(context)")
+            #expect(name == entryID + ".png", "\(name) holds badge \(entryID) \(context)")
+            if let earlier = seen[entryID] {
+                #expect(bytes == earlier, "history entry \(entryID) is not the badge it was \(context)")
             } else {
-                Issue.record("history entry \(entry.metadata.id) was never the current badge \(context)")
+                Issue.record("history entry \(entryID) was never the current badge \(context)")
             }
         }
     }

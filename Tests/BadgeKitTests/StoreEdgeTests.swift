@@ -195,17 +195,76 @@ struct StoreEdgeTests {
         #expect(try store.current()?.metadata.prompt == "promise 2")
     }
 
-    /// Entry times only move forward, a microsecond at a time when the clock
-    /// has not moved past the newest entry.
-    @Test func anEntrysTimeIsAfterTheNewestEntrys() {
+    /// Entry times only move forward, a step at a time when the clock has not
+    /// passed the newest entry, unless that entry is far in the future.
+    @Test func anEntrysTimeIsAfterTheNewestEntrysUnlessThatIsFarAhead() {
         let newest = timespec(tv_sec: 100, tv_nsec: 999_999_500)
         let carried = BadgeStore.replacementTime(after: newest, now: timespec(tv_sec: 100, tv_nsec: 0))
         #expect(carried.tv_sec == 101 && carried.tv_nsec == 500)
         let same = BadgeStore.replacementTime(after: timespec(tv_sec: 7, tv_nsec: 5), now: timespec(tv_sec: 7, tv_nsec: 5))
         #expect(same.tv_sec == 7 && same.tv_nsec == 1_005)
+        let second = BadgeStore.replacementTime(after: timespec(tv_sec: 7, tv_nsec: 0), now: timespec(tv_sec: 7, tv_nsec: 0), step: 1_000_000_000)
+        #expect(second.tv_sec == 8 && second.tv_nsec == 0)
         let later = BadgeStore.replacementTime(after: newest, now: timespec(tv_sec: 200, tv_nsec: 3))
         #expect(later.tv_sec == 200 && later.tv_nsec == 3)
         let first = BadgeStore.replacementTime(after: nil, now: timespec(tv_sec: 5, tv_nsec: 6))
         #expect(first.tv_sec == 5 && first.tv_nsec == 6)
+        let farAhead = BadgeStore.replacementTime(after: timespec(tv_sec: 100 + BadgeStore.clockSkew + 1, tv_nsec: 0),
+                                                  now: timespec(tv_sec: 100, tv_nsec: 0))
+        #expect(farAhead.tv_sec == 100 && farAhead.tv_nsec == 0, "a time far ahead is not followed")
+    }
+
+    /// One entry touched to 2099 (a clock that was fast) is not followed:
+    /// the next entries are replaced now, not in 2099.
+    @Test func anEntryFarInTheFutureDoesNotCarryItsTimeOn() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        try f.commit(1)
+        try f.commit(2)
+        let touched = try #require(try store.history().first).url
+        let future = timespec(tv_sec: 4_070_908_800, tv_nsec: 0)  // 2099-01-01
+        #expect(utimensat(AT_FDCWD, touched.path, [future, future], 0) == 0)
+        try f.commit(3)
+        try f.commit(4)
+        let replaced = try store.history().filter { $0.url != touched }.compactMap(\.replacedAt)
+        #expect(replaced.count == 2)
+        #expect(replaced.allSatisfy { abs($0.timeIntervalSinceNow) < 600 }, "\(replaced)")
+    }
+
+    /// On a file system that keeps whole seconds, badges replaced within one
+    /// second still keep their order: the entry's time steps by a second.
+    @Test func wholeSecondTimesKeepTheOrderOfRestoredBadges() throws {
+        let f = StoreFixture()
+        let recorder = RecordingFileSystem()
+        recorder.keepsWholeSeconds = true
+        let store = f.store(recorder, historyLimit: 3)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        var ids: [Int: String] = [:]
+        for n in 1...3 {
+            let (png, metadata) = try StoreFixture.badge(n, created: start.addingTimeInterval(Double(n)))
+            ids[n] = try store.commit(.stamping(metadata, into: png)).metadata.id
+        }
+        try store.restore(id: ids[1]!)
+        for n in 4...5 {
+            let (png, metadata) = try StoreFixture.badge(n, created: start.addingTimeInterval(Double(n)))
+            ids[n] = try store.commit(.stamping(metadata, into: png)).metadata.id
+        }
+        #expect(try store.history().map(\.metadata.id) == [ids[4]!, ids[1]!, ids[3]!])
+    }
+
+    /// A foreign file kept in the history keeps its own modification time.
+    @Test func aForeignFileKeepsItsOwnTime() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        try f.commit(1)
+        try FileManager.default.removeItem(at: store.badgeURL)
+        try TestPNG.solid(width: 4, height: 4, rgb: (1, 2, 3)).write(to: store.badgeURL)
+        let then = timespec(tv_sec: 1_588_655_100, tv_nsec: 0)  // 2020-05-05
+        #expect(utimensat(AT_FDCWD, store.badgeURL.path, [then, then], 0) == 0)
+        try f.commit(2)
+        let kept = try #require(try FileManager.default.contentsOfDirectory(atPath: store.historyURL.path).first { $0.hasPrefix("unknown-") })
+        var info = stat()
+        #expect(stat(store.historyURL.appendingPathComponent(kept).path, &info) == 0)
+        #expect(info.st_mtim.tv_sec == then.tv_sec)
     }
 }
