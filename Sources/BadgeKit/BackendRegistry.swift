@@ -31,6 +31,28 @@ public struct BackendInstance: Sendable {
         return spelling(ofStyle: fallback)
     }
 
+    /// What a request to this backend must be before anything runs: a valid
+    /// request (size, prompt length), options the backend reads, and a style it
+    /// has (for a backend that lists its styles). The pipeline checks each
+    /// backend it calls; a batch checks every job with it before the first runs.
+    package func check(_ request: BadgeRequest) throws {
+        try request.validate()
+        try generator.checkRequestOptions(request.options, backend: name)
+        if let style = request.style, let styles = generator.styles, !styles.isEmpty, !styles.contains(spelling(ofStyle: style)) {
+            throw BadgeError(.usage, "the \(type) backend has no style \"\(style)\"", backend: name,
+                             hint: "choose one of: " + styles.joined(separator: ", "))
+        }
+    }
+
+    /// Refuses a source picture (`--source`, a batch job's `source`) when this
+    /// backend makes its picture from the words alone: it would be ignored.
+    package func checkSource(of request: BadgeRequest) throws {
+        guard request.source != nil, !generator.readsSource else { return }
+        throw BadgeError(.usage, "a \(type) backend makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
+                         backend: name,
+                         hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
+    }
+
     /// The styles candidates for `prompt` are varied through, so they also
     /// differ in look: the backend's, when no style was `given` and the
     /// prompt's words ask for none; else nil, and every candidate has the one style.

@@ -133,7 +133,7 @@ public struct Pipeline: Sendable {
         _ request: BadgeRequest, backend: BackendInstance, fallbacks: [BackendInstance] = [], commitment: Commitment,
         extra: [String: String] = [:]
     ) async throws -> CheckedBadge {
-        try checkSource(request, backend: backend)
+        try backend.checkSource(of: request)
         return try await render(request, chain: [backend] + fallbacks, failures: [], commitment: commitment, extra: extra)
     }
 
@@ -151,7 +151,7 @@ public struct Pipeline: Sendable {
     ) async throws -> [Result<CheckedBadge, BadgeError>] {
         let requests = requests.map { Self.matched($0, to: backend) }
         guard let first = requests.first else { return [] }
-        try checkSource(first, backend: backend)
+        try backend.checkSource(of: first)
         guard requests.count > 1, let generator = backend.generator as? any MultiImageGenerator,
               requests.count <= generator.imagesPerCall(for: first)
         else {
@@ -217,14 +217,6 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func checkSource(_ request: BadgeRequest, backend: BackendInstance) throws {
-        if request.source != nil && !backend.generator.readsSource {
-            throw BadgeError(.usage, "backend '\(backend.name)' (\(backend.type)) makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
-                             backend: backend.name,
-                             hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
-        }
-    }
-
     /// `render` along `chain`, the backend and then its fallbacks; `failures`
     /// are the backends that failed before it, as the metadata records them.
     private func render(
@@ -264,11 +256,10 @@ public struct Pipeline: Sendable {
         return request
     }
 
-    /// What every call to a backend checks first: the request, its options, and
-    /// that the backend is available.
+    /// What every call to a backend checks first: the request, its options and
+    /// style (`BackendInstance.check`), and that the backend is available.
     private func preflight(_ request: BadgeRequest, backend: BackendInstance) async throws {
-        try request.validate()
-        try backend.generator.checkRequestOptions(request.options, backend: backend.name)
+        try backend.check(request)
         let availability = await backend.generator.availability()
         // A check that takes a while (an exec plugin asked over a pipe) may be where Ctrl-C lands:
         // that is a cancellation, not an unavailable backend.

@@ -113,6 +113,9 @@ struct BatchCommand: AsyncParsableCommand {
             shard: shard, style: { given, prompt, backend in
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
+            }, check: { request, backend in
+                try instances[backend]?.check(request)
+                try instances[backend]?.checkSource(of: request)
             })
         // A mistyped --commit is a usage error before anything runs, not after.
         let commitItem = try commit.map { try item(named: $0, in: plan) }

@@ -171,6 +171,35 @@ struct BatchCommandTests {
         #expect((try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("ok.png").path))[.type] as? FileAttributeType == .typeRegular)
     }
 
+    /// What a job's backend would refuse (a prompt past 4000 bytes, a source
+    /// for a backend that reads none, an option it does not read, a style it
+    /// has not, an unknown backend) is found before any job runs, every wrong
+    /// job named.
+    @Test func everyJobIsCheckedBeforeAnyRuns() async throws {
+        let s = try Sandbox()
+        let list = s.root.appendingPathComponent("jobs.jsonl")
+        let lines = [
+            #"{"name": "fine", "prompt": "Walk daily", "size": 64}"#,
+            #"{"name": "long", "prompt": "\#(String(repeating: "x", count: 4001))"}"#,
+            #"{"name": "photo", "prompt": "Swim", "source": "swim.png"}"#,
+            #"{"name": "opt", "prompt": "Run", "options": {"bogus": "1"}}"#,
+            #"{"name": "look", "prompt": "Read", "style": "baroque"}"#,
+            #"{"name": "where", "prompt": "Cook", "backend": "nowhere"}"#,
+        ]
+        try Data(lines.joined(separator: "\n").utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let result = try await s.run(["batch", list.path, "--output", out.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("jobs.jsonl:2:1: job \"long\": the prompt is 4001 bytes long"), "\(result.stderr)")
+        for said in ["4 more jobs are wrong", "line 3, column 1: job \"photo\": backend 'procedural': a procedural backend makes its picture from the words alone",
+                     "line 4, column 1: job \"opt\": backend 'procedural': unknown --option \"bogus\"",
+                     "line 5, column 1: job \"look\": backend 'procedural': the procedural backend has no style \"baroque\"",
+                     "line 6, column 1: job \"where\": no backend is named \"nowhere\""] {
+            #expect(result.stderr.contains(said), "\(said): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a wrong job runs nothing, the fine one included")
+    }
+
     @Test func aMissingManifestOrNoJobsIsAUsageError() async throws {
         let s = try Sandbox()
         let missing = try await s.run(["batch", s.root.appendingPathComponent("nope.csv").path])
@@ -225,9 +254,11 @@ struct BatchCommandTests {
         let styles = ["d", "e", "f"].map { (entry($0)?["request"] as? [String: Any])?["style"] as? String }
         #expect(styles == ["tile", "tile", "medal"], "\(styles)")
         #expect(entry("d")?["requestHash"] as? String != nil && entry("d")?["requestHash"] as? String == entry("e")?["requestHash"] as? String)
-        // An unknown style is still refused, with the choices.
+        // An unknown style is still refused, with the choices, before anything runs.
         try Data(#"[{"name": "c", "prompt": "Run daily", "style": "Tiles", "size": 64}]"#.utf8).write(to: s.root.appendingPathComponent("bad.json"))
         let bad = try await s.run(["batch", s.root.appendingPathComponent("bad.json").path, "--output", s.root.appendingPathComponent("bad").path])
-        #expect(bad.status == 1 && bad.stdout.contains("has no style \"Tiles\"") && bad.stdout.contains("medal, tile, flat, sketch"), "\(bad.stdout)")
+        #expect(bad.status == 1 && bad.stderr.contains("bad.json:1:2: [0]: job \"c\": backend 'procedural': the procedural backend has no style \"Tiles\"")
+                && bad.stderr.contains("medal, tile, flat, sketch"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.root.appendingPathComponent("bad").path))
     }
 }

@@ -82,9 +82,16 @@ package struct BatchPlan: Sendable {
     /// backend spells it, so "Tile" and "tile" make one request, hashed and
     /// recorded alike, and the config's default left out where the prompt's
     /// words ask for a style.
+    ///
+    /// `check` is what the job's backend says of its request
+    /// (`BackendInstance.check`, `checkSource(of:)`): every job is checked
+    /// before any runs, and the wrong ones are named together as the
+    /// manifest's are. A source picture is read when its job runs: one that is
+    /// missing fails that job alone.
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
-        style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given }
+        style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given },
+        check: (_ request: BadgeRequest, _ backend: String) throws -> Void = { _, _ in }
     ) throws -> BatchPlan {
         guard !manifest.jobs.isEmpty else {
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
@@ -100,29 +107,39 @@ package struct BatchPlan: Sendable {
         items.reserveCapacity(total)
         var owners: [String: BatchJob] = [:]
         var sourceDigests: [String: String] = [:]
+        var mistakes = BatchManifest.Mistakes()
         for job in manifest.jobs {
             let backendName = job.backend ?? defaults.backend
             guard let backend = config.backend(named: backendName) else {
                 let names = config.backends.map(\.name)
                 var hint = "configured backends: \(names.joined(separator: ", "))"
                 if let near = ConfigObject.closest(to: backendName, in: names) { hint = "did you mean \"\(near)\"? " + hint }
-                throw job.origin.error("job \(ConfigExcerpt.quoted(job.name)): no backend is named \(ConfigExcerpt.quoted(backendName))", hint: hint)
+                mistakes.note(job.origin.error("job \(ConfigExcerpt.quoted(job.name)): no backend is named \(ConfigExcerpt.quoted(backendName))", hint: hint))
+                continue
             }
             if job.source == "-" {
-                throw job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",
-                                       hint: "give the picture's path as the job's source")
+                mistakes.note(job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",
+                                               hint: "give the picture's path as the job's source"))
+                continue
             }
+            let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
+            func request(_ variant: Int) -> BadgeRequest {
+                BadgeRequest(
+                    prompt: job.prompt, style: style(job.style ?? defaults.style, job.prompt, backendName), size: job.size ?? defaults.size,
+                    seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
+            }
+            // Variants differ in their seeds alone: the first speaks for them all.
+            guard (try mistakes.job { try located(job) { try check(request(1), backendName) } }) != nil else { continue }
             let digest = try job.source.map { path in
                 if let known = sourceDigests[path] { return known }
                 // Read once from a checked descriptor, never past the intake's file limit: a source
-                // that is no regular file (a FIFO, /dev/zero) or too large hashes as unreadable, and
-                // its job fails later with the backend's error.
+                // that is missing, no regular file (a FIFO, /dev/zero) or too large hashes as
+                // unreadable, and its job alone fails when it runs (a rerun retries it).
                 let bytes = try? RegularFile.contents(of: path, limit: config.intake.maxFileBytes)
                 let digest = try bytes.map(BatchHash.sha256) ?? "unreadable"
                 sourceDigests[path] = digest
                 return digest
             }
-            let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
             let width = String(job.variants).count
             for variant in 1...job.variants {
                 let key = job.variants == 1 ? job.name : job.name + "-" + pad(variant, to: max(2, width))
@@ -132,16 +149,27 @@ package struct BatchPlan: Sendable {
                         hint: "give one of them another name")
                 }
                 owners[key] = job
-                let request = BadgeRequest(
-                    prompt: job.prompt, style: style(job.style ?? defaults.style, job.prompt, backendName), size: job.size ?? defaults.size,
-                    seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
+                let request = request(variant)
                 items.append(BatchItem(
                     key: key, job: job, variant: variant, request: request, backend: backendName,
                     requestHash: try requestHash(request, backend: backend, sourceDigest: digest)))
             }
         }
+        try mistakes.check()
         let mine = shard.map { shard in items.filter { shard.contains($0.key) } } ?? items
         return BatchPlan(allItems: items, items: mine, shard: shard)
+    }
+
+    /// `work`'s error placed at `job` in its manifest, naming the job.
+    private static func located<T>(_ job: BatchJob, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as BadgeError {
+            let backend = error.backend.map { "backend '\($0)': " } ?? ""
+            var located = job.origin.error("job \(ConfigExcerpt.quoted(job.name)): " + backend + error.message, hint: error.hint)
+            located.cause = error.cause
+            throw located
+        }
     }
 
     private static func pad(_ n: Int, to width: Int) -> String {
