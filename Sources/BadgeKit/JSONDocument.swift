@@ -75,16 +75,23 @@ package struct JSONParser {
     private let bytes: [UInt8]
     private let file: String?
     private var index = 0
-    private var line = 1
+    private var line: Int
     private var lineStart = 0
     private var depth = 0
     private var nodes = 0
     private let nodeLimit: Int
+    /// Where the bytes stand in their file (a line of JSON Lines): positions,
+    /// those inside messages too, are the file's.
+    private let firstLine: Int
+    private let baseOffset: Int
 
-    private init(bytes: [UInt8], file: String?, nodeLimit: Int) {
+    private init(bytes: [UInt8], file: String?, nodeLimit: Int, firstLine: Int = 1, baseOffset: Int = 0) {
         self.bytes = bytes
         self.file = file
         self.nodeLimit = nodeLimit
+        self.firstLine = firstLine
+        self.baseOffset = baseOffset
+        self.line = firstLine
     }
 
     /// Parses one JSON document. `file` is used in error messages.
@@ -95,8 +102,12 @@ package struct JSONParser {
 
     /// Parses one JSON document of at most `maxNodes` values, adding the
     /// values it holds to `used` (JSON Lines share one budget across lines).
-    package static func parse(_ data: Data, file: String?, maxNodes: Int, used: inout Int) throws -> JSONNode {
-        var parser = JSONParser(bytes: [UInt8](data), file: file, nodeLimit: maxNodes - used)
+    /// A document that starts at `line` and byte `offset` of its file (a line
+    /// of JSON Lines) has its positions counted from there.
+    package static func parse(
+        _ data: Data, file: String?, maxNodes: Int, used: inout Int, line: Int = 1, offset: Int = 0
+    ) throws -> JSONNode {
+        var parser = JSONParser(bytes: [UInt8](data), file: file, nodeLimit: maxNodes - used, firstLine: line, baseOffset: offset)
         // What was parsed counts, a document that fails included: past the limit, `used` is too.
         defer { used += parser.nodes }
         return try parser.parseDocument()
@@ -134,7 +145,7 @@ package struct JSONParser {
         mark.lineStart = lineStart
         mark.offset = i
         mark.column = column
-        return SourceLocation(line: line, column: column, offset: offset)
+        return SourceLocation(line: line, column: column, offset: baseOffset + offset)
     }
 
     private var here: SourceLocation { location(at: index) }
@@ -174,7 +185,7 @@ package struct JSONParser {
 
     private func validateUTF8() throws {
         var i = index
-        var lineNo = 1
+        var lineNo = firstLine
         var lineBegin = index
         while i < bytes.count {
             let b = bytes[i]
@@ -211,8 +222,8 @@ package struct JSONParser {
                 var column = 1
                 for j in lineBegin..<i where bytes[j] & 0xC0 != 0x80 { column += 1 }
                 throw BadgeError(
-                    .config, String(format: "invalid UTF-8 (byte 0x%02X at byte offset %d)", b, i),
-                    path: file, location: SourceLocation(line: lineNo, column: column, offset: i),
+                    .config, String(format: "invalid UTF-8 (byte 0x%02X at byte offset %d)", b, baseOffset + i),
+                    path: file, location: SourceLocation(line: lineNo, column: column, offset: baseOffset + i),
                     hint: "save the file as UTF-8")
             }
             i += length

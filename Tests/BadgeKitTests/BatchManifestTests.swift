@@ -83,6 +83,22 @@ struct BatchManifestTests {
         let noPrompt = try #require(error("{\"prompt\": \"a\"}\n\n{\"name\": \"b\"}\n", .jsonLines))
         #expect(noPrompt.location?.line == 3 && noPrompt.message.contains("prompt"))
 
+        // Positions inside a message are the file's too, not the line's.
+        let text = "{\"prompt\": \"a\"}\n\n{\"prompt\": \"b\", \"prompt\": \"c\"}\n"
+        let twice = try #require(error(text, .jsonLines))
+        // The second key: 16 + 1 bytes of lines before it, 16 bytes into its own line.
+        #expect(twice.location?.line == 3 && twice.location?.column == 17 && twice.location?.offset == 33, "\(twice)")
+        #expect(twice.message.contains("(first defined at line 3, column 2)"), "\(twice)")
+        let open = try #require(error("{\"prompt\": \"a\"}\n{\"prompt\": [1,\n", .jsonLines))
+        #expect(open.message.contains("the array opened at line 2, column 12"), "\(open)")
+        var bytes = Data("{\"prompt\": \"a\"}\n{\"prompt\": \"".utf8)
+        let bad = bytes.count
+        bytes.append(contentsOf: [0xFF] + Array("\"}\n".utf8))
+        #expect { try BatchManifest.parse(bytes, file: "jobs", format: .jsonLines, baseDirectory: Self.base) } throws: { error in
+            let error = error as? BadgeError
+            return error?.location?.line == 2 && error?.location?.offset == bad && error?.message.contains("at byte offset \(bad)") == true
+        }
+
         let cells = try #require(error("name,prompt\na,b\nc,d,e\n", .csv))
         #expect(cells.location?.line == 3 && cells.message.contains("3 cells"))
 

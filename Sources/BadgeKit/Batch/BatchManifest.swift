@@ -147,39 +147,19 @@ package struct BatchManifest: Sendable {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let node: JSONNode
             do {
-                node = try JSONParser.parse(Data(line), file: file, maxNodes: JSONParser.maxNodes, used: &values)
-            } catch var error as BadgeError {
-                if let at = error.location {
-                    error.location = SourceLocation(line: lineNumber, column: at.column, offset: lineOffset + at.offset)
-                }
+                node = try JSONParser.parse(Data(line), file: file, maxNodes: JSONParser.maxNodes, used: &values,
+                                            line: lineNumber, offset: lineOffset)
+            } catch let error as BadgeError {
                 // Past the file's limit of values, every line after would say so too.
                 if values > JSONParser.maxNodes { throw error }
                 mistakes.note(error)
                 continue
             }
-            let shifted = shift(node, toLine: lineNumber, offset: lineOffset)
-            let value = ConfigValue(node: shifted, keyPath: "", file: file)
+            let value = ConfigValue(node: node, keyPath: "", file: file)
             if let job = try mistakes.job({ try BatchJob.read(try value.object(), baseDirectory: baseDirectory) }) { jobs.append(job) }
         }
         try mistakes.check()
         return jobs
-    }
-
-    /// Moves a node parsed from one line to where that line is in the file.
-    private static func shift(_ node: JSONNode, toLine line: Int, offset: Int) -> JSONNode {
-        let at = SourceLocation(line: line, column: node.location.column, offset: offset + node.location.offset)
-        switch node.value {
-        case let .object(members):
-            return JSONNode(.object(members.map {
-                JSONMember(key: $0.key,
-                           keyLocation: SourceLocation(line: line, column: $0.keyLocation.column, offset: offset + $0.keyLocation.offset),
-                           value: shift($0.value, toLine: line, offset: offset))
-            }), at: at)
-        case let .array(items):
-            return JSONNode(.array(items.map { shift($0, toLine: line, offset: offset) }), at: at)
-        default:
-            return JSONNode(node.value, at: at)
-        }
     }
 
     /// A header row naming the columns: the job fields, plus `option:KEY`
