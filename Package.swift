@@ -188,6 +188,8 @@ let package = Package(
                 "BadgeKit", "Canvas", "BadgeCard", "BadgeServer", "TerminalGraphics", "CurlTransport", "ProceduralBackend", "ImportBackend", "RemoteBackend", "ExecBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `serve --open` starts xdg-open in a session of its own, every signal at its default.
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Sources/BadgeMain"
         ),

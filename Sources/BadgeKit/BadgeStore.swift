@@ -202,17 +202,16 @@ public struct BadgeStore: Sendable {
     private func makeDirectory() throws {
         let parent = directory.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            try makeDirectories(parent)
             try fileSystem.mkdirat(AT_FDCWD, directory.path, 0o700)
         } catch let error as SystemCallError where error.errno == EEXIST {
             return
         } catch let error as SystemCallError {
             throw notADirectory() ?? storeError("cannot create the store directory", error, path: directory.path)
-        } catch {
+        } catch let error as MakeDirectoryFailure {
             if let blocked = notADirectory() { throw blocked }
-            throw BadgeError(.store, "cannot create the store directory", path: parent.path,
-                             cause: (error as NSError).localizedDescription,
-                             hint: "check the permissions of its parent, or choose another store with --store")
+            throw error.error("the store's folder", at: parent, code: .store,
+                              hint: "check the permissions of its parent, or choose another store with --store")
         }
     }
 

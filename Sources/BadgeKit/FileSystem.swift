@@ -297,3 +297,44 @@ extension URL {
         return URL(fileURLWithPath: "/" + parts.joined(separator: "/"))
     }
 }
+
+/// Why `makeDirectories` stopped.
+package enum MakeDirectoryFailure: Error, Sendable, Equatable {
+    /// This path, on the way or the last, exists and is not a folder.
+    case notAFolder(String)
+    /// Creating this path failed (EACCES, EROFS, ENOSPC, ...).
+    case system(String, SystemCallError)
+
+    /// What went wrong, for a message naming `what` ("the output folder"):
+    /// the path that stopped it and a hint.
+    package func error(_ what: String, at target: URL, code: BadgeError.Code, hint: String) -> BadgeError {
+        switch self {
+        case let .notAFolder(path) where path == target.standardizedFileURL.path:
+            return BadgeError(code, "\(what) is a file, not a folder", path: path, hint: hint)
+        case let .notAFolder(path):
+            return BadgeError(code, "\(what) cannot be there: \(path) is a file, not a folder", path: target.path, hint: hint)
+        case let .system(path, failure):
+            return BadgeError(code, "cannot create \(what)", path: path, cause: failure.description, hint: hint)
+        }
+    }
+}
+
+/// Creates `url` and the folders missing on its way, as `mkdir -p` does (a
+/// symbolic link to a folder on the way is followed), each with `mode` less
+/// the umask. The error names the path that stopped it.
+package func makeDirectories(_ url: URL, mode: mode_t = 0o777) throws(MakeDirectoryFailure) {
+    let path = url.standardizedFileURL.path
+    var prefix = ""
+    for part in path.split(separator: "/") {
+        prefix += "/" + part
+        if mkdir(prefix, mode) == 0 { continue }
+        let code = errno
+        var info = stat()
+        if stat(prefix, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notAFolder(prefix) }
+            continue
+        }
+        if code == ENOTDIR { throw .notAFolder(String(prefix[..<(prefix.lastIndex(of: "/") ?? prefix.startIndex)])) }
+        throw .system(prefix, SystemCallError("mkdir", code))
+    }
+}

@@ -31,6 +31,10 @@ public enum BadgeMain {
         // A file-size limit (ulimit -f) must fail the write with EFBIG, which the
         // store reports and survives, rather than kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        // A reader that goes away (`badge history | head -1`) makes writes fail with
+        // EPIPE, which Terminal.write handles, rather than kill a batch half-way or a
+        // commit's report. Children are spawned with every signal at its default.
+        signal(SIGPIPE, SIG_IGN)
         // An exec plugin's descendant that left its process group with setsid comes to
         // badge when its parent exits, and is killed once no plugin runs.
         OrphanReaper.enable()

@@ -138,7 +138,7 @@ struct BatchCommand: AsyncParsableCommand {
             commitment: .init(date: commitmentDate, timeZone: zone))
         let progress = BatchProgress(
             total: plan.items.count, live: Terminal.stderrIsTerminal && !global.verbose,
-            lines: json ? .standardError : .standardOutput)
+            lines: json ? STDERR_FILENO : STDOUT_FILENO)
         context.environment.logger.debug("batch", metadata: [
             "items": "\(plan.items.count)", "of": "\(plan.allItems.count)", "output": "\(outputURL.path)",
             "concurrency": "\(limit)", "backends": "\(chains.mapValues(\.limit))",
@@ -162,7 +162,7 @@ struct BatchCommand: AsyncParsableCommand {
         let json = json
         try await BlockingExecutor.runToCompletion {
             try writer.finish(source: source, output: outputURL, shard: shard, startedAt: startedAt, duration: duration)
-            if json { try directory.copy(writer.manifestName, to: .standardOutput) }
+            if json { try directory.copy(writer.manifestName) { Terminal.write(to: STDOUT_FILENO, $0) } }
         }
         let summary = writer.summary
         let total = plan.items.count

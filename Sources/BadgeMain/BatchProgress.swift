@@ -7,7 +7,7 @@ final class BatchProgress: @unchecked Sendable {
     private let lock = NSLock()
     private let total: Int
     private let live: Bool
-    private let lines: FileHandle
+    private let lines: Int32
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     private var finished = 0
@@ -27,8 +27,9 @@ final class BatchProgress: @unchecked Sendable {
     /// Set by `interrupted`: the bar says so until the items in flight have ended.
     private var stopping = false
 
-    /// `lines` receives the per-item lines when there is no terminal.
-    init(total: Int, live: Bool, lines: FileHandle) {
+    /// `lines` (a descriptor: standard output, or standard error with
+    /// `--json`) receives the per-item lines when there is no terminal.
+    init(total: Int, live: Bool, lines: Int32) {
         self.total = total
         self.live = live
         self.lines = lines
@@ -82,7 +83,7 @@ final class BatchProgress: @unchecked Sendable {
             case .failed: failed += 1
             case .cancelled: cancelled += 1
             }
-            if !live { lines.write(Data((Terminal.clean(Self.line(for: result), keepingNewlines: false) + "\n").utf8)) }
+            if !live { Terminal.write(to: lines, Data((Terminal.clean(Self.line(for: result), keepingNewlines: false) + "\n").utf8)) }
         }
         lock.unlock()
         draw(force: false)

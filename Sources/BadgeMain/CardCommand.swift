@@ -146,16 +146,12 @@ struct CardHTMLCommand: AsyncParsableCommand {
             return CardPage(front: badge.png, back: back, promise: badge.metadata.promise, date: badge.longDate).html
         }
         try await BlockingExecutor.run {
-            var info = stat()
-            if stat(folder.path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
-                throw BadgeError(.usage, "cannot write the card page: \(folder.path) is not a directory", path: folder.path,
-                                 hint: "give a directory (it is created if missing)")
-            }
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            do throws(MakeDirectoryFailure) {
+                try makeDirectories(folder)
             } catch {
-                throw BadgeError(.io, "cannot create the directory", path: folder.path, cause: (error as NSError).localizedDescription,
-                                 hint: "choose a directory you can write to")
+                let notAFolder = if case .notAFolder = error { true } else { false }
+                throw error.error("the card page's folder", at: folder, code: notAFolder ? .usage : .io,
+                                  hint: notAFolder ? "give a folder (it is created if missing)" : "choose a folder you can write to")
             }
         }
         try await OutputFile.write(Data(html.utf8), to: .path(target), what: "the card page")

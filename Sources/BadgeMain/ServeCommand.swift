@@ -3,6 +3,7 @@ import BadgeKit
 import BadgeServer
 import ExecBackend
 import Foundation
+import Subprocess
 import Logging
 
 struct ServeCommand: AsyncParsableCommand {
@@ -120,19 +121,20 @@ struct ServeCommand: AsyncParsableCommand {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
-    /// xdg-open, detached; a failure is only a warning, the URL is printed anyway.
-    /// The browser it starts must not be taken for an exec plugin's orphan.
+    /// xdg-open, in a session of its own (a Ctrl-C to badge leaves the browser
+    /// open) with every signal at its default (badge ignores SIGPIPE); not
+    /// waited for. A failure is only a warning: the URL is printed anyway. The
+    /// browser it starts must not be taken for an exec plugin's orphan.
     static func openBrowser(_ url: String) {
         OrphanReaper.disable()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            Terminal.write(to: STDERR_FILENO, Data("badge: warning: cannot open a browser (xdg-open: \(error.localizedDescription)); open the URL above\n".utf8))
+        Task.detached {
+            var platform = PlatformOptions()
+            platform.createSession = true
+            do {
+                _ = try await Subprocess.run(.name("xdg-open"), arguments: [url], platformOptions: platform, output: .discarded)
+            } catch {
+                Terminal.write(to: STDERR_FILENO, Data("badge: warning: cannot open a browser (xdg-open: \(error)); open the URL above\n".utf8))
+            }
         }
     }
 }

@@ -71,7 +71,8 @@ enum Terminal {
     /// Writes all of `data` to standard output (fd 1) or error (fd 2). A
     /// failed write (a full disk, a closed pipe) is not a crash, as it is with
     /// FileHandle's `write`: the first on standard output is said once on
-    /// standard error, and the command goes on; what it did stands (a command
+    /// standard error (not a closed pipe's: its reader has what it wanted),
+    /// and the command goes on; what it did stands (a command
     /// that only reports then fails: `BadgeMain.exitStatus(workStands:)`).
     static func write(to fd: Int32, _ data: Data) {
         let failed: Int32? = data.withUnsafeBytes { raw in
@@ -84,7 +85,8 @@ enum Terminal {
             }
             return nil
         }
-        guard let failed, fd == STDOUT_FILENO, !outputFailed.exchange(true, ordering: .relaxed) else { return }
+        // A closed pipe is a reader that has what it wanted (`| head -1`): nothing to say.
+        guard let failed, fd == STDOUT_FILENO, !outputFailed.exchange(true, ordering: .relaxed), failed != EPIPE else { return }
         write(to: STDERR_FILENO,
               Data("badge: cannot write to standard output: \(String(cString: strerror(failed))); what it would have said is lost\n".utf8))
     }

@@ -72,21 +72,25 @@ final class Sandbox: @unchecked Sendable {
     /// happens on a thread of its own: a test blocking one of Swift's few
     /// cooperative threads would stall the async tests running beside it.
     @discardableResult
+    /// With `readerGone`, standard output is a pipe whose reading end is
+    /// already closed, as after `| head -1` has read its line.
     func run(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = [],
-             stdin: Data? = nil, timeout: TimeInterval = 60) async throws -> Result {
+             stdin: Data? = nil, timeout: TimeInterval = 60, readerGone: Bool = false) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Swift.Result {
-                    try self.runBlocking(arguments, extraEnvironment: extraEnvironment, prefix: prefix, stdin: stdin, timeout: timeout)
+                    try self.runBlocking(arguments, extraEnvironment: extraEnvironment, prefix: prefix, stdin: stdin, timeout: timeout,
+                                         readerGone: readerGone)
                 })
             }.start()
         }
     }
 
     func runBlocking(_ arguments: [String], extraEnvironment: [String: String] = [:], prefix: [String] = [],
-                     stdin: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+                     stdin: Data? = nil, timeout: TimeInterval = 60, readerGone: Bool = false) throws -> Result {
         let process = try start(arguments, extraEnvironment: extraEnvironment, prefix: prefix)
         let out = Pipe(), err = Pipe()
+        if readerGone { try out.fileHandleForReading.close() }
         process.standardOutput = out
         process.standardError = err
         let input = Pipe()
@@ -111,7 +115,7 @@ final class Sandbox: @unchecked Sendable {
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
         // Threads of their own: blocking reads would starve Dispatch's small global pool.
         let outData = Collected(), errData = Collected()
-        for (pipe, sink) in [(out, outData), (err, errData)] {
+        for (pipe, sink) in readerGone ? [(err, errData)] : [(out, outData), (err, errData)] {
             group.enter()
             Thread {
                 sink.data = PipeReading.readAll(pipe.fileHandleForReading)

@@ -171,7 +171,17 @@ struct OutputPolicyTests {
         try Data("x".utf8).write(to: file)
         let html = try await s.run(["card", "html", file.path])
         #expect(html.status == 64)
-        #expect(html.stderr.contains("\(file.path) is not a directory"), "\(html.stderr)")
+        #expect(html.stderr.contains("\(file.path): the card page's folder is a file, not a folder"), "\(html.stderr)")
+        #expect(try Data(contentsOf: file) == Data("x".utf8))
+        // A batch's --output: the file on the way is named, in badge's words rather than Foundation's.
+        let jobs = s.root.appendingPathComponent("jobs.jsonl")
+        try Data(#"{"prompt": "a", "size": 64}"#.utf8).write(to: jobs)
+        for (output, said) in [(file.path, "\(file.path): the output folder is a file, not a folder"),
+                               (file.path + "/out/1", "the output folder cannot be there: \(file.path) is a file, not a folder")] {
+            let batch = try await s.run(["batch", jobs.path, "--output", output])
+            #expect(batch.status == 1 && batch.stderr.contains(said), "\(output): \(batch.stderr)")
+            #expect(!batch.stderr.contains("NSCocoaErrorDomain") && !batch.stderr.contains("same name"), "\(batch.stderr)")
+        }
         #expect(try Data(contentsOf: file) == Data("x".utf8))
     }
 }

@@ -57,6 +57,44 @@ struct StoreProcessTests {
         #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "kept")
     }
 
+    /// A reader that went away (`| head -1`) ends no work half-way and is no
+    /// error to speak of: a commit and a whole batch finish and succeed, a
+    /// report exits 1, and none of them is killed by SIGPIPE or says a word.
+    @Test func aReaderThatWentAwayEndsNothingHalfWay() async throws {
+        let s = try Sandbox()
+        let generated = try await s.run(["generate", "--size", "64", "--seed", "3", "Piped away"], readerGone: true)
+        #expect(!generated.signalled && generated.status == 0, "\(generated.status) \(generated.stderr)")
+        #expect(generated.stderr.isEmpty, "\(generated.stderr)")
+        #expect(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png"))?.prompt == "Piped away")
+
+        let jobs = s.root.appendingPathComponent("jobs.csv")
+        try Data(("name,prompt,size\n" + (1...6).map { "j\($0),Promise \($0),64\n" }.joined()).utf8).write(to: jobs)
+        let out = s.root.appendingPathComponent("out")
+        for arguments in [["batch", jobs.path, "--output", out.path, "--concurrency", "1"], ["batch", jobs.path, "--output", out.path, "--json", "--force"]] {
+            let batch = try await s.run(arguments, readerGone: true)
+            #expect(!batch.signalled && batch.status == 0, "\(arguments): \(batch.status) \(batch.stderr)")
+            let made = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".png") }
+            #expect(made.count == 6, "\(arguments): \(made)")
+        }
+
+        let shown = try await s.run(["show"], readerGone: true)
+        #expect(!shown.signalled && shown.status == 1 && shown.stderr.isEmpty, "\(shown.status) \(shown.stderr)")
+    }
+
+    /// A batch's lines and its --json to a full disk: said once, the batch made.
+    @Test func aBatchToAFullStandardOutputStillMakesItsBadges() async throws {
+        let s = try Sandbox()
+        let jobs = s.root.appendingPathComponent("jobs.csv")
+        try Data("name,prompt,size\na,One,64\nb,Two,64\n".utf8).write(to: jobs)
+        let out = s.root.appendingPathComponent("out")
+        for arguments in [["batch", jobs.path, "--output", out.path], ["batch", jobs.path, "--output", out.path, "--json", "--force"]] {
+            let result = try await s.run(arguments, prefix: ["sh", "-c", "exec \"$@\" > /dev/full", "sh"])
+            #expect(!result.signalled && result.status == 0, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "cannot write to standard output: No space left on device").count == 2, "\(result.stderr)")
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("b.png").path))
+        }
+    }
+
     @Test func aStoreThatIsAFileIsRefusedClearly() async throws {
         let s = try Sandbox()
         try Data("not a directory".utf8).write(to: s.store)

@@ -11,4 +11,24 @@ struct DirectoryTests {
         #expect(BadgeConfig.cacheDirectory(variables: ["XDG_CACHE_HOME": "", "HOME": "/home/u"]).path == "/home/u/.cache/badge")
         #expect(BadgeConfig.cacheDirectory(variables: ["HOME": "/home/u"]).path == "/home/u/.cache/badge")
     }
+
+    /// `makeDirectories` is `mkdir -p` that names what stopped it.
+    @Test func makingFoldersNamesTheFileOnTheWay() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("badge-mkdir-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let deep = root.appendingPathComponent("a/b/c")
+        try makeDirectories(deep)
+        try makeDirectories(deep)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: deep.path, isDirectory: &isFolder) && isFolder.boolValue)
+        // A link to a folder on the way is followed, as mkdir -p does.
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link"), withDestinationURL: root.appendingPathComponent("a"))
+        try makeDirectories(root.appendingPathComponent("link/b/d"))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("a/b/d").path))
+        let file = root.appendingPathComponent("a/file")
+        try Data("x".utf8).write(to: file)
+        #expect(throws: MakeDirectoryFailure.notAFolder(file.path)) { try makeDirectories(file) }
+        #expect(throws: MakeDirectoryFailure.notAFolder(file.path)) { try makeDirectories(file.appendingPathComponent("x/y")) }
+        #expect(try Data(contentsOf: file) == Data("x".utf8))
+    }
 }

@@ -14,11 +14,10 @@ package final class BatchOutputDirectory: @unchecked Sendable {
     /// Opens `url`, creating it (and its parents) if needed.
     package init(url: URL) throws {
         self.url = url
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        do throws(MakeDirectoryFailure) {
+            try makeDirectories(url)
         } catch {
-            throw BadgeError(.io, "cannot create the output directory", path: url.path, cause: Self.describe(error),
-                             hint: "choose a directory you can write to with --output DIR")
+            throw error.error("the output folder", at: url, code: .io, hint: "choose a folder you can write to with --output DIR")
         }
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -107,8 +106,8 @@ package final class BatchOutputDirectory: @unchecked Sendable {
         unlinkat(fd, name, 0)
     }
 
-    /// Copies `name` (a regular file, not a symlink) to `handle` in pieces.
-    package func copy(_ name: String, to handle: FileHandle) throws {
+    /// Hands `name` (a regular file, not a symlink) to `output` in pieces.
+    package func copy(_ name: String, to output: (Data) -> Void) throws {
         try Self.check(name)
         let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { throw ioError("cannot read the file", name: name, errno) }
@@ -121,7 +120,7 @@ package final class BatchOutputDirectory: @unchecked Sendable {
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw ioError("cannot read the file", name: name, errno) }
             if n == 0 { return }
-            try handle.write(contentsOf: buffer[0..<n])
+            output(Data(buffer[0..<n]))
         }
     }
 
@@ -182,9 +181,5 @@ package final class BatchOutputDirectory: @unchecked Sendable {
                    hint: code == ENOSPC || code == EFBIG || code == EDQUOT
                        ? "free some space (or raise ulimit -f) and rerun: finished badges are kept"
                        : "check that the output directory is writable")
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
 }
