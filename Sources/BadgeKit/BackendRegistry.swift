@@ -39,7 +39,7 @@ public struct BackendInstance: Sendable {
         try request.validate()
         try generator.checkRequestOptions(request.options, backend: name)
         if let style = request.style, let styles = generator.styles, !styles.isEmpty, !styles.contains(spelling(ofStyle: style)) {
-            throw BadgeError(.usage, "the \(type) backend has no style \"\(style)\"", backend: name,
+            throw BadgeError(.usage, "it has no style \"\(style)\"", backend: name,
                              hint: "choose one of: " + styles.joined(separator: ", "))
         }
     }
@@ -48,7 +48,7 @@ public struct BackendInstance: Sendable {
     /// backend makes its picture from the words alone: it would be ignored.
     package func checkSource(of request: BadgeRequest) throws {
         guard request.source != nil, !generator.readsSource else { return }
-        throw BadgeError(.usage, "a \(type) backend makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
+        throw BadgeError(.usage, "it makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
                          backend: name,
                          hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
     }

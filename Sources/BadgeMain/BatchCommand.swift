@@ -113,9 +113,14 @@ struct BatchCommand: AsyncParsableCommand {
             shard: shard, style: { given, prompt, backend in
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
-            }, check: { request, backend in
-                try instances[backend]?.check(request)
-                try instances[backend]?.checkSource(of: request)
+            }, check: { request, backend, styleGiven in
+                guard let instance = instances[backend] else { return }
+                try instance.check(request)
+                try instance.checkSource(of: request)
+                if styleGiven, instance.generator.styles?.isEmpty == true {
+                    throw BadgeError(.usage, "it has no styles; the job's style would be ignored", backend: instance.name,
+                                     hint: "describe the look in the prompt instead")
+                }
             })
         // A mistyped --commit is a usage error before anything runs, not after.
         let commitItem = try commit.map { try item(named: $0, in: plan) }

@@ -191,13 +191,28 @@ struct BatchCommandTests {
         let result = try await s.run(["batch", list.path, "--output", out.path])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("jobs.jsonl:2:1: job \"long\": the prompt is 4001 bytes long"), "\(result.stderr)")
-        for said in ["4 more jobs are wrong", "line 3, column 1: job \"photo\": backend 'procedural': a procedural backend makes its picture from the words alone",
+        for said in ["4 more jobs are wrong", "line 3, column 1: job \"photo\": backend 'procedural': it makes its picture from the words alone",
                      "line 4, column 1: job \"opt\": backend 'procedural': unknown --option \"bogus\"",
-                     "line 5, column 1: job \"look\": backend 'procedural': the procedural backend has no style \"baroque\"",
+                     "line 5, column 1: job \"look\": backend 'procedural': it has no style \"baroque\"",
                      "line 6, column 1: job \"where\": no backend is named \"nowhere\""] {
             #expect(result.stderr.contains(said), "\(said): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: out.path), "a wrong job runs nothing, the fine one included")
+
+        // A style for a backend without styles would be ignored; two jobs writing one
+        // file are named with the others, not instead of them.
+        let picture = s.root.appendingPathComponent("swim.png")
+        try TestPNG.solid(width: 32, height: 32, rgb: (1, 2, 3)).write(to: picture)
+        try Data([
+            #"{"name": "pic", "prompt": "Swim", "backend": "import", "source": "swim.png", "style": "medal", "size": 64}"#,
+            #"{"name": "c", "prompt": "Run", "variants": 2, "size": 64}"#,
+            #"{"name": "c-02", "prompt": "Run more", "size": 64}"#,
+        ].joined(separator: "\n").utf8).write(to: list)
+        let more = try await s.run(["batch", list.path, "--output", out.path])
+        #expect(more.status == 1, "\(more.stderr)")
+        #expect(more.stderr.contains("jobs.jsonl:1:1: job \"pic\": backend 'import': it has no styles; the job's style would be ignored"), "\(more.stderr)")
+        #expect(more.stderr.contains("1 more job is wrong: line 3, column 1: job \"c-02\" writes c-02.png, which job \"c\""), "\(more.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
     @Test func aMissingManifestOrNoJobsIsAUsageError() async throws {
@@ -257,7 +272,7 @@ struct BatchCommandTests {
         // An unknown style is still refused, with the choices, before anything runs.
         try Data(#"[{"name": "c", "prompt": "Run daily", "style": "Tiles", "size": 64}]"#.utf8).write(to: s.root.appendingPathComponent("bad.json"))
         let bad = try await s.run(["batch", s.root.appendingPathComponent("bad.json").path, "--output", s.root.appendingPathComponent("bad").path])
-        #expect(bad.status == 1 && bad.stderr.contains("bad.json:1:2: [0]: job \"c\": backend 'procedural': the procedural backend has no style \"Tiles\"")
+        #expect(bad.status == 1 && bad.stderr.contains("bad.json:1:2: job \"c\": backend 'procedural': it has no style \"Tiles\"")
                 && bad.stderr.contains("medal, tile, flat, sketch"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.root.appendingPathComponent("bad").path))
     }

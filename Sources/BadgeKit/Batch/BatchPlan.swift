@@ -84,14 +84,15 @@ package struct BatchPlan: Sendable {
     /// words ask for a style.
     ///
     /// `check` is what the job's backend says of its request
-    /// (`BackendInstance.check`, `checkSource(of:)`): every job is checked
+    /// (`BackendInstance.check`, `checkSource(of:)`), told whether the job
+    /// names its style (a backend without styles refuses one): every job is checked
     /// before any runs, and the wrong ones are named together as the
     /// manifest's are. A source picture is read when its job runs: one that is
     /// missing fails that job alone.
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
         style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given },
-        check: (_ request: BadgeRequest, _ backend: String) throws -> Void = { _, _ in }
+        check: (_ request: BadgeRequest, _ backend: String, _ styleGiven: Bool) throws -> Void = { _, _, _ in }
     ) throws -> BatchPlan {
         guard !manifest.jobs.isEmpty else {
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
@@ -123,13 +124,14 @@ package struct BatchPlan: Sendable {
                 continue
             }
             let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
+            let jobStyle = style(job.style ?? defaults.style, job.prompt, backendName)
             func request(_ variant: Int) -> BadgeRequest {
                 BadgeRequest(
-                    prompt: job.prompt, style: style(job.style ?? defaults.style, job.prompt, backendName), size: job.size ?? defaults.size,
+                    prompt: job.prompt, style: jobStyle, size: job.size ?? defaults.size,
                     seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
             }
             // Variants differ in their seeds alone: the first speaks for them all.
-            guard (try mistakes.job { try located(job) { try check(request(1), backendName) } }) != nil else { continue }
+            guard (try mistakes.job { try located(job) { try check(request(1), backendName, job.style != nil) } }) != nil else { continue }
             let digest = try job.source.map { path in
                 if let known = sourceDigests[path] { return known }
                 // Read once from a checked descriptor, never past the intake's file limit: a source
@@ -144,9 +146,10 @@ package struct BatchPlan: Sendable {
             for variant in 1...job.variants {
                 let key = job.variants == 1 ? job.name : job.name + "-" + pad(variant, to: max(2, width))
                 if let other = owners[key] {
-                    throw job.origin.error(
+                    mistakes.note(job.origin.error(
                         "job \"\(job.name)\" writes \(key).png, which job \"\(other.name)\" (\(other.origin)) writes too",
-                        hint: "give one of them another name")
+                        hint: "give one of them another name"))
+                    continue
                 }
                 owners[key] = job
                 let request = request(variant)
@@ -168,6 +171,7 @@ package struct BatchPlan: Sendable {
             let backend = error.backend.map { "backend '\($0)': " } ?? ""
             var located = job.origin.error("job \(ConfigExcerpt.quoted(job.name)): " + backend + error.message, hint: error.hint)
             located.cause = error.cause
+            located.keyPath = nil  // the job is named; "[3]" would read as a key
             throw located
         }
     }
