@@ -199,25 +199,35 @@ extension Badge {
             let option = rest[position - 1]
             return BadgeError(.usage, message, hint: "a value that starts with \"-\" is written with =: \(option)=\(shellQuoted(token))")
         }
-        let (options, arguments) = optionsAndArguments(rest, taking: position, valued: valuedOptions(of: command))
+        let (options, arguments) = optionsAndArguments(rest, known: optionNames(of: command), valued: valuedOptions(of: command))
+        // `badge "-5 kg"` names no command: the promise is generate's.
+        let path = isRoot(command) ? ["generate"] : path
         let line = (["badge"] + path + options.map(shellQuoted) + ["--"] + arguments.map(shellQuoted)).joined(separator: " ")
-        return BadgeError(.usage, message, hint: "a promise that starts with \"-\" goes after --, which ends the options: \(line)")
+        return BadgeError(.usage, message, hint: "a promise or a file name that starts with \"-\" goes after --, which ends the options: \(line)")
     }
 
-    /// `words` split into options (with the values of those that take one)
-    /// and positional arguments in their order, the word at `position` among
-    /// the arguments: `import "-a.png" "Walk" --size 64` is `--size 64` and
-    /// `-a.png Walk`, so `--` goes before the file and keeps it first.
-    static func optionsAndArguments(_ words: [String], taking position: Int, valued: Set<String>) -> (options: [String], arguments: [String]) {
+    /// `words` split into the command's options (with the values of those
+    /// that take one, a value that starts with "-" joined with "=") and the
+    /// positional arguments in their order, anything after a `--` included:
+    /// `import "-a.png" "-Walk" --size 64` is `--size 64` and `-a.png -Walk`,
+    /// so `--` goes before the file and keeps it first.
+    static func optionsAndArguments(_ words: [String], known: Set<String>, valued: Set<String>) -> (options: [String], arguments: [String]) {
         var options: [String] = [], arguments: [String] = []
         var index = 0
         while index < words.count {
             let word = words[index]
-            if index != position, word.hasPrefix("-"), word != "-" {
-                options.append(word)
-                if !word.contains("="), valued.contains(word), index + 1 < words.count {
-                    options.append(words[index + 1])
+            if word == "--" {
+                arguments += words[(index + 1)...]
+                break
+            }
+            let name = String(word.split(separator: "=", maxSplits: 1).first ?? "")
+            if word.hasPrefix("-"), known.contains(name) {
+                if name == word, valued.contains(word), index + 1 < words.count {
+                    let value = words[index + 1]
+                    options += value.hasPrefix("-") && word.hasPrefix("--") ? [word + "=" + value] : [word, value]
                     index += 1
+                } else {
+                    options.append(word)
                 }
             } else {
                 arguments.append(word)
@@ -225,6 +235,18 @@ extension Badge {
             index += 1
         }
         return (options, arguments)
+    }
+
+    /// Every option name `command` takes, long and short, as its help lists them.
+    static func optionNames(of command: ParsableCommand.Type) -> Set<String> {
+        let help = isRoot(command) ? Badge.helpMessage(includeHidden: true, columns: 10_000)
+            : Badge.helpMessage(for: command, includeHidden: true, columns: 10_000)
+        var names = longOptions(of: command)
+        for line in help.split(separator: "\n") {
+            let words = line.drop { $0 == " " }.split(separator: " ").prefix(4).map(String.init)
+            names.formUnion(words.prefix { $0.hasPrefix("-") }.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) })
+        }
+        return names
     }
 
     /// The options of `command` that take a value (`--caption <text>`, `-o <file>`), as its help lists them.

@@ -89,6 +89,23 @@ struct FirstTenMinutesPartTwoTests {
         #expect(try await s.run(["generate", "--size", "64", "--caption=-5 kg", "Lose weight"]).status == 0)
     }
 
+    /// A hint's command line as the shell reads it (bare words and "double quotes").
+    static func shellWords(_ line: String) -> [String] {
+        var words: [String] = [], word = "", quoted = false, started = false
+        for character in line {
+            if character == "\"" { quoted.toggle(); started = true } else if character == " " && !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else {
+                word.append(character)
+                started = true
+            }
+        }
+        if started { words.append(word) }
+        return words
+    }
+
     /// `import` takes a file and then a promise: the hint's `--` goes before
     /// the first of them, so neither changes place, and options stay before it.
     @Test func theDoubleDashHintKeepsAnImportsFileAndPromiseInPlace() async throws {
@@ -96,14 +113,31 @@ struct FirstTenMinutesPartTwoTests {
         let picture = s.tmp.appendingPathComponent("-my photo.png")
         try TestPNG.solid(width: 32, height: 32, rgb: (10, 120, 200)).write(to: picture)
         let inFolder = ["sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", s.tmp.path]
+        try TestPNG.solid(width: 32, height: 32, rgb: (10, 120, 200)).write(to: s.tmp.appendingPathComponent("-a.png"))
         let cases: [([String], String)] = [
-            (["import", "-my photo.png", "Walk daily", "--size", "64"], "badge import --size 64 -- \"-my photo.png\" \"Walk daily\"\n"),
-            (["import", "--size", "64", "Walk daily", "-my photo.png"], "badge import --size 64 -- \"Walk daily\" \"-my photo.png\"\n"),
+            (["import", "-my photo.png", "Walk daily", "--size", "64"], "badge import --size 64 -- \"-my photo.png\" \"Walk daily\""),
+            // (The file is "Walk daily", as written: the hint moves nothing.)
+            (["import", "--size", "64", "Walk daily", "-my photo.png"], "badge import --size 64 -- \"Walk daily\" \"-my photo.png\""),
+            // Words that start with "-" and are no option of the command stay where they were.
+            (["import", "-my photo.png", "-Walk daily", "--size", "64"], "badge import --size 64 -- \"-my photo.png\" \"-Walk daily\""),
+            (["import", "-a.png", "-5 kg", "--size", "64"], "badge import --size 64 -- -a.png \"-5 kg\""),
+            // A -- already there is kept once; a value that starts with "-" is joined with "=".
+            (["import", "--size", "64", "-my photo.png", "--", "-Walk daily"], "badge import --size 64 -- \"-my photo.png\" \"-Walk daily\""),
+            (["generate", "-5 kg", "--size", "64", "--caption", "-x y"], "badge generate --size 64 \"--caption=-x y\" -- \"-5 kg\""),
+            // No command: the promise is generate's.
+            (["-5 kg"], "badge generate -- \"-5 kg\""),
         ]
         for (arguments, hint) in cases {
             let result = try await s.run(arguments, prefix: inFolder)
             #expect(result.status == 64, "\(result.stderr)")
-            #expect(result.stderr.contains(hint), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("which ends the options: " + hint + "\n"), "\(arguments): \(result.stderr)")
+            // The command the hint gives runs (but for the file that is not there).
+            let fixed = try await s.run(Array(Self.shellWords(hint).dropFirst()), prefix: inFolder)
+            if hint.contains("\"Walk daily\" \"-my photo.png\"") {
+                #expect(fixed.status == 1 && fixed.stderr.contains("Walk daily: backend 'import': no such file"), "\(fixed.stderr)")
+            } else {
+                #expect(fixed.status == 0, "\(hint): \(fixed.stderr)")
+            }
         }
         // The first hint's command imports the file as the promise "Walk daily".
         let fixed = try await s.run(["import", "--size", "64", "--json", "--", "-my photo.png", "Walk daily"], prefix: inFolder)
