@@ -39,6 +39,10 @@ public enum BadgeMain {
         // badge when its parent exits, and is killed once no plugin runs.
         OrphanReaper.enable()
         Prewarm.start(for: given)
+        if given == Array(CommandLine.arguments.dropFirst()), let mistake = notUTF8Argument() {
+            Terminal.printError(mistake)
+            return mistake.exitCode
+        }
         let arguments: [String]
         do {
             arguments = try GlobalArguments.hoisted(given)
@@ -78,6 +82,21 @@ public enum BadgeMain {
             return report(error)
         }
         return exitStatus(workStands: workStands)
+    }
+
+    /// The process's first argument that is not UTF-8 (a file name written in
+    /// Latin-1), refused: read as a String it would have U+FFFD in place of
+    /// its bytes and name another file.
+    static func notUTF8Argument() -> BadgeError? {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            let shown = bytes.map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+            return BadgeError(.usage, "argument \(index) is not UTF-8: \(shown)",
+                              hint: "badge reads promises and file names as UTF-8: rename the file (convmv -f latin1 -t utf8 does), or give a name that is")
+        }
+        return nil
     }
 
     /// 0, or 1 when standard output failed (a full disk, a closed pipe) and

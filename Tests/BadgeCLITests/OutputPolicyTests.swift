@@ -46,6 +46,18 @@ struct OutputPolicyTests {
     }
 
     /// A device node of our own (mknod in the sandbox, never the system's /dev/null).
+    /// A name that is not UTF-8 (Latin-1 "x\xff.png") is refused, saying
+    /// which argument: read as a String it would become "x\u{FFFD}.png", another file.
+    @Test func anArgumentThatIsNotUTF8IsRefusedNotRenamed() async throws {
+        let s = try Sandbox()
+        let result = try await s.run(["generate", "--size", "64", "A promise", "--output"],
+                                     prefix: ["sh", "-c", "cd \"$1\" && shift && exec \"$@\" \"$(printf 'x\\377.png')\"", "sh", s.tmp.path])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("argument 6 is not UTF-8: x\\xff.png"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.tmp.path).filter { $0.hasPrefix("x") }.isEmpty)
+        #expect(s.badge == nil, "nothing was committed")
+    }
+
     @Test func aCharacterDeviceIsWrittenIntoByEveryCommand() async throws {
         guard geteuid() == 0 else {
             print("OutputPolicyTests.aCharacterDeviceIsWrittenIntoByEveryCommand: skipped, mknod needs root (the bug was root's)")
