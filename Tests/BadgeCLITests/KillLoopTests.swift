@@ -99,6 +99,32 @@ struct KillLoopTests {
         }
     }
 
+    /// Starts `arguments` and SIGKILLs it: held at `stage` (a `TestHold`
+    /// seam) when one is given, else at a random moment within 1.2 × `window`
+    /// µs of its start. The window follows a run's life as the load changes: a
+    /// run that ended before its kill shortens it, a run killed in the middle
+    /// lengthens it a little, so kills land across a run's life rather than
+    /// after most of them. Returns the run's pid.
+    @discardableResult
+    static func killRun(_ arguments: [String], heldAt stage: String?, in sandbox: Sandbox, window: inout Double,
+                        using generator: inout SeededRandom) async throws -> Int32 {
+        let child: ChildProcess
+        if let stage {
+            child = try await sandbox.startHeld(arguments, at: stage).process
+        } else {
+            child = try sandbox.start(arguments)
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
+        }
+        // A child already ended is not signalled (its pid may be another process's by now).
+        let ended = !child.signal(SIGKILL)
+        try await sandbox.waitForExit(child)
+        if stage == nil { window *= ended ? 0.85 : 1.05 }
+        return child.processIdentifier
+    }
+
     @Test func killingWritersAtRandomMomentsNeverBreaksTheBadge() async throws {
         let sandbox = try Sandbox()
         let expected = Expected()
@@ -133,34 +159,16 @@ struct KillLoopTests {
             // and after it. Before the rename the old badge must stay; from it on, the new one
             // must be there. The others are killed at random moments across a run's life.
             let held = (i - 4) % 50 < Self.heldStages.count ? Self.heldStages[(i - 4) % 50] : nil
-            let stage = held?.stage
-            let child: ChildProcess
-            if let stage {
-                let held = try await sandbox.startHeld(Self.arguments(i), at: stage)
-                child = held.process
-            } else {
-                child = try sandbox.start(Self.arguments(i))
-                child.standardOutput = FileHandle.nullDevice
-                child.standardError = FileHandle.nullDevice
-                try child.run()
-                try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
-            }
-            // A child already ended is not signalled (its pid may be another process's by now).
-            let ended = !child.signal(SIGKILL)
-            try await sandbox.waitForExit(child)
-            // The window follows a run's life as the load changes: a run that ended before
-            // its kill shortens it, a run killed in the middle lengthens it a little, so the
-            // kills keep landing across a run's life rather than after most of them.
-            if stage == nil { window *= ended ? 0.85 : 1.05 }
+            let pid = try await Self.killRun(Self.arguments(i), heldAt: held?.stage, in: sandbox, window: &window, using: &generator)
 
             // A killed child may leave its temporary file, and so may earlier
             // children killed before they got far enough to sweep; a run that
             // finished never leaves one, and the next run that starts sweeps them.
-            killed.insert(child.processIdentifier)
+            killed.insert(pid)
             let temporaries = sandbox.storeObject.temporaryFiles()
             let strays = temporaries.filter { path in !killed.contains { URL(fileURLWithPath: path).lastPathComponent.contains(".\($0).") } }
             #expect(strays.isEmpty, "temporaries not of killed runs: \(strays)")
-            if temporaries.contains(where: { $0.contains(".\(child.processIdentifier).") }) { withTemporary += 1 }
+            if temporaries.contains(where: { $0.contains(".\(pid).") }) { withTemporary += 1 }
 
             try Self.checkBytes(sandbox, seen: &seen, context: "after kill \(i)")
             if i % 50 == 0 {
@@ -232,19 +240,8 @@ struct KillLoopTests {
             let target = entries[Int.random(in: 0..<entries.count, using: &generator)].metadata.id
             let arguments = ["restore", target]
             let stage = i % 10 < Self.heldStages.count ? Self.heldStages[i % 10] : nil
-            let child: ChildProcess
-            if let stage, stage.stage != "before-commit", stage.stage != "after-commit" {
-                child = try await sandbox.startHeld(arguments, at: stage.stage).process
-            } else {
-                child = try sandbox.start(arguments)
-                child.standardOutput = FileHandle.nullDevice
-                child.standardError = FileHandle.nullDevice
-                try child.run()
-                try await Task.sleep(for: .microseconds(Double.random(in: 0...(window * 1.2), using: &generator)))
-            }
-            let ended = !child.signal(SIGKILL)
-            try await sandbox.waitForExit(child)
-            if stage == nil { window *= ended ? 0.85 : 1.05 }
+            let seam = stage.flatMap { $0.insideCommit ? $0.stage : nil }
+            try await Self.killRun(arguments, heldAt: seam, in: sandbox, window: &window, using: &generator)
 
             let context = "after killing restore \(i) (of \(target), \(stage?.stage ?? "at random"))"
             let now = try #require(try sandbox.storeObject.current(), "\(context)").metadata.id
