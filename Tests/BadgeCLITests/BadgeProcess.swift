@@ -39,6 +39,8 @@ final class Sandbox: @unchecked Sendable {
         env["TMPDIR"] = tmp.path
         env["HOME"] = home.path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
+        // The font cache too: the runner's own (~/.cache/badge) is neither read nor written.
+        env["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
         env["LANG"] = "en_US.UTF-8"
         env["NO_COLOR"] = "1"
         env.removeValue(forKey: "BADGE_CONFIG")

@@ -145,7 +145,7 @@ struct KillLoopTests {
         var window = Double(lifetime.components.attoseconds) / 1e12 + Double(lifetime.components.seconds) * 1e6  // µs
 
         var generator = SeededRandom.forTest("kill loop")
-        var committed = 0, withTemporary = 0, before = 0, insideCommit = 0
+        var committed = 0, withTemporary = 0, before = 0, insideCommit = 0, randomBefore = 0, randomAfter = 0
         var killed = Set<Int32>()
         var last = try await Self.checkBadge(sandbox, expected: expected, context: "before the loop")
         var seen: [String: Data] = [:]
@@ -183,6 +183,7 @@ struct KillLoopTests {
 
             let k = try await Self.checkBadge(sandbox, expected: expected, context: "after kill \(i)")
             if k == i { committed += 1 } else { before += 1 }
+            if held == nil { if k == i { randomAfter += 1 } else { randomBefore += 1 } }
             if let held {
                 if held.replaces {
                     #expect(k == i, "killed at \(held.stage), run \(i)'s badge is not there (\(k))")
@@ -196,10 +197,9 @@ struct KillLoopTests {
         }
         let loopTime = clock.now - loopStarted
         print("kill loop: \(Self.iterations) kills in \(loopTime); run lifetime \(lifetime) at first, a window of \(Int(window / 1000)) ms at the end; \(committed) after the commit, \(before) before it, \(insideCommit) held inside it, \(withTemporary) with a temporary file present")
-        // Each held run reached its seam inside the commit (startHeld saw it say so) and was killed there.
-        let scheduled = (4..<(4 + Self.iterations)).filter { Self.heldStages.indices.contains(($0 - 4) % 50) && Self.heldStages[($0 - 4) % 50].insideCommit }
-        #expect(insideCommit == scheduled.count, "\(insideCommit) kills landed inside the commit, \(scheduled.count) were aimed there")
-        #expect(Self.iterations < 5 || insideCommit >= 3, "no kill landed at each seam inside the commit")
+        // Each held run reached its seam (startHeld throws when one does not); the random
+        // kills, for their part, landed both before a run's commit and after it.
+        #expect(Self.iterations < 50 || (randomBefore > 0 && randomAfter > 0), "random kills: \(randomBefore) before the commit, \(randomAfter) after")
 
         // One clean run sweeps whatever the last kill left.
         let final = try await sandbox.run(Self.arguments(100_000))
@@ -249,13 +249,13 @@ struct KillLoopTests {
             if let stage, stage.insideCommit {
                 #expect(now == (stage.replaces ? target : current), "\(context)")
             }
-            if now == target { restored += 1 } else { kept += 1 }
+            if seam == nil { if now == target { restored += 1 } else { kept += 1 } }
             try Self.checkBytes(sandbox, seen: &seen, context: context)
             let ids = try sandbox.storeObject.history().map(\.metadata.id) + [now]
             #expect(ids.count == all.count && Set(ids) == all, "badges lost or doubled: \(ids.sorted()) \(context)")
         }
-        print("restore kill loop: \(iterations) kills; \(restored) after the rename, \(kept) before it")
-        #expect(restored > 0 && kept > 0, "the kills landed on one side of the rename only")
+        print("restore kill loop: \(iterations) kills; of those at random moments, \(restored) after the rename, \(kept) before it")
+        #expect(restored > 0 && kept > 0, "the random kills landed on one side of the rename only")
         let final = try await sandbox.run(["restore", try sandbox.storeObject.history().first!.metadata.id])
         #expect(final.status == 0, "\(final.stderr)")
         #expect(sandbox.storeObject.temporaryFiles().isEmpty)

@@ -273,7 +273,9 @@ struct BatchPlanTests {
             BatchJob(name: "team", prompt: "x", variants: 2),
             BatchJob(name: "team-02", prompt: "y"),
         ], source: "t")
-        #expect(throws: BadgeError.self) { try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults) }
+        let error = #expect(throws: BadgeError.self) { try BatchPlan.make(manifest, config: Self.config, defaults: Self.defaults) }
+        #expect(error?.message.hasPrefix("job \"team-02\" writes team-02.png, which job \"team\"") == true, "\(String(describing: error))")
+        #expect(error?.hint == "give one of them another name")
     }
 
     @Test func anUnknownBackendIsNamedWithASuggestion() throws {

@@ -41,11 +41,8 @@ struct StoreEdgeTests {
         #expect(try store.current()?.metadata.prompt == "promise 2")
     }
 
-    @Test func aHistoryAnotherUserOwnsIsRefused() throws {
-        guard geteuid() == 0 else {
-            print("StoreEdgeTests.aHistoryAnotherUserOwnsIsRefused: skipped, it needs root to give history/ away (chown)")
-            return
-        }
+    @Test(.enabled(if: geteuid() == 0, "giving history/ to another user (chown) needs root"))
+    func aHistoryAnotherUserOwnsIsRefused() throws {
         let f = StoreFixture()
         let store = f.store()
         let first = try f.commit(1)

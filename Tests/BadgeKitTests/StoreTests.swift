@@ -105,7 +105,8 @@ struct BadgeStoreTests {
         let store = f.store()
         try f.commit(1)
         try f.commit(2)
-        #expect(throws: BadgeError.self) { try store.restore(id: "ab") }
+        let short = #expect(throws: BadgeError.self) { try store.restore(id: "ab") }
+        #expect(short?.code == .usage && short?.message == "the id \"ab\" is too short", "\(String(describing: short))")
         do {
             try store.restore(id: "ffffffffffff")
             Issue.record("an unknown id must fail")

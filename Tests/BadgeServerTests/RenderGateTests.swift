@@ -53,7 +53,9 @@ import Testing
                     return "ran"
                 }
             }
-            try await Self.waitFor { gate.load == (2, 3) }
+            // Two running bodies (inside latch.work) and three queued: then no third starts.
+            try await Self.waitFor { gate.load == (2, 3) && latch.started == 2 }
+            await Task.yield()
             #expect(latch.started == 2, "more than the limit started")
             // The queue is full: the next is refused at once.
             await #expect(throws: RenderGate.Full.self) { try await gate.run { 1 } }

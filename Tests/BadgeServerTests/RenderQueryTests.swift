@@ -23,7 +23,8 @@ import Testing
         #expect(query.promise == "学习 中文 daily")
         // Blank is whitespace scalars only: a space carrying a combining accent shows, and is a promise.
         #expect(try RenderQuery.parse("promise=%20%CC%81", maxSize: 1024).promise == " \u{301}")
-        #expect(throws: RenderQuery.Problem.self) { try RenderQuery.parse("promise=+%E3%80%80%C2%A0", maxSize: 1024) }
+        let blank = #expect(throws: RenderQuery.Problem.self) { try RenderQuery.parse("promise=+%E3%80%80%C2%A0", maxSize: 1024) }
+        #expect(blank?.parameter == "promise" && blank?.message.hasPrefix("the promise is missing") == true, "\(String(describing: blank))")
     }
 
     /// badge's query decoder against Foundation's (`+` replaced, then

@@ -184,7 +184,10 @@ extension ExecBackendTests {
             #expect(checks <= 1 + Int(elapsed / AvailabilityMemo.lifetime), "\(log) in \(elapsed)")
         }
 
-        let unavailable = try h.backend("unavailable.sh")
+        // An unavailable answer is not kept: each check asks the plugin again.
+        let askedAgain = h.root.appendingPathComponent("asked-again.log")
+        let unavailable = try h.backend("unavailable.sh", env: ["ASKED_LOG": askedAgain.path])
         for _ in 0..<2 { #expect(await unavailable.generator.availability() != .available) }
+        #expect(try String(contentsOf: askedAgain, encoding: .utf8).split(separator: "\n") == ["availability", "availability"])
     }
 }

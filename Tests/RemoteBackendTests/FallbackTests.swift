@@ -33,7 +33,8 @@ struct FallbackTests {
 
     @Test func fallbacksMustExistAndMustNotGoRoundInACircle() throws {
         let missing = #"{"backends": {"a": {"type": "procedural", "fallback": "nowhere"}}}"#
-        #expect(throws: BadgeError.self) { try BadgeConfig.parse(Data(missing.utf8), file: "f.json") }
+        let absent = #expect(throws: BadgeError.self) { try BadgeConfig.parse(Data(missing.utf8), file: "f.json") }
+        #expect(absent?.keyPath == "backends.a.fallback" && absent?.message == "no backend is named \"nowhere\"", "\(String(describing: absent))")
         let circle = #"{"backends": {"a": {"type": "procedural", "fallback": "b"}, "b": {"type": "procedural", "fallback": "a"}}}"#
         do {
             _ = try BadgeConfig.parse(Data(circle.utf8), file: "f.json")

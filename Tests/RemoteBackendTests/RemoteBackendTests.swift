@@ -360,7 +360,9 @@ struct ProbeTests {
         #expect(missing == "the server has no http://127.0.0.1:\(h.server.port)/no-models/v1/models (HTTP 404)", "\(missing)")
         #expect(hint == "check url: the API's base, e.g. https://api.openai.com/v1")
         // Nothing listens on this port.
-        let text = #"{"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:9/v1"}}}"#
+        let port = closedLoopbackPort()
+        #expect(port > 0)
+        let text = #"{"backends": {"remote": {"type": "http", "api": "openai", "url": "http://127.0.0.1:\#(port)/v1"}}}"#
         let dead = try h.backend(try BadgeConfig.parse(Data(text.utf8), file: "p.json"), environment: environment).generator as! RemoteGenerator
         guard case let .unavailable(reason, _) = await dead.probe() else {
             Issue.record("a dead endpoint must be unavailable")

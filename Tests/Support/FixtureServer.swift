@@ -107,3 +107,19 @@ package func loopbackSocket(port: Int, timeout: Int) throws -> Int32 {
     }
     return fd
 }
+
+/// A port on 127.0.0.1 that nothing listens on: bound by the kernel's choice,
+/// learnt, and closed again (nothing else is likely to take it at once).
+package func closedLoopbackPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : 0
+}

@@ -14,6 +14,7 @@ its request model. A request for several images (OpenAI's n, A1111's
 batch_size) is answered with that many, image i in the colour COLOURS[i]."""
 import base64
 import json
+import socket
 import os
 import threading
 import time
@@ -150,6 +151,23 @@ PNG = PNGS[0]
 B64 = base64.b64encode(PNG).decode()
 lock = threading.Lock()
 received = []
+
+
+def other_port_listener():
+    """A second listener on a free loopback port; any connection to it is
+    logged in `received` (path "/admin") and closed."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def accept():
+        while True:
+            connection, _ = listener.accept()
+            received.append({"mode": "other-port", "path": "/admin", "body": None, "violations": [], "authorization": None})
+            connection.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener.getsockname()[1]
 counters = {}
 jobs = {}
 
@@ -405,8 +423,9 @@ class Handler(JSONHandler):
         if mode == "escapes-in-revised-prompt":
             return self.reply(200, {"data": [{"b64_json": B64, "revised_prompt": "calm\x1b[2J\x1b]0;pwned\x07 sea"}]})
         if mode == "url-other-port":
-            # Another port of the same loopback host: a service the user runs.
-            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{port + 1 if port < 65535 else port - 1}/admin"}]})
+            # Another port of the same loopback host: a service the user runs. It
+            # listens, and a connection to it is logged as the path "/admin".
+            return self.reply(200, {"data": [{"url": f"http://127.0.0.1:{other_port_listener()}/admin"}]})
         if mode == "url-https-localhost":
             # A host the config admits (resultHosts), over https, answered by this plain-http server.
             return self.reply(200, {"data": [{"url": f"https://localhost:{port}/files/badge.png"}]})
