@@ -274,12 +274,14 @@ import Glibc
         defer { served.end() }
         let port = served.port, token = served.token
         // A head that never ends, and a body that never arrives, each on a thread of its own.
+        let written = Gate()
         let trickle = Task {
             try await onThreadOfItsOwn("the trickling client to be cut off", limit: .seconds(120)) { () -> (Data, Duration) in
                 let clock = ContinuousClock(), started = clock.now
                 let fd = try RawHTTP.connect(port: port, timeout: 60)
                 defer { close(fd) }
                 try RawHTTP.write(fd, Data("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+                written.arrive()
                 return (RawHTTP.readAll(fd), clock.now - started)
             }
         }
@@ -290,10 +292,12 @@ import Glibc
                 defer { close(fd) }
                 try RawHTTP.write(fd, Data(("POST /api/generate HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Badge-Token: \(token)\r\n"
                     + "Origin: http://127.0.0.1:\(port)\r\nContent-Length: 1000\r\nContent-Type: application/json\r\n\r\n{").utf8))
+                written.arrive()
                 return (RawHTTP.readAll(fd), clock.now - started)
             }
         }
-        // Meanwhile another client is answered.
+        // Meanwhile, both slow clients connected and half-way through, another client is answered.
+        try await waitUntil("both slow clients to have sent their part") { written.arrivals == 2 }
         #expect(try await served.request("GET", "/healthz").status == 200)
         let (a, trickleWaited) = try await trickle.value
         let (b, dripWaited) = try await drip.value
