@@ -40,7 +40,8 @@ package enum StudioServer {
         let listening = Mutex(false)
         let app = Application(
             router: router, server: .http1(configuration: channel),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1024),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1024,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(Self.connectionLimit())),
             onServerRunning: { channel in
                 listening.withLock { $0 = true }
                 let port = channel.localAddress?.port ?? settings.port
@@ -74,6 +75,16 @@ package enum StudioServer {
 
     /// The render API's backend: the configured procedural instance named
     /// `procedural`, else the first of that type, else a built-in one.
+    /// The connections served at once: as many as the open-file limit allows,
+    /// less a reserve for the files renders and commits open. Past it, a new
+    /// connection waits in the listen backlog; accept(2) failing with EMFILE
+    /// instead would be retried by the event loop at once, taking a core.
+    static func connectionLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return Int.max }
+        return max(8, Int(clamping: limit.rlim_cur) - 128)
+    }
+
     static func proceduralBackend(_ context: ServeContext) throws -> BackendInstance {
         let type = "procedural"
         let config = context.config.backend(named: type).flatMap { $0.type == type ? $0 : nil }

@@ -71,15 +71,16 @@ final class Served: @unchecked Sendable {
     /// Starts it and waits (at most 60 s) for the URL on standard output, on a
     /// thread of its own: the wait must not hold one of Swift's few cooperative
     /// threads, on which every other test's async work runs.
-    static func start(_ sandbox: Sandbox, _ arguments: [String] = [], environment: [String: String] = [:]) async throws -> Served {
+    static func start(_ sandbox: Sandbox, _ arguments: [String] = [], environment: [String: String] = [:],
+                      prefix: [String] = []) async throws -> Served {
         let sandbox = Sandbox.Unchecked(sandbox)
         return try await onThreadOfItsOwn("badge serve to print its URL", limit: .seconds(120)) {
-            try Served(sandbox.value, arguments, environment: environment)
+            try Served(sandbox.value, arguments, environment: environment, prefix: prefix)
         }
     }
 
-    private init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String]) throws {
-        process = try sandbox.start(["serve", "--listen", "127.0.0.1:0"] + arguments, extraEnvironment: environment)
+    private init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String], prefix: [String]) throws {
+        process = try sandbox.start(["serve", "--listen", "127.0.0.1:0"] + arguments, extraEnvironment: environment, prefix: prefix)
         input = Pipe()
         process.standardInput = input
         process.standardOutput = output.pipe

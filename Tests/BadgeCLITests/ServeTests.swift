@@ -268,6 +268,31 @@ import Glibc
         #expect(weak.status == 64 && weak.stderr.contains("16 to 256"), "\(weak.stderr)")
     }
 
+    /// With few open files (64) and many idle connections held, the server
+    /// stops accepting rather than fail accept(2) with EMFILE in a loop (it
+    /// took two thirds of a core), and serves again once they are gone.
+    @Test func connectionsPastTheOpenFileLimitWaitAndTheServerRecovers() async throws {
+        let s = try Sandbox()
+        let served = try await Served.start(s, prefix: ["prlimit", "--nofile=64:64"])
+        defer { served.end() }
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        for _ in 0..<100 { held.append(try RawHTTP.connect(port: served.port, timeout: 10)) }
+        func cpuTicks() throws -> Int {
+            let stat = try String(contentsOfFile: "/proc/\(served.process.processIdentifier)/stat", encoding: .utf8)
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])!  // utime and stime, in ticks of 1/100 s
+        }
+        // Over a second of wall time, a spinning accept loop costs ~70 ticks; an idle server none.
+        let before = try cpuTicks()
+        try await Task.sleep(for: .seconds(1))
+        let spent = try cpuTicks() - before
+        #expect(spent < 40, "the server spent \(spent) ticks of CPU in a second while out of files")
+        for fd in held { close(fd) }
+        held = []
+        #expect(try await served.request("GET", "/healthz").status == 200)
+    }
+
     @Test func aSlowClientIsCutOffAndOthersAreStillServed() async throws {
         let s = try Sandbox()
         let served = try await Served.start(s, ["--request-timeout", "2"])
