@@ -76,6 +76,17 @@ package struct ImportGenerator: BadgeGenerator {
         }
     }
 
+    /// Its keys, and values `applying` takes.
+    package func checkRequestOptions(_ options: [String: String], backend: String) throws {
+        try checkRequestOptionKeys(options, backend: backend)
+        do {
+            _ = try applying(options)
+        } catch var error as BadgeError {
+            error.backend = backend
+            throw error
+        }
+    }
+
     /// This generator with the request's `fit` and `background` options applied.
     func applying(_ options: [String: String]) throws -> ImportGenerator {
         var copy = self

@@ -49,6 +49,17 @@ package struct RemoteGenerator: MultiImageGenerator {
         [.automatic1111, .comfyui].contains(options.api) ? [Automatic1111Dialect.denoisingOption] : []
     }
 
+    /// Its keys, and a `denoising_strength` it can take.
+    package func checkRequestOptions(_ options: [String: String], backend: String) throws {
+        try checkRequestOptionKeys(options, backend: backend)
+        do {
+            _ = try Automatic1111Dialect.denoisingStrength(BadgeRequest(prompt: "", options: options), options: self.options)
+        } catch var error as BadgeError {
+            error.backend = backend
+            throw error
+        }
+    }
+
     /// The square side a source picture is uploaded at: the request's size, and never above the model's.
     func sourceSide(for request: BadgeRequest) -> Int {
         options.api == .openai ? min(request.size, OpenAIDialect.modelSide(options)) : request.size

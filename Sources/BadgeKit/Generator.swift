@@ -56,6 +56,12 @@ public protocol BadgeGenerator: Sendable {
     /// (an exec plugin gets them all).
     var requestOptionKeys: Set<String>? { get }
 
+    /// Refuses a request's `--option`s this backend would refuse when it runs:
+    /// a key it does not read (the default, from `requestOptionKeys`), and a
+    /// value it cannot take. Called before anything runs (a batch checks every
+    /// job with it), so a wrong value is not found half-way through.
+    func checkRequestOptions(_ options: [String: String], backend: String) throws
+
     /// The styles it draws; empty: it has none, so `--style` does not apply; nil: it
     /// hands the style on as it is.
     var styles: [String]? { get }
@@ -78,9 +84,13 @@ extension BadgeGenerator {
     public func style(askedForIn prompt: String) -> String? { nil }
     public var readsSource: Bool { false }
 
+    public func checkRequestOptions(_ options: [String: String], backend: String) throws {
+        try checkRequestOptionKeys(options, backend: backend)
+    }
+
     /// Refuses a request option this backend does not read, with the nearest key it does:
     /// nothing the user asked for is silently ignored.
-    public func checkRequestOptions(_ options: [String: String], backend: String) throws {
+    public func checkRequestOptionKeys(_ options: [String: String], backend: String) throws {
         guard let known = requestOptionKeys else { return }
         for key in options.keys.sorted() where !known.contains(key) {
             let names = known.sorted()

@@ -207,11 +207,14 @@ struct BatchCommandTests {
             #"{"name": "pic", "prompt": "Swim", "backend": "import", "source": "swim.png", "style": "medal", "size": 64}"#,
             #"{"name": "c", "prompt": "Run", "variants": 2, "size": 64}"#,
             #"{"name": "c-02", "prompt": "Run more", "size": 64}"#,
+            #"{"name": "fitted", "prompt": "Swim", "backend": "import", "source": "swim.png", "options": {"fit": "fitt"}, "size": 64}"#,
         ].joined(separator: "\n").utf8).write(to: list)
         let more = try await s.run(["batch", list.path, "--output", out.path])
         #expect(more.status == 1, "\(more.stderr)")
         #expect(more.stderr.contains("jobs.jsonl:1:1: job \"pic\": backend 'import': it has no styles; the job's style would be ignored"), "\(more.stderr)")
-        #expect(more.stderr.contains("1 more job is wrong: line 3, column 1: job \"c-02\" writes c-02.png, which job \"c\""), "\(more.stderr)")
+        #expect(more.stderr.contains("2 more jobs are wrong: line 3, column 1: job \"c-02\" writes c-02.png, which job \"c\""), "\(more.stderr)")
+        // An option's value the backend cannot take, too.
+        #expect(more.stderr.contains("line 4, column 1: job \"fitted\": backend 'import': --option fit=fitt: expected one of cover, contain"), "\(more.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
