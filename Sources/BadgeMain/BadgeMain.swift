@@ -92,7 +92,7 @@ public enum BadgeMain {
             guard let pointer = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
             guard String(validating: bytes, as: UTF8.self) == nil else { continue }
-            let shown = bytes.map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+            let shown = bytes.map { (0x20..<0x7F).contains($0) ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
             return BadgeError(.usage, "argument \(index) is not UTF-8: \(shown)",
                               hint: "badge reads promises and file names as UTF-8: rename the file (convmv -f latin1 -t utf8 does), or give a name that is")
         }
