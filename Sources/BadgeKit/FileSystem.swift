@@ -309,7 +309,7 @@ package enum MakeDirectoryFailure: Error, Sendable, Equatable {
     /// the path that stopped it and a hint.
     package func error(_ what: String, at target: URL, code: BadgeError.Code, hint: String) -> BadgeError {
         switch self {
-        case let .notAFolder(path) where path == target.standardizedFileURL.path:
+        case let .notAFolder(path) where path == target.withoutDotComponents.path:
             return BadgeError(code, "\(what) is a file, not a folder", path: path, hint: hint)
         case let .notAFolder(path):
             return BadgeError(code, "\(what) cannot be there: \(path) is a file, not a folder", path: target.path, hint: hint)
@@ -320,10 +320,11 @@ package enum MakeDirectoryFailure: Error, Sendable, Equatable {
 }
 
 /// Creates `url` and the folders missing on its way, as `mkdir -p` does (a
-/// symbolic link to a folder on the way is followed), each with `mode` less
+/// symbolic link to a folder on the way is followed, and a ".." after it is
+/// the kernel's to resolve: `withoutDotComponents`), each with `mode` less
 /// the umask. The error names the path that stopped it.
 package func makeDirectories(_ url: URL, mode: mode_t = 0o777) throws(MakeDirectoryFailure) {
-    let path = url.standardizedFileURL.path
+    let path = url.withoutDotComponents.path
     var prefix = ""
     for part in path.split(separator: "/") {
         prefix += "/" + part

@@ -25,6 +25,12 @@ struct DirectoryTests {
         try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link"), withDestinationURL: root.appendingPathComponent("a"))
         try makeDirectories(root.appendingPathComponent("link/b/d"))
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("a/b/d").path))
+        // ".." after a link is beside the link's target, as the kernel reads it (not beside the link).
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("t/inner"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("inner-link"), withDestinationURL: root.appendingPathComponent("t/inner"))
+        try makeDirectories(URL(fileURLWithPath: root.path + "/inner-link/../made"))
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("t/made").path))
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("made").path))
         let file = root.appendingPathComponent("a/file")
         try Data("x".utf8).write(to: file)
         #expect(throws: MakeDirectoryFailure.notAFolder(file.path)) { try makeDirectories(file) }
