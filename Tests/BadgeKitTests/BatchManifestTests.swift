@@ -194,8 +194,17 @@ struct BatchPlanTests {
 
     @Test func shardsAreReadStrictly() throws {
         #expect(try BatchShard(parsing: "2/8") == BatchShard(index: 2, count: 8))
-        for bad in ["8/8", "-1/4", "1", "1/0", "a/b", "1/2/3"] {
-            #expect(throws: BadgeError.self) { try BatchShard(parsing: bad) }
+        let unreadable = "write it as K/N with K from 0 to N-1"
+        let missing = "K runs from 0 to N-1, and N from 1 to 100000"
+        for (bad, message, hint) in [
+            ("8/8", "the shard 8/8 does not exist", missing), ("-1/4", "the shard -1/4 does not exist", missing),
+            ("1/0", "the shard 1/0 does not exist", missing), ("1", #"cannot read the shard "1""#, unreadable),
+            ("a/b", #"cannot read the shard "a/b""#, unreadable), ("1/2/3", #"cannot read the shard "1/2/3""#, unreadable),
+        ] {
+            let error = #expect(throws: BadgeError.self, "\(bad)") { try BatchShard(parsing: bad) }
+            #expect(error?.code == .usage, "\(bad)")
+            #expect(error?.message == message, "\(bad)")
+            #expect(error?.hint?.hasPrefix(hint) == true, "\(bad): \(String(describing: error?.hint))")
         }
     }
 

@@ -10,11 +10,14 @@ import Glibc
 /// How many calls run at once across several generators, counted at one moment.
 final class SharedOccupancy: @unchecked Sendable {
     private let lock = NSLock()
-    private var running = 0
-    private(set) var maxRunning = 0
+    private var _running = 0
+    private var _maxRunning = 0
 
-    func enter() { lock.withLock { running += 1; maxRunning = max(maxRunning, running) } }
-    func leave() { lock.withLock { running -= 1 } }
+    var running: Int { lock.withLock { _running } }
+    var maxRunning: Int { lock.withLock { _maxRunning } }
+
+    func enter() { lock.withLock { _running += 1; _maxRunning = max(_maxRunning, _running) } }
+    func leave() { lock.withLock { _running -= 1 } }
 }
 
 /// Counts calls and how many run at once; each call takes `delay`.
@@ -51,6 +54,58 @@ final class ProbeGenerator: BadgeGenerator, @unchecked Sendable {
         try await Task.sleep(for: delay)
         let file = try workspace.write(png, to: "probe.png")
         return GeneratedImage(file: file, model: "probe", seed: request.seed)
+    }
+}
+
+/// A backend whose calls wait inside it until the test releases them, so a
+/// test can look at how many run at once while they all still run. Counts
+/// like `ProbeGenerator`; once released, calls pass straight through.
+final class HeldGenerator: BadgeGenerator, @unchecked Sendable {
+    private let lock = NSLock()
+    private var released = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var _running = 0
+    private var _maxRunning = 0
+    let png = TestPNG.solid(width: 64, height: 64, rgb: (1, 2, 3))
+    /// Also counted here, with the other generators that share it.
+    let shared: SharedOccupancy
+
+    init(shared: SharedOccupancy) { self.shared = shared }
+
+    var running: Int { lock.withLock { _running } }
+    var maxRunning: Int { lock.withLock { _maxRunning } }
+
+    /// Lets every call that waits, and every later one, go on.
+    func release() {
+        let held = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            released = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    func availability() async -> Availability { .available }
+
+    func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage {
+        shared.enter()
+        lock.withLock {
+            _running += 1
+            _maxRunning = max(_maxRunning, _running)
+        }
+        defer {
+            lock.withLock { _running -= 1 }
+            shared.leave()
+        }
+        await withCheckedContinuation { continuation in
+            let go = lock.withLock { () -> Bool in
+                if !released { waiting.append(continuation) }
+                return released
+            }
+            if go { continuation.resume() }
+        }
+        let file = try workspace.write(png, to: "held.png")
+        return GeneratedImage(file: file, model: "held", seed: request.seed)
     }
 }
 
@@ -149,14 +204,33 @@ final class BatchRunnerTests: @unchecked Sendable {
 
     @Test func limitsHoldGloballyAndPerBackend() async throws {
         let all = SharedOccupancy()
-        let limited = ProbeGenerator(delay: .milliseconds(30), shared: all)
-        let free = ProbeGenerator(delay: .milliseconds(30), shared: all)
+        let limited = HeldGenerator(shared: all)
+        let free = HeldGenerator(shared: all)
         let plan = try plan((0..<12).map { BatchJob(name: "l\($0)", prompt: "x\($0)", backend: "slow") }
             + (0..<12).map { BatchJob(name: "f\($0)", prompt: "y\($0)", backend: "other") })
         let chains = ["slow": Self.chain("slow", limited, limit: 2), "other": Self.chain("other", free, limit: 8)]
-        let results = await runner(chains, concurrency: 5).run(plan.items, into: try BatchOutputDirectory(url: output))
-        #expect(results.allSatisfy { $0.status == .made })
-        #expect(limited.maxRunning == 2, "the per-backend limit is used and never exceeded")
+        let runner = runner(chains, concurrency: 5)
+        let directory = try BatchOutputDirectory(url: output)
+        let task = Task { await runner.run(plan.items, into: directory) }
+        do {
+            // Held inside their backends until the global limit is taken; which backends hold it is checked below.
+            try await waitUntil("5 jobs running at once (\(limited.running) slow and \(free.running) other)") {
+                all.running >= 5
+            }
+        } catch {
+            limited.release()
+            free.release()
+            _ = await task.value
+            throw error
+        }
+        #expect(all.running == 5 && all.maxRunning == 5, "the global limit is reached and not exceeded: \(all.maxRunning) ran at once")
+        #expect(limited.maxRunning == 2, "the per-backend limit is reached and not exceeded: \(limited.maxRunning)")
+        #expect(free.maxRunning == 3, "the other backend fills the rest of the global limit: \(free.maxRunning)")
+        limited.release()
+        free.release()
+        let results = await task.value
+        #expect(results.count == 24 && results.allSatisfy { $0.status == .made }, "\(results.map(\.status))")
+        #expect(limited.maxRunning == 2, "the per-backend limit is never exceeded: \(limited.maxRunning)")
         #expect(all.maxRunning <= 5, "the global limit is never exceeded: \(all.maxRunning) ran at once")
         #expect(free.maxRunning >= 3 && free.maxRunning <= 5, "the other backend fills the global limit: \(free.maxRunning)")
     }

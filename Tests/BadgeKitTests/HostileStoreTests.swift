@@ -67,7 +67,11 @@ struct HostileStoreTests {
         // Another program (or a download) puts the crafted file in place of badge 1.
         let crafted = try Neighbourhood.badge(id: "../../victim/planted")
         try crafted.write(to: store.badgeURL)
-        #expect(throws: BadgeError.self) { try store.current() }
+        let error = #expect(throws: BadgeError.self) { try store.current() }
+        #expect(error?.code == .store)
+        #expect(error?.message == "the file carries no badge metadata", "\(String(describing: error))")
+        #expect(error?.path == store.badgeURL.path)
+        #expect(error?.hint?.contains("move it away") == true, "\(String(describing: error))")
 
         let (second, secondMetadata) = try StoreFixture.badge(2)
         try store.commit(.stamping(secondMetadata, into: second))
@@ -105,8 +109,14 @@ struct HostileStoreTests {
             #expect(error.path == store.historyURL.path)
             #expect(error.hint?.contains("mv ") == true, "\(error)")
         }
-        #expect(throws: BadgeError.self) { try store.history() }
-        #expect(throws: BadgeError.self) { try store.sweep() }
+        // Reading the history and sweeping refuse the link with the same words and fix.
+        let refusals = [#expect(throws: BadgeError.self) { try store.history() }, #expect(throws: BadgeError.self) { try store.sweep() }]
+        for error in refusals {
+            #expect(error?.code == .store)
+            #expect(error?.message.contains("symbolic link") == true, "\(String(describing: error))")
+            #expect(error?.path == store.historyURL.path)
+            #expect(error?.hint?.contains("mv \(store.historyURL.path) ") == true, "\(String(describing: error))")
+        }
         #expect(try n.victimFiles() == before, "the link's target is untouched")
         #expect(try Data(contentsOf: store.badgeURL) == first, "the current badge is unchanged")
     }

@@ -171,7 +171,9 @@ struct PipelineTests {
             _ = try await run(FakeGenerator(.writes(Data("BM not really".utf8))))
             Issue.record("must fail")
         } catch let error as BadgeError {
-            #expect([.unsupportedFormat, .invalidImage].contains(error.code), "\(error)")
+            #expect(error.code == .unsupportedFormat, "\(error)")
+            #expect(error.message.hasPrefix("the file is a BMP image; accepted: "), "\(error)")
+            #expect(error.hint == "convert it to PNG first", "\(error)")
         }
     }
 
@@ -185,9 +187,12 @@ struct PipelineTests {
 
     @Test func theConformanceSuiteCanFail() async throws {
         try await GeneratorConformance.check(FakeGenerator(.writes(Self.png)), request: BadgeRequest(prompt: "x"))
-        await #expect(throws: ConformanceFailure.self) {
+        let failure = await #expect(throws: ConformanceFailure.self) {
             try await GeneratorConformance.check(StrayWriter(), request: BadgeRequest(prompt: "x"))
         }
+        #expect(failure?.requirement == "workspace", "\(String(describing: failure))")
+        #expect(failure?.detail.hasPrefix("wrote files beside its image") == true, "\(String(describing: failure))")
+        #expect(failure?.detail.contains("stray.txt") == true, "the stray write is named: \(String(describing: failure))")
     }
 
     @Test func theConformanceSuiteChecksAModelThatMakesSeveral() async throws {
@@ -301,8 +306,14 @@ struct MetadataTests {
     }
 
     @Test func commitmentDatesAreCheckedAgainstTheCalendar() {
-        #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("2027-02-30", in: .gmt) }
-        #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("tomorrow", in: .gmt) }
+        let impossible = #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("2027-02-30", in: .gmt) }
+        #expect(impossible?.code == .usage)
+        #expect(impossible?.message == "2027-02-30 is not a date on the calendar")
+        #expect(impossible?.hint == "check the month and the day")
+        let unreadable = #expect(throws: BadgeError.self) { try BadgeMetadata.parseCommitmentDate("tomorrow", in: .gmt) }
+        #expect(unreadable?.code == .usage)
+        #expect(unreadable?.message == #"cannot read the date "tomorrow""#)
+        #expect(unreadable?.hint?.contains("YYYY-MM-DD") == true, "\(String(describing: unreadable))")
         #expect((try? BadgeMetadata.parseCommitmentDate("2028-02-29", in: .gmt)) != nil)
     }
 
@@ -353,6 +364,8 @@ struct BackgroundValueTests {
         // Read again, it does not wait for a second signal.
         #expect(try sum.value == 500500)
         let failing = BackgroundValue { () throws -> Int in throw BadgeError(.io, "the disk is gone") }
-        #expect(throws: BadgeError.self) { try failing.value }
+        // The very error the work threw, each time the value is read.
+        #expect(#expect(throws: BadgeError.self) { try failing.value } == BadgeError(.io, "the disk is gone"))
+        #expect(#expect(throws: BadgeError.self) { try failing.value } == BadgeError(.io, "the disk is gone"))
     }
 }

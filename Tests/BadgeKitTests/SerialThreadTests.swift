@@ -45,12 +45,19 @@ struct SerialThreadTests {
             }
             // A second thread waits while the work is held at the gate.
             let waited = DispatchSemaphore(value: 0)
+            let waiter = Mutex<String?>(nil)
             let seen = Mutex<Bool?>(nil)
             Thread {
+                waiter.withLock { $0 = currentThreadID() }
                 serial.waitUntilDone()
                 seen.withLock { $0 = finished.load(ordering: .sequentiallyConsistent) }
                 waited.signal()
             }.start()
+            // The waiter is asleep (in waitUntilDone, the only wait it has) and has not returned.
+            let blocked = pollUntil {
+                guard let tid = waiter.withLock({ $0 }) else { return false }
+                return threadState(tid) == "S"
+            }
             let before = seen.withLock { $0 }
             gate.signal()
             waited.wait()
@@ -58,11 +65,12 @@ struct SerialThreadTests {
             let more = Atomic<Int>(0)
             for _ in 0..<50 { serial.async { more.add(1, ordering: .sequentiallyConsistent) } }
             serial.finish()
-            return [before == nil, seen.withLock { $0 } == true, more.load(ordering: .sequentiallyConsistent) == 50]
+            return [blocked, before == nil, seen.withLock { $0 } == true, more.load(ordering: .sequentiallyConsistent) == 50]
         }
-        #expect(sawFinished[0], "waitUntilDone returned while the work was held at its gate")
-        #expect(sawFinished[1], "waitUntilDone returned before the work it waited for had run")
-        #expect(sawFinished[2], "finish() returned before the work handed before it had run")
+        #expect(sawFinished[0], "the waiting thread was never seen blocked in waitUntilDone")
+        #expect(sawFinished[1], "waitUntilDone returned while the work was held at its gate")
+        #expect(sawFinished[2], "waitUntilDone returned before the work it waited for had run")
+        #expect(sawFinished[3], "finish() returned before the work handed before it had run")
     }
 
     /// The thread ends with `finish()` and with the last reference: none is left behind.

@@ -34,12 +34,15 @@ import Testing
         }
     }
 
-    static func waitFor(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            #expect(ContinuousClock.now < deadline, "gave up waiting")
-            if ContinuousClock.now >= deadline { return }
-            try await Task.sleep(for: .milliseconds(5))
+    /// Waits for `condition` to hold (polling, with `waitUntil`'s generous
+    /// deadline); if it never does, lets the latch's work go, so that no task
+    /// is left waiting on it, and throws.
+    static func waitFor(_ awaited: @autoclosure () -> String, releasing latch: Latch, _ condition: () -> Bool) async throws {
+        do {
+            try await waitUntil(awaited(), condition)
+        } catch {
+            latch.release()
+            throw error
         }
     }
 
@@ -54,7 +57,9 @@ import Testing
                 }
             }
             // Two running bodies (inside latch.work) and three queued: then no third starts.
-            try await Self.waitFor { gate.load == (2, 3) && latch.started == 2 }
+            try await Self.waitFor("2 running and 3 queued (\(gate.load), \(latch.started) started)", releasing: latch) {
+                gate.load == (2, 3) && latch.started == 2
+            }
             await Task.yield()
             #expect(latch.started == 2, "more than the limit started")
             // The queue is full: the next is refused at once.
@@ -73,15 +78,15 @@ import Testing
         let gate = RenderGate(limit: 1, queueLimit: 1)
         let latch = Latch()
         let running = Task { try await gate.run { await latch.work() } }
-        try await Self.waitFor { latch.started == 1 }
+        try await Self.waitFor("the first to start (\(latch.started) started)", releasing: latch) { latch.started == 1 }
         let waiting = Task { try await gate.run { "late" } }
-        try await Self.waitFor { gate.load == (1, 1) }
+        try await Self.waitFor("1 running and 1 queued (\(gate.load))", releasing: latch) { gate.load == (1, 1) }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(gate.load == (1, 0))
         // Its place in the queue is free again.
         let next = Task { try await gate.run { "next" } }
-        try await Self.waitFor { gate.load == (1, 1) }
+        try await Self.waitFor("1 running and 1 queued (\(gate.load))", releasing: latch) { gate.load == (1, 1) }
         latch.release()
         try await running.value
         #expect(try await next.value == "next")
@@ -92,7 +97,7 @@ import Testing
         let gate = RenderGate(limit: 1, queueLimit: 0)
         let latch = Latch()
         let running = Task { try await gate.run { await latch.work() } }
-        try await Self.waitFor { latch.started == 1 }
+        try await Self.waitFor("the first to start (\(latch.started) started)", releasing: latch) { latch.started == 1 }
         await #expect(throws: RenderGate.Full.self) { try await gate.run { 0 } }
         latch.release()
         try await running.value

@@ -125,7 +125,9 @@ struct CanvasTests {
 
     @Test func decodeRefusesTruncatedAndCorruptImages() throws {
         let good = try GDImage(try Canvas(width: 32, height: 32, background: .white)).pngData()
-        #expect(throws: BadgeError.self) { _ = try GDImage.decodePNG(good.prefix(good.count - 20)) }
+        let cut = #expect(throws: BadgeError.self) { _ = try GDImage.decodePNG(good.prefix(good.count - 20)) }
+        #expect(cut?.code == .invalidImage)
+        #expect(cut?.message.contains("IDAT") == true && cut?.message.contains("the file ends first") == true, "\(String(describing: cut))")
         // Valid chunk CRCs around damaged compressed data: only the decoder can tell.
         var chunks = try PNG.chunks(in: good)
         let idat = chunks.firstIndex { $0.type == "IDAT" }!
@@ -137,6 +139,8 @@ struct CanvasTests {
             Issue.record("a PNG with damaged image data must be refused")
         } catch let error as BadgeError {
             #expect(error.code == .invalidImage)
+            #expect(error.message.hasPrefix("the PNG's image data is not a valid zlib stream") && error.message.hasSuffix("in IDAT 1)"), "\(error)")
+            #expect(error.hint?.contains("damaged") == true, "\(error)")
         }
     }
 

@@ -52,7 +52,10 @@ struct DecodePreparationTests {
         let idat = try #require(chunks.firstIndex { $0.type == "IDAT" })
         // Truncated image data, with every CRC valid: only decoding can tell.
         chunks[idat].data = chunks[idat].data.prefix(chunks[idat].data.count / 2)
-        #expect(throws: BadgeError.self) { _ = try GDImage.decodePNG(PNG.assemble(chunks)) }
+        let truncated = #expect(throws: BadgeError.self) { _ = try GDImage.decodePNG(PNG.assemble(chunks)) }
+        #expect(truncated?.code == .invalidImage)
+        #expect(truncated?.message.hasPrefix("the PNG's image data ends before its zlib stream does") == true, "\(String(describing: truncated))")
+        #expect(truncated?.hint?.contains("damaged") == true, "\(String(describing: truncated))")
         // A row filter type that does not exist.
         let header = try #require(chunks.first)
         let geometry = Interlaced(width: 32, height: 32, bitsPerPixel: 24)

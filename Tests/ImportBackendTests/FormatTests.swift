@@ -80,7 +80,10 @@ struct FormatTests {
         #expect(Double(difference) / (100 * 100 * 3) < 3, "mean difference per channel")
         // A damaged file is refused on this path too.
         let cut = data.prefix(data.count * 2 / 3)
-        #expect(throws: BadgeError.self) { try GDImage.decode(Data(cut), fitting: .init(side: 300, cover: true)) }
+        let error = #expect(throws: BadgeError.self) { try GDImage.decode(Data(cut), fitting: .init(side: 300, cover: true)) }
+        #expect(error?.code == .invalidImage)
+        #expect(error?.message == "the JPEG is truncated (it has no end-of-image marker)", "\(String(describing: error))")
+        #expect(error?.hint?.contains("cut short") == true, "\(String(describing: error))")
     }
 
     /// Whatever a backend hands over (a JPEG from a model, a picture of another
@@ -104,7 +107,10 @@ struct FormatTests {
                 commitment: .init(timeZone: .gmt))
             Issue.record("a truncated \(format) from a backend must be refused")
         } catch let error as BadgeError {
-            #expect(error.backend == "model" && [.invalidImage].contains(error.code), "\(error)")
+            #expect(error.backend == "model" && error.code == .invalidImage, "\(error)")
+            // The reason names the format and that the file is cut short.
+            #expect(error.message.lowercased().contains(format.rawValue), "\(error)")
+            #expect("\(error.message) \(error.hint ?? "")".contains("truncated"), "\(error)")
         }
     }
 
@@ -146,7 +152,10 @@ struct FormatTests {
             _ = try GDImage.decode(Data(bytes))
             Issue.record("a \(format) bomb must be refused")
         } catch let error as BadgeError {
+            let claimed: [ImageFormat: String] = [.png: "20000×20000", .gif: "65535×32767", .jpeg: "46000×46000", .webp: "16383×16383"]
             #expect(error.code == .imageTooLarge, "\(format): \(error)")
+            #expect(error.message == "the image is \(claimed[format]!); the limit is 8192 pixels a side", "\(format): \(error)")
+            #expect(error.hint?.contains("intake.maxSide") == true, "\(format): \(error)")
         }
     }
 
@@ -270,7 +279,10 @@ struct OrientationTests {
         let bytes = [0xFF, 0xD8, 0xFF, 0xE1, 0, UInt8(length)] + Array("Exif\0\0".utf8) + [UInt8](repeating: 0, count: 10)
         #expect(ImageIntake.jpegOrientation(Data(bytes)) == 1)
         #expect(ImageIntake.jpegOrientation(Data([0x00] + bytes).dropFirst()) == 1)
-        #expect(throws: BadgeError.self) { try ImageIntake().inspect(Data(bytes), accepting: Set(ImageFormat.allCases)) }
+        // The marker walk skips the short segment and lands inside "Exif".
+        let error = #expect(throws: BadgeError.self) { try ImageIntake().inspect(Data(bytes), accepting: Set(ImageFormat.allCases)) }
+        #expect(error?.code == .invalidImage)
+        #expect(error?.message == "the JPEG is corrupt (no marker at byte \(4 + length))", "\(String(describing: error))")
     }
 }
 

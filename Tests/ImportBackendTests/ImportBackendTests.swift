@@ -191,6 +191,8 @@ struct ImportBackendTests {
             Issue.record("must refuse oversized input")
         } catch let error as BadgeError {
             #expect(error.code == .imageTooLarge)
+            #expect(error.message == "the image is 11 bytes; the limit is 10", "\(error)")
+            #expect(error.hint?.contains("intake.maxFileBytes") == true, "\(error)")
         }
     }
 

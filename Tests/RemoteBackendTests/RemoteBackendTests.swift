@@ -298,11 +298,11 @@ struct RemoteBackendTests {
                                 ("/dev/zero", "it is a character device, not a regular file"),
                                 ("certs/missing.pem", "open: No such file or directory")] {
             let expected = path.hasPrefix("/") ? path : dir.appendingPathComponent(path).path
-            #expect(throws: BadgeError.self) { try options(path) }
-            do { _ = try options(path) } catch let error as BadgeError {
-                #expect(error.message == "cannot read the CA file \(expected): \(problem)", "\(error)")
-                #expect(error.description.contains("backends.r.caFile"), "\(error.description)")
-            }
+            let error = #expect(throws: BadgeError.self) { try options(path) }
+            #expect(error?.code == .config, "\(String(describing: error))")
+            #expect(error?.message == "cannot read the CA file \(expected): \(problem)", "\(String(describing: error))")
+            #expect(error?.description.contains("backends.r.caFile") == true, "\(String(describing: error))")
+            #expect(error?.hint?.hasPrefix("give the path of a PEM bundle") == true, "\(String(describing: error))")
         }
         do {
             _ = try options("certs/notes.txt")
