@@ -118,6 +118,10 @@ struct CurlTransportTests {
                 Issue.record("must time out")
             } catch let error as BadgeError {
                 #expect(error.code == .timeout)
+                // The server sends nothing for 5 s: no byte of an answer came within the 0.7 s.
+                #expect(error.message == "no answer within the time limit", "\(error)")
+                #expect(error.path == server.url("/slow-first-byte?delay=5").absoluteString, "\(error)")
+                #expect(error.hint == "raise timeoutSeconds for this backend, or try again later", "\(error)")
             }
         }
     }

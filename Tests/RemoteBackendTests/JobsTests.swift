@@ -69,6 +69,8 @@ struct JobsTests {
             Issue.record("must time out")
         } catch let error as BadgeError {
             #expect(error.code == .timeout, "\(error)")
+            #expect(error.message == "the job job-jobs-slow-1 did not finish within 1.0 seconds", "\(error)")
+            #expect(error.hint == "raise timeoutSeconds for this backend, or try again later", "\(error)")
         }
         #expect(h.currentBadge == h.previousBadge)
         let status = try await h.transport.send(HTTPRequest(url: h.server.url("/jobs-slow/predictions/job-jobs-slow-1")))
