@@ -62,6 +62,44 @@ public struct BackendInstance: Sendable {
     }
 }
 
+/// How messages name a request's backend options: `--option KEY=VALUE` on the
+/// command line, the manifest's own field in a batch (a JSON job's `options`,
+/// a CSV row's `option:KEY` column), as `current` says.
+package enum RequestOptionNaming: Sendable {
+    case commandLine
+    /// `row`: a CSV row, whose options are `option:KEY` cells.
+    case manifest(row: Bool)
+
+    @TaskLocal package static var current: RequestOptionNaming = .commandLine
+
+    /// One option as given: `--option fit=zoom`, `options.fit "zoom"`, `option:fit "zoom"`.
+    package static func setting(_ key: String, _ value: String) -> String {
+        switch current {
+        case .commandLine: return "--option \(key)=\(value)"
+        case .manifest(row: false): return "options.\(key) \(JSONWriter.quote(value))"
+        case .manifest(row: true): return "option:\(key) \(JSONWriter.quote(value))"
+        }
+    }
+
+    /// An option key no backend reads: `--option "bogus"`, `options key "bogus"`, `column "option:bogus"`.
+    package static func key(_ key: String) -> String {
+        switch current {
+        case .commandLine: return "--option \(JSONWriter.quote(key))"
+        case .manifest(row: false): return "options key \(JSONWriter.quote(key))"
+        case .manifest(row: true): return "column \(JSONWriter.quote("option:" + key))"
+        }
+    }
+
+    /// Options in general: `--option`, `options`, `option:KEY columns`.
+    package static var options: String {
+        switch current {
+        case .commandLine: return "--option"
+        case .manifest(row: false): return "options"
+        case .manifest(row: true): return "option:KEY columns"
+        }
+    }
+}
+
 /// Maps a backend *type* ("procedural", "import", ...) to a factory that builds an
 /// instance from its config object. A value, not a global: the CLI builds one
 /// with every backend it ships, and tests build their own with fakes.
