@@ -101,11 +101,14 @@ struct BatchCommand: AsyncParsableCommand {
         let zone = TimeZone.current
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         let defaultBackend = backend.map(context.backendName) ?? config.defaults.backend
-        // Each configured backend the jobs name, set up once: its styles spell the jobs' ("Tile" is
-        // the procedural backend's tile), and it runs them. One that cannot be set up says why below.
+        // Each configured backend the jobs name, and its fallbacks, set up once: its styles spell the jobs'
+        // ("Tile" is the procedural backend's tile), and it runs them. One that cannot be set up says why below.
         var instances: [String: BackendInstance] = [:]
+        var checked: [String: [BackendInstance]] = [:]
         for name in Set(manifest.jobs.map { $0.backend ?? defaultBackend }) where config.backend(named: name) != nil {
-            instances[name] = try? context.backend(named: config.fallbackChain(for: context.backendName(name))[0])
+            let chain = config.fallbackChain(for: context.backendName(name))
+            instances[name] = try? context.backend(named: chain[0])
+            checked[name] = chain.compactMap { try? context.backend(named: $0) }
         }
         let plan = try BatchPlan.make(
             manifest, config: config,
@@ -114,12 +117,10 @@ struct BatchCommand: AsyncParsableCommand {
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
             }, check: { request, backend, styleGiven in
-                guard let instance = instances[backend] else { return }
-                try instance.check(request)
-                try instance.checkSource(of: request)
-                if styleGiven, instance.generator.styles?.isEmpty == true {
-                    throw BadgeError(.usage, "it has no styles; the job's style would be ignored", backend: instance.name,
-                                     hint: "describe the look in the prompt instead")
+                // A fallback takes the job when its backend fails: what it would refuse is known now too.
+                let chain = checked[backend] ?? []
+                for (index, instance) in chain.enumerated() {
+                    try instance.checkJob(request, styleGiven: styleGiven, fallbackOf: index == 0 ? nil : chain[0].name)
                 }
             })
         // A mistyped --commit is a usage error before anything runs, not after.
@@ -228,9 +229,9 @@ struct BatchCommand: AsyncParsableCommand {
             // One byte past the limit is enough to say the manifest is too large.
             let data = try readStandardInput(limit: BatchManifest.maxBytes + 1)
             return try BatchManifest.parse(data, file: "standard input", format: BatchManifest.sniff(data),
-                                           baseDirectory: workingDirectory)
+                                           baseDirectory: workingDirectory, deferringMistakes: true)
         }
-        return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory))
+        return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory), deferringMistakes: true)
     }
 
     /// A run's time as the summary gives it: "0.04 s" (a few small badges
