@@ -50,8 +50,9 @@ public struct BackendInstance: Sendable {
 
     /// What `check` and `checkSource` refuse of a batch job's request, each
     /// refusal naming the job's field at fault (`RequestRefusal`). A style the
-    /// job names (`styleGiven`) is also refused by a backend with no styles,
-    /// which would ignore it. `fallbackOf` is the backend
+    /// job names (`styleGiven`) is checked here, and refused by a backend with
+    /// no styles, which would ignore it; one it did not name (`--style`, the
+    /// config's) is the batch's to check once. `fallbackOf` is the backend
     /// this one stands in for: as a fallback, only what it would refuse when
     /// it runs is checked (a source and a style are its first backend's business).
     package func checkJob(_ request: BadgeRequest, styleGiven: Bool, fallbackOf: String? = nil) throws {
@@ -72,9 +73,13 @@ public struct BackendInstance: Sendable {
             }
             throw RequestRefusal(field: "options", fallbackOf: fallbackOf, error: error)
         }
+        guard styleGiven, let style = request.style else {
+            if fallbackOf == nil { try at("source") { try checkSource(of: request) } }
+            return
+        }
         try at("style") {
-            if let style = request.style { try check(style: style) }
-            if styleGiven, fallbackOf == nil, generator.styles?.isEmpty == true {
+            try check(style: style)
+            if fallbackOf == nil, generator.styles?.isEmpty == true {
                 throw BadgeError(.usage, "it has no styles; the job's style would be ignored", backend: name,
                                  hint: "describe the look in the prompt instead")
             }

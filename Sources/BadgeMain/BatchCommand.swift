@@ -113,7 +113,8 @@ struct BatchCommand: AsyncParsableCommand {
         let plan = try BatchPlan.make(
             manifest, config: config,
             defaults: .init(backend: defaultBackend, style: style, size: size ?? config.defaults.size),
-            shard: shard, style: { given, prompt, backend in
+            shard: shard, before: defaultStyleMistakes(manifest, defaultBackend: defaultBackend, config: config, chains: checked),
+            style: { given, prompt, backend in
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
             }, check: { request, backend, styleGiven in
@@ -215,6 +216,42 @@ struct BatchCommand: AsyncParsableCommand {
         } else {
             Terminal.out("  Contact sheet  \(target.path)")
         }
+    }
+
+    /// The style jobs that name none are given (`--style`, else the config's
+    /// `defaults.style`) where a backend of theirs, or a fallback of it, has
+    /// no such style: one mistake for each such backend, at `--style` or at
+    /// the config key, rather than one for each job.
+    private func defaultStyleMistakes(
+        _ manifest: BatchManifest, defaultBackend: String, config: BadgeConfig, chains: [String: [BackendInstance]]
+    ) -> [BadgeError] {
+        var mistakes: [BadgeError] = []
+        var seen: Set<String> = []
+        for job in manifest.jobs where job.style == nil {
+            let chain = chains[job.backend ?? defaultBackend] ?? []
+            guard let first = chain.first,
+                  let given = first.style(given: style, fallback: config.defaults.style, prompt: job.prompt) else { continue }
+            for instance in chain where seen.insert(instance.name).inserted {
+                do {
+                    try instance.check(style: given)
+                } catch {
+                    guard var error = error as? BadgeError else { continue }
+                    let usedBy = instance.name == first.name ? "" : " (the fallback of '\(first.name)')"
+                    if style != nil {
+                        error.message = "--style \(JSONWriter.quote(given)): backend '\(instance.name)'\(usedBy) has no such style"
+                        error.hint = (error.hint.map { $0 + "; " } ?? "") + "--style is the style of every job that names none"
+                    } else {
+                        error = BadgeError(
+                            .config, "backend '\(instance.name)'\(usedBy) has no style \(JSONWriter.quote(given))", path: config.file,
+                            location: config.defaults.styleLocation, keyPath: "defaults.style",
+                            hint: (error.hint.map { $0 + "; " } ?? "") + "it is the style of every batch job that names none")
+                    }
+                    error.backend = nil
+                    mistakes.append(error)
+                }
+            }
+        }
+        return mistakes
     }
 
     private func loadManifest(config: BadgeConfig, workingDirectory: URL) throws -> BatchManifest {

@@ -296,6 +296,43 @@ struct BatchCommandTests {
             """), "\(result.stderr)")
     }
 
+    /// A wrong `--style`, or config `defaults.style`, is named once, at the
+    /// option or the config key, not once for each job that takes it.
+    @Test func aWrongDefaultStyleIsNamedOnce() async throws {
+        let s = try Sandbox()
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(#"[{"name": "a", "prompt": "Run daily", "size": 64}, {"name": "b", "prompt": "Run more", "size": 64}]"#.utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let option = try await s.run(["batch", list.path, "--output", out.path, "--style", "Baroque"])
+        #expect(option.status == 64, "\(option.stderr)")
+        #expect(option.stderr == """
+            error: --style "Baroque": backend 'procedural' has no such style
+              hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
+
+            """, "\(option.stderr)")
+        let config = s.root.appendingPathComponent("config.json")
+        try Data("{\n  \"defaults\": {\"style\": \"baroque\"}\n}\n".utf8).write(to: config)
+        let key = try await s.run(["batch", list.path, "--output", out.path, "--config", config.path])
+        #expect(key.status == 1, "\(key.stderr)")
+        #expect(key.stderr == """
+            error: \(config.path):2:25: defaults.style: backend 'procedural' has no style "baroque"
+              hint: choose one of: medal, tile, flat, sketch; it is the style of every batch job that names none
+
+            """, "\(key.stderr)")
+        // Named first, before the jobs' own mistakes, in the same run.
+        let jobs = s.root.appendingPathComponent("more.json")
+        try Data(#"[{"name": "a", "prompt": "Run daily", "size": 10}, {"name": "b", "prompt": "Run", "style": "Tiles"}, {"name": "c", "prompt": "Walk"}]"#
+            .utf8).write(to: jobs)
+        let both = try await s.run(["batch", jobs.path, "--output", out.path, "--style", "Baroque"])
+        #expect(both.stderr == """
+            error: --style "Baroque": backend 'procedural' has no such style
+              hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
+              2 more jobs are wrong: line 1, column 47: [0].size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
+
+            """, "\(both.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     /// A fallback takes a job when its backend fails: what the fallback would
     /// refuse of it is named before anything runs.
     @Test func aFallbackIsCheckedBeforeAnyJobRuns() async throws {

@@ -89,14 +89,17 @@ package struct BatchPlan: Sendable {
     /// runs, with a manifest's option names (`RequestOptionNaming`), and a
     /// refusal (`RequestRefusal`) is placed at the job's field at fault. The
     /// wrong jobs are named together, in manifest order, with those the
-    /// manifest left out (its `mistakes`). A source picture is read when its
-    /// job runs: one that is missing fails that job alone.
+    /// manifest left out (its `mistakes`) and, first, `before`: what is wrong
+    /// for the whole batch (a default style a backend lacks). A source picture
+    /// is read when its job runs: one that is missing fails that job alone.
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
+        before: [BadgeError] = [],
         style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given },
         check: (_ request: BadgeRequest, _ backend: String, _ styleGiven: Bool) throws -> Void = { _, _, _ in }
     ) throws -> BatchPlan {
         var mistakes = manifest.mistakes
+        for error in before { mistakes.note(error, at: -1) }
         guard !manifest.jobs.isEmpty else {
             try mistakes.check()
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
