@@ -231,7 +231,8 @@ struct BatchCommand: AsyncParsableCommand {
             let chain = chains[job.backend ?? defaultBackend] ?? []
             guard let first = chain.first,
                   let given = first.style(given: style, fallback: config.defaults.style, prompt: job.prompt) else { continue }
-            for instance in chain where seen.insert(instance.name).inserted {
+            // Keyed by the style too: a job's prompt words may choose another style than the default.
+            for instance in chain where seen.insert(instance.name + "\u{0}" + given).inserted {
                 do {
                     try instance.check(style: given)
                 } catch {
