@@ -94,14 +94,14 @@ package struct ImportGenerator: BadgeGenerator {
             guard let fit = Fit(rawValue: text) else {
                 let names = Fit.allCases.map(\.rawValue)
                 let near = ConfigObject.closest(to: text, in: names).map { "did you mean \"\($0)\"? " } ?? ""
-                throw BadgeError(.usage, "--option fit=\(text): expected one of \(names.joined(separator: ", "))",
+                throw BadgeError(.usage, "\(RequestOptionNaming.setting("fit", text)): expected one of \(names.joined(separator: ", "))",
                                  hint: near + "cover fills the square, contain shows the whole picture")
             }
             copy.fit = fit
         }
         if let text = options["background"] {
             guard let backdrop = Self.backdrop(named: text) else {
-                throw BadgeError(.usage, "--option background=\(text): " + Self.backgroundProblem, hint: Self.backgroundHint)
+                throw BadgeError(.usage, RequestOptionNaming.setting("background", text) + ": " + Self.backgroundProblem, hint: Self.backgroundHint)
             }
             copy.backdrop = backdrop
         }

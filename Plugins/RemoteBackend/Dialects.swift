@@ -179,8 +179,8 @@ struct Automatic1111Dialect: Dialect {
     static func denoisingStrength(_ request: BadgeRequest, options: RemoteOptions) throws -> Double? {
         guard let text = request.options[denoisingOption] else { return options.denoisingStrength }
         guard let value = Double(text), (0...1).contains(value) else {
-            throw BadgeError(.usage, "--option \(denoisingOption)=\(text): expected a number from 0 to 1",
-                             hint: "0 keeps the picture as it is, 1 ignores it; e.g. --option \(denoisingOption)=0.6")
+            throw BadgeError(.usage, "\(RequestOptionNaming.setting(denoisingOption, text)): expected a number from 0 to 1",
+                             hint: "0 keeps the picture as it is, 1 ignores it; e.g. \(RequestOptionNaming.setting(denoisingOption, "0.6"))")
         }
         return value
     }

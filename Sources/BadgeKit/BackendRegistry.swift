@@ -38,10 +38,53 @@ public struct BackendInstance: Sendable {
     package func check(_ request: BadgeRequest) throws {
         try request.validate()
         try generator.checkRequestOptions(request.options, backend: name)
-        if let style = request.style, let styles = generator.styles, !styles.isEmpty, !styles.contains(spelling(ofStyle: style)) {
-            throw BadgeError(.usage, "it has no style \"\(style)\"", backend: name,
-                             hint: "choose one of: " + styles.joined(separator: ", "))
+        if let style = request.style { try check(style: style) }
+    }
+
+    /// Refuses `style` when this backend lists its styles and it is not one of them.
+    package func check(style: String) throws {
+        guard let styles = generator.styles, !styles.isEmpty, !styles.contains(spelling(ofStyle: style)) else { return }
+        throw BadgeError(.usage, "it has no style \"\(style)\"", backend: name,
+                         hint: "choose one of: " + styles.joined(separator: ", "))
+    }
+
+    /// What `check` and `checkSource` refuse of a batch job's request, each
+    /// refusal naming the job's field at fault (`RequestRefusal`). A style the
+    /// job names (`styleGiven`) is checked here, and refused by a backend with
+    /// no styles, which would ignore it; one it did not name (`--style`, the
+    /// config's) is the batch's to check once. `fallbackOf` is the backend
+    /// this one stands in for: as a fallback, only what it would refuse when
+    /// it runs is checked (a source and a style are its first backend's business).
+    package func checkJob(_ request: BadgeRequest, styleGiven: Bool, fallbackOf: String? = nil) throws {
+        func at(_ field: String, _ work: () throws -> Void) throws {
+            do {
+                try work()
+            } catch let error as BadgeError {
+                throw RequestRefusal(field: field, fallbackOf: fallbackOf, error: error)
+            }
         }
+        try at(BadgeRequest.sizeRange.contains(request.size) ? "prompt" : "size") { try request.validate() }
+        do {
+            try generator.checkRequestOptions(request.options, backend: name)
+        } catch let error as BadgeError {
+            // The option at fault is the first one refused alone; the whole set's refusal when none is.
+            for key in request.options.keys.sorted() {
+                try at("options." + key) { try generator.checkRequestOptions([key: request.options[key]!], backend: name) }
+            }
+            throw RequestRefusal(field: "options", fallbackOf: fallbackOf, error: error)
+        }
+        guard styleGiven, let style = request.style else {
+            if fallbackOf == nil { try at("source") { try checkSource(of: request) } }
+            return
+        }
+        try at("style") {
+            try check(style: style)
+            if fallbackOf == nil, generator.styles?.isEmpty == true {
+                throw BadgeError(.usage, "it has no styles; the job's style would be ignored", backend: name,
+                                 hint: "describe the look in the prompt instead")
+            }
+        }
+        if fallbackOf == nil { try at("source") { try checkSource(of: request) } }
     }
 
     /// Refuses a source picture (`--source`, a batch job's `source`) when this
@@ -59,6 +102,54 @@ public struct BackendInstance: Sendable {
     package func stylesToVary(given: String?, prompt: String) -> [String]? {
         guard given == nil, let styles = generator.styles, !styles.isEmpty, generator.style(askedForIn: prompt) == nil else { return nil }
         return styles
+    }
+}
+
+/// A batch job's request refused by `BackendInstance.checkJob`: the `error`,
+/// the job's field at fault ("prompt", "size", "style", "source", "options",
+/// "options.KEY"), and the backend the refusing one is the fallback of.
+package struct RequestRefusal: Error, Sendable {
+    package var field: String
+    package var fallbackOf: String?
+    package var error: BadgeError
+}
+
+/// How messages name a request's backend options: `--option KEY=VALUE` on the
+/// command line, the manifest's own field in a batch (a JSON job's `options`,
+/// a CSV row's `option:KEY` column). A batch checks its jobs with
+/// `$current.withValue(.manifest(row:))`.
+package enum RequestOptionNaming: Sendable {
+    case commandLine
+    /// `row`: a CSV row, whose options are `option:KEY` cells.
+    case manifest(row: Bool)
+
+    @TaskLocal package static var current: RequestOptionNaming = .commandLine
+
+    /// One option as given: `--option fit=zoom`, `options.fit "zoom"`, `option:fit "zoom"`.
+    package static func setting(_ key: String, _ value: String) -> String {
+        switch current {
+        case .commandLine: return "--option \(key)=\(value)"
+        case .manifest(row: false): return "options.\(key) \(JSONWriter.quote(value))"
+        case .manifest(row: true): return "option:\(key) \(JSONWriter.quote(value))"
+        }
+    }
+
+    /// An option key no backend reads: `--option "bogus"`, `options key "bogus"`, `column "option:bogus"`.
+    package static func key(_ key: String) -> String {
+        switch current {
+        case .commandLine: return "--option \(JSONWriter.quote(key))"
+        case .manifest(row: false): return "options key \(JSONWriter.quote(key))"
+        case .manifest(row: true): return "column \(JSONWriter.quote("option:" + key))"
+        }
+    }
+
+    /// Options in general: `--option`, `options`, `option:KEY columns`.
+    package static var options: String {
+        switch current {
+        case .commandLine: return "--option"
+        case .manifest(row: false): return "options"
+        case .manifest(row: true): return "option:KEY columns"
+        }
     }
 }
 

@@ -36,6 +36,8 @@ public struct BadgeConfig: Sendable {
     public struct Defaults: Sendable, Hashable {
         public var backend: String = "procedural"
         public var style: String?
+        /// Where the file gives `style`, for an error about it.
+        package var styleLocation: SourceLocation?
         public var size: Int = BadgeRequest.defaultSize
         public init() {}
     }
@@ -162,7 +164,10 @@ public struct BadgeConfig: Sendable {
         if let defaults = try object.object("defaults") {
             try defaults.allowOnly(["backend", "style", "size"])
             if let backend = defaults.value("backend") { config.defaults.backend = try backend.nonEmptyString() }
-            if let style = defaults.value("style") { config.defaults.style = try style.nonEmptyString() }
+            if let style = defaults.value("style") {
+                config.defaults.style = try style.nonEmptyString()
+                config.defaults.styleLocation = style.location
+            }
             if let size = try defaults.int("size", in: BadgeRequest.sizeRange) { config.defaults.size = size }
         }
         if let intake = try object.object("intake") {

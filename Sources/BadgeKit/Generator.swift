@@ -94,9 +94,9 @@ extension BadgeGenerator {
         guard let known = requestOptionKeys else { return }
         for key in options.keys.sorted() where !known.contains(key) {
             let names = known.sorted()
-            var hint = names.isEmpty ? "this backend reads no --option" : "it reads: " + names.joined(separator: ", ")
+            var hint = names.isEmpty ? "this backend reads no \(RequestOptionNaming.options)" : "it reads: " + names.joined(separator: ", ")
             if let near = ConfigObject.closest(to: key, in: names) { hint = "did you mean \"\(near)\"? " + hint }
-            throw BadgeError(.usage, "unknown --option \"\(key)\"", backend: backend, hint: hint)
+            throw BadgeError(.usage, "unknown \(RequestOptionNaming.key(key))", backend: backend, hint: hint)
         }
     }
 }

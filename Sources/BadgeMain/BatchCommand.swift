@@ -101,25 +101,27 @@ struct BatchCommand: AsyncParsableCommand {
         let zone = TimeZone.current
         let commitmentDate = try date.map { try BadgeMetadata.parseCommitmentDate($0, in: zone) }
         let defaultBackend = backend.map(context.backendName) ?? config.defaults.backend
-        // Each configured backend the jobs name, set up once: its styles spell the jobs' ("Tile" is
-        // the procedural backend's tile), and it runs them. One that cannot be set up says why below.
+        // Each configured backend the jobs name, and its fallbacks, set up once: its styles spell the jobs'
+        // ("Tile" is the procedural backend's tile), and it runs them. One that cannot be set up says why below.
         var instances: [String: BackendInstance] = [:]
+        var checked: [String: [BackendInstance]] = [:]
         for name in Set(manifest.jobs.map { $0.backend ?? defaultBackend }) where config.backend(named: name) != nil {
-            instances[name] = try? context.backend(named: config.fallbackChain(for: context.backendName(name))[0])
+            let chain = config.fallbackChain(for: context.backendName(name))
+            instances[name] = try? context.backend(named: chain[0])
+            checked[name] = chain.compactMap { try? context.backend(named: $0) }
         }
         let plan = try BatchPlan.make(
             manifest, config: config,
             defaults: .init(backend: defaultBackend, style: style, size: size ?? config.defaults.size),
-            shard: shard, style: { given, prompt, backend in
+            shard: shard, before: defaultStyleMistakes(manifest, defaultBackend: defaultBackend, config: config, chains: checked),
+            style: { given, prompt, backend in
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
             }, check: { request, backend, styleGiven in
-                guard let instance = instances[backend] else { return }
-                try instance.check(request)
-                try instance.checkSource(of: request)
-                if styleGiven, instance.generator.styles?.isEmpty == true {
-                    throw BadgeError(.usage, "it has no styles; the job's style would be ignored", backend: instance.name,
-                                     hint: "describe the look in the prompt instead")
+                // A fallback takes the job when its backend fails: what it would refuse is known now too.
+                let chain = checked[backend] ?? []
+                for (index, instance) in chain.enumerated() {
+                    try instance.checkJob(request, styleGiven: styleGiven, fallbackOf: index == 0 ? nil : chain[0].name)
                 }
             })
         // A mistyped --commit is a usage error before anything runs, not after.
@@ -216,6 +218,43 @@ struct BatchCommand: AsyncParsableCommand {
         }
     }
 
+    /// The style jobs that name none are given (`--style`, else the config's
+    /// `defaults.style`) where a backend of theirs, or a fallback of it, has
+    /// no such style: one mistake for each such backend, at `--style` or at
+    /// the config key, rather than one for each job.
+    private func defaultStyleMistakes(
+        _ manifest: BatchManifest, defaultBackend: String, config: BadgeConfig, chains: [String: [BackendInstance]]
+    ) -> [BadgeError] {
+        var mistakes: [BadgeError] = []
+        var seen: Set<String> = []
+        for job in manifest.jobs where job.style == nil {
+            let chain = chains[job.backend ?? defaultBackend] ?? []
+            guard let first = chain.first,
+                  let given = first.style(given: style, fallback: config.defaults.style, prompt: job.prompt) else { continue }
+            // Keyed by the style too: a job's prompt words may choose another style than the default.
+            for instance in chain where seen.insert(instance.name + "\u{0}" + given).inserted {
+                do {
+                    try instance.check(style: given)
+                } catch {
+                    guard var error = error as? BadgeError else { continue }
+                    let usedBy = instance.name == first.name ? "" : " (the fallback of '\(first.name)')"
+                    if style != nil {
+                        error.message = "--style \(JSONWriter.quote(given)): backend '\(instance.name)'\(usedBy) has no such style"
+                        error.hint = (error.hint.map { $0 + "; " } ?? "") + "--style is the style of every job that names none"
+                    } else {
+                        error = BadgeError(
+                            .config, "backend '\(instance.name)'\(usedBy) has no style \(JSONWriter.quote(given))", path: config.file,
+                            location: config.defaults.styleLocation, keyPath: "defaults.style",
+                            hint: (error.hint.map { $0 + "; " } ?? "") + "it is the style of every batch job that names none")
+                    }
+                    error.backend = nil
+                    mistakes.append(error)
+                }
+            }
+        }
+        return mistakes
+    }
+
     private func loadManifest(config: BadgeConfig, workingDirectory: URL) throws -> BatchManifest {
         guard let file else {
             guard let jobs = config.batch.jobs else {
@@ -228,9 +267,9 @@ struct BatchCommand: AsyncParsableCommand {
             // One byte past the limit is enough to say the manifest is too large.
             let data = try readStandardInput(limit: BatchManifest.maxBytes + 1)
             return try BatchManifest.parse(data, file: "standard input", format: BatchManifest.sniff(data),
-                                           baseDirectory: workingDirectory)
+                                           baseDirectory: workingDirectory, deferringMistakes: true)
         }
-        return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory))
+        return try BatchManifest.load(from: BadgeConfig.resolvePath(file, relativeTo: workingDirectory), deferringMistakes: true)
     }
 
     /// A run's time as the summary gives it: "0.04 s" (a few small badges

@@ -174,7 +174,7 @@ struct BatchCommandTests {
     /// What a job's backend would refuse (a prompt past 4000 bytes, a source
     /// for a backend that reads none, an option it does not read, a style it
     /// has not, an unknown backend) is found before any job runs, every wrong
-    /// job named.
+    /// job named at its field, with the jobs whose fields are wrong.
     @Test func everyJobIsCheckedBeforeAnyRuns() async throws {
         let s = try Sandbox()
         let list = s.root.appendingPathComponent("jobs.jsonl")
@@ -185,16 +185,18 @@ struct BatchCommandTests {
             #"{"name": "opt", "prompt": "Run", "options": {"bogus": "1"}}"#,
             #"{"name": "look", "prompt": "Read", "style": "baroque"}"#,
             #"{"name": "where", "prompt": "Cook", "backend": "nowhere"}"#,
+            #"{"name": "small", "prompt": "Cook", "size": 10}"#,
         ]
         try Data(lines.joined(separator: "\n").utf8).write(to: list)
         let out = s.root.appendingPathComponent("out")
         let result = try await s.run(["batch", list.path, "--output", out.path])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("jobs.jsonl:2:1: job \"long\": the prompt is 4001 bytes long"), "\(result.stderr)")
-        for said in ["4 more jobs are wrong", "line 3, column 1: job \"photo\": backend 'procedural': it makes its picture from the words alone",
-                     "line 4, column 1: job \"opt\": backend 'procedural': unknown --option \"bogus\"",
-                     "line 5, column 1: job \"look\": backend 'procedural': it has no style \"baroque\"",
-                     "line 6, column 1: job \"where\": no backend is named \"nowhere\""] {
+        #expect(result.stderr.contains("jobs.jsonl:2:28: job \"long\": the prompt is 4001 bytes long"), "\(result.stderr)")
+        for said in ["5 more jobs are wrong", "line 3, column 47: job \"photo\": backend 'procedural': it makes its picture from the words alone",
+                     "line 4, column 55: job \"opt\": backend 'procedural': unknown options key \"bogus\"",
+                     "line 5, column 45: job \"look\": backend 'procedural': it has no style \"baroque\"",
+                     "line 6, column 48: job \"where\": no backend is named \"nowhere\"",
+                     "line 7, column 45: size: 10 is out of range"] {
             #expect(result.stderr.contains(said), "\(said): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: out.path), "a wrong job runs nothing, the fine one included")
@@ -211,10 +213,10 @@ struct BatchCommandTests {
         ].joined(separator: "\n").utf8).write(to: list)
         let more = try await s.run(["batch", list.path, "--output", out.path])
         #expect(more.status == 1, "\(more.stderr)")
-        #expect(more.stderr.contains("jobs.jsonl:1:1: job \"pic\": backend 'import': it has no styles; the job's style would be ignored"), "\(more.stderr)")
+        #expect(more.stderr.contains("jobs.jsonl:1:87: job \"pic\": backend 'import': it has no styles; the job's style would be ignored"), "\(more.stderr)")
         #expect(more.stderr.contains("2 more jobs are wrong: line 3, column 1: job \"c-02\" writes c-02.png, which job \"c\""), "\(more.stderr)")
         // An option's value the backend cannot take, too.
-        #expect(more.stderr.contains("line 4, column 1: job \"fitted\": backend 'import': --option fit=fitt: expected one of cover, contain"), "\(more.stderr)")
+        #expect(more.stderr.contains("line 4, column 100: job \"fitted\": backend 'import': options.fit \"fitt\": expected one of cover, contain"), "\(more.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 
@@ -275,8 +277,79 @@ struct BatchCommandTests {
         // An unknown style is still refused, with the choices, before anything runs.
         try Data(#"[{"name": "c", "prompt": "Run daily", "style": "Tiles", "size": 64}]"#.utf8).write(to: s.root.appendingPathComponent("bad.json"))
         let bad = try await s.run(["batch", s.root.appendingPathComponent("bad.json").path, "--output", s.root.appendingPathComponent("bad").path])
-        #expect(bad.status == 1 && bad.stderr.contains("bad.json:1:2: job \"c\": backend 'procedural': it has no style \"Tiles\"")
+        #expect(bad.status == 1 && bad.stderr.contains("bad.json:1:48: job \"c\": backend 'procedural': it has no style \"Tiles\"")
                 && bad.stderr.contains("medal, tile, flat, sketch"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: s.root.appendingPathComponent("bad").path))
+    }
+
+    /// A CSV row's mistake is at its cell, and an option is named by its column.
+    @Test func aCSVMistakeIsAtItsCell() async throws {
+        let s = try Sandbox()
+        let list = s.root.appendingPathComponent("jobs.csv")
+        try Data("name,prompt,backend,source,option:fit\nalice,Run,import,a.png,zoom\nbob,Read,,,cover\n".utf8).write(to: list)
+        let result = try await s.run(["batch", list.path, "--output", s.root.appendingPathComponent("out").path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("""
+            jobs.csv:2:24: job "alice": backend 'import': option:fit "zoom": expected one of cover, contain
+              hint: cover fills the square, contain shows the whole picture
+              1 more job is wrong: line 3, column 12: job "bob": backend 'procedural': unknown column "option:fit"
+            """), "\(result.stderr)")
+    }
+
+    /// A wrong `--style`, or config `defaults.style`, is named once, at the
+    /// option or the config key, not once for each job that takes it.
+    @Test func aWrongDefaultStyleIsNamedOnce() async throws {
+        let s = try Sandbox()
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(#"[{"name": "a", "prompt": "Run daily", "size": 64}, {"name": "b", "prompt": "Run more", "size": 64}]"#.utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let option = try await s.run(["batch", list.path, "--output", out.path, "--style", "Baroque"])
+        #expect(option.status == 64, "\(option.stderr)")
+        #expect(option.stderr == """
+            error: --style "Baroque": backend 'procedural' has no such style
+              hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
+
+            """, "\(option.stderr)")
+        let config = s.root.appendingPathComponent("config.json")
+        try Data("{\n  \"defaults\": {\"style\": \"baroque\"}\n}\n".utf8).write(to: config)
+        let key = try await s.run(["batch", list.path, "--output", out.path, "--config", config.path])
+        #expect(key.status == 1, "\(key.stderr)")
+        #expect(key.stderr == """
+            error: \(config.path):2:25: defaults.style: backend 'procedural' has no style "baroque"
+              hint: choose one of: medal, tile, flat, sketch; it is the style of every batch job that names none
+
+            """, "\(key.stderr)")
+        // Named first, before the jobs' own mistakes, in the same run.
+        let jobs = s.root.appendingPathComponent("more.json")
+        try Data(#"[{"name": "a", "prompt": "Run daily", "size": 10}, {"name": "b", "prompt": "Run", "style": "Tiles"}, {"name": "c", "prompt": "Walk"}]"#
+            .utf8).write(to: jobs)
+        let both = try await s.run(["batch", jobs.path, "--output", out.path, "--style", "Baroque"])
+        #expect(both.stderr == """
+            error: --style "Baroque": backend 'procedural' has no such style
+              hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
+              2 more jobs are wrong: line 1, column 47: [0].size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
+
+            """, "\(both.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// A fallback takes a job when its backend fails: what the fallback would
+    /// refuse of it is named before anything runs.
+    @Test func aFallbackIsCheckedBeforeAnyJobRuns() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"{"backends": {"pics": {"type": "import", "fallback": "procedural"}}}"#.utf8).write(to: config)
+        try TestPNG.solid(width: 32, height: 32, rgb: (1, 2, 3)).write(to: s.root.appendingPathComponent("a.png"))
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(#"[{"name": "a", "prompt": "Swim", "backend": "pics", "source": "a.png", "options": {"fit": "contain"}, "size": 64}]"#
+            .utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let result = try await s.run(["batch", list.path, "--output", out.path, "--config", config.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("""
+            jobs.json:1:91: job "a": backend 'procedural' (the fallback of 'pics'): unknown options key "fit"
+              hint: this backend reads no options
+            """), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 }

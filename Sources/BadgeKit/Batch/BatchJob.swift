@@ -21,11 +21,30 @@ package struct BatchJob: Sendable, Hashable {
         package var file: String?
         package var location: SourceLocation?
         package var keyPath: String?
+        /// Where each field's value was written: "style", "options.fit" (a JSON
+        /// job's `options` key, a CSV row's `option:fit` cell), ...
+        package var fields: [String: SourceLocation] = [:]
+        /// A CSV row: its fields are cells, a backend option an `option:KEY` column.
+        package var isRow = false
 
         package init(file: String?, location: SourceLocation?, keyPath: String? = nil) {
             self.file = file
             self.location = location
             self.keyPath = keyPath
+        }
+
+        /// `field` (as `fields` names it) as the manifest writes it: "options.fit"
+        /// in a JSON job, the column "option:fit" in a CSV row.
+        package func name(of field: String) -> String {
+            isRow && field.hasPrefix("options.") ? "option:" + field.dropFirst(8) : field
+        }
+
+        /// This origin narrowed to `field`'s value, when the job gave one.
+        package func at(_ field: String?) -> Origin {
+            guard let field, let location = fields[field] else { return self }
+            var copy = self
+            copy.location = location
+            return copy
         }
 
         package var description: String {
@@ -66,7 +85,13 @@ package struct BatchJob: Sendable, Hashable {
     package static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
         try object.allowOnly(fields)
         let prompt = try object.require("prompt", hint: "every job needs the promise to draw").nonEmptyString()
-        let origin = Origin(file: object.file, location: object.node.location, keyPath: object.keyPath)
+        var origin = Origin(file: object.file, location: object.node.location, keyPath: object.keyPath)
+        for member in object.members where fields.contains(member.key) {
+            origin.fields[member.key] = member.value.location
+            if member.key == "options", case let .object(options) = member.value.value {
+                for option in options { origin.fields["options." + option.key] = option.value.location }
+            }
+        }
         var job = BatchJob(name: "", prompt: prompt, origin: origin)
         if let name = object.value("name") {
             job.name = try name.string()

@@ -11,6 +11,10 @@ package struct BatchManifest: Sendable {
     package var jobs: [BatchJob]
     /// Where the jobs came from ("jobs.csv", "config.json batch.jobs").
     package var source: String
+    /// The jobs left out of `jobs` because they are wrong, read with
+    /// `deferringMistakes`: `BatchPlan.make` names them with what it finds
+    /// wrong with the others, in manifest order.
+    package var mistakes = Mistakes()
 
     package init(jobs: [BatchJob], source: String) {
         self.jobs = jobs
@@ -21,11 +25,13 @@ package struct BatchManifest: Sendable {
 
     /// Reads `url`; the format comes from the extension (.json, .jsonl/.ndjson,
     /// .csv), or from the content when the extension says nothing.
-    package static func load(from url: URL) throws -> BatchManifest {
+    /// `deferringMistakes`: a wrong job is left out and kept in `mistakes`
+    /// rather than thrown (a manifest that cannot be read at all still throws).
+    package static func load(from url: URL, deferringMistakes: Bool = false) throws -> BatchManifest {
         let data = try readUserFile(url, what: "batch manifest", code: .usage,
                                     hint: "give a .json, .jsonl or .csv file of jobs, or put them in the config's batch.jobs")
         return try parse(data, file: url.path, format: format(for: url.pathExtension, data: data),
-                         baseDirectory: url.deletingLastPathComponent())
+                         baseDirectory: url.deletingLastPathComponent(), deferringMistakes: deferringMistakes)
     }
 
     static func format(for pathExtension: String, data: Data) -> Format {
@@ -52,22 +58,26 @@ package struct BatchManifest: Sendable {
         return .csv
     }
 
-    package static func parse(_ data: Data, file: String?, format: Format, baseDirectory: URL) throws -> BatchManifest {
+    package static func parse(_ data: Data, file: String?, format: Format, baseDirectory: URL,
+                              deferringMistakes: Bool = false) throws -> BatchManifest {
         if data.count > maxBytes {
             throw BadgeError(.config, "the manifest is \(data.count) bytes; at most \(maxBytes >> 20) MiB is read", path: file,
                              hint: "split it, or run it in shards (--shard K/N)")
         }
-        let jobs: [BatchJob]
+        let read: (jobs: [BatchJob], mistakes: Mistakes)
         switch format {
-        case .json: jobs = try parseJSON(data, file: file, baseDirectory: baseDirectory)
-        case .jsonLines: jobs = try parseJSONLines(data, file: file, baseDirectory: baseDirectory)
-        case .csv: jobs = try parseCSV(data, file: file, baseDirectory: baseDirectory)
+        case .json: read = try parseJSON(data, file: file, baseDirectory: baseDirectory)
+        case .jsonLines: read = try parseJSONLines(data, file: file, baseDirectory: baseDirectory)
+        case .csv: read = try parseCSV(data, file: file, baseDirectory: baseDirectory)
         }
-        return BatchManifest(jobs: jobs, source: file ?? "standard input")
+        if !deferringMistakes { try read.mistakes.check() }
+        var manifest = BatchManifest(jobs: read.jobs, source: file ?? "standard input")
+        manifest.mistakes = read.mistakes
+        return manifest
     }
 
     /// `[{...}, ...]` or `{"jobs": [{...}, ...]}`.
-    static func parseJSON(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+    static func parseJSON(_ data: Data, file: String?, baseDirectory: URL) throws -> (jobs: [BatchJob], mistakes: Mistakes) {
         let root = ConfigValue(node: try JSONParser.parse(data, file: file), keyPath: "", file: file)
         let list: ConfigValue
         if case .object = root.node.value {
@@ -77,50 +87,68 @@ package struct BatchManifest: Sendable {
         } else {
             list = root
         }
-        return try jobs(in: list, baseDirectory: baseDirectory)
+        return try readJobs(in: list, baseDirectory: baseDirectory)
     }
 
     /// The jobs of a JSON array (a manifest's, or the config's `batch.jobs`).
     package static func jobs(in list: ConfigValue, baseDirectory: URL) throws -> [BatchJob] {
+        let read = try readJobs(in: list, baseDirectory: baseDirectory)
+        try read.mistakes.check()
+        return read.jobs
+    }
+
+    static func readJobs(in list: ConfigValue, baseDirectory: URL) throws -> (jobs: [BatchJob], mistakes: Mistakes) {
         var jobs: [BatchJob] = []
         var mistakes = Mistakes()
         for item in try list.array() {
-            if let job = try mistakes.job({ try BatchJob.read(try item.object(), baseDirectory: baseDirectory) }) { jobs.append(job) }
+            if let job = try mistakes.job(at: item.location.offset, { try BatchJob.read(try item.object(), baseDirectory: baseDirectory) }) {
+                jobs.append(job)
+            }
         }
-        try mistakes.check()
-        return jobs
+        return (jobs, mistakes)
     }
 
-    /// The wrong jobs of a manifest. Reading goes on past a job that is
-    /// wrong, so one run names them all: the first in full, and in its hint
-    /// how many more there are and where the first few of those are.
-    struct Mistakes {
-        private var first: BadgeError?
-        private var more: [BadgeError] = []
-        private var count = 0
+    /// The wrong jobs of a manifest, and what its plan finds wrong with the
+    /// others. Reading goes on past a job that is wrong, so one run names them
+    /// all: the first in manifest order in full, and in its hint how many more
+    /// there are and where the first few of those are.
+    package struct Mistakes: Sendable {
+        /// The first mistakes, by where their job begins in the manifest.
+        private var kept: [(order: Int, error: BadgeError)] = []
+        package private(set) var count = 0
         /// The jobs named in the hint besides the first.
         static let listed = 5
 
-        /// `read`'s job, or nil when it is wrong (noted).
-        mutating func job<T>(_ read: () throws -> T) throws -> T? {
+        package init() {}
+
+        package var isEmpty: Bool { count == 0 }
+
+        /// `read`'s job, or nil when it is wrong (noted at `order`).
+        mutating func job<T>(at order: Int, _ read: () throws -> T) throws -> T? {
             do {
                 return try read()
             } catch let error as BadgeError {
-                note(error)
+                note(error, at: order)
                 return nil
             }
         }
 
-        mutating func note(_ error: BadgeError) {
+        /// Notes `error` of the job that begins at byte `order` of the manifest
+        /// (mistakes about the whole batch come before every job's).
+        mutating func note(_ error: BadgeError, at order: Int) {
             count += 1
-            if first == nil { first = error } else if more.count < Self.listed { more.append(error) }
+            let index = kept.firstIndex { $0.order > order } ?? kept.count
+            guard index <= Self.listed else { return }
+            kept.insert((order, error), at: index)
+            if kept.count > Self.listed + 1 { kept.removeLast() }
         }
 
         /// Throws the first mistake, with the others in its hint.
         func check() throws {
-            guard var error = first else { return }
+            guard var error = kept.first?.error else { return }
             if count > 1 {
                 let others = count - 1
+                let more = kept.dropFirst().map(\.error)
                 var also = "\(others) more job\(others == 1 ? " is" : "s are") wrong: "
                 also += more.map { mistake in
                     let at = mistake.location.map { "line \($0.line), column \($0.column): " } ?? ""
@@ -135,7 +163,7 @@ package struct BatchManifest: Sendable {
     }
 
     /// One JSON object per line; blank lines are skipped. Errors name the line.
-    static func parseJSONLines(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+    static func parseJSONLines(_ data: Data, file: String?, baseDirectory: URL) throws -> (jobs: [BatchJob], mistakes: Mistakes) {
         var jobs: [BatchJob] = []
         var mistakes = Mistakes()
         var lineNumber = 0
@@ -152,19 +180,20 @@ package struct BatchManifest: Sendable {
             } catch let error as BadgeError {
                 // Past the file's limit of values, every line after would say so too.
                 if values > JSONParser.maxNodes { throw error }
-                mistakes.note(error)
+                mistakes.note(error, at: lineOffset)
                 continue
             }
             let value = ConfigValue(node: node, keyPath: "", file: file)
-            if let job = try mistakes.job({ try BatchJob.read(try value.object(), baseDirectory: baseDirectory) }) { jobs.append(job) }
+            if let job = try mistakes.job(at: lineOffset, { try BatchJob.read(try value.object(), baseDirectory: baseDirectory) }) {
+                jobs.append(job)
+            }
         }
-        try mistakes.check()
-        return jobs
+        return (jobs, mistakes)
     }
 
     /// A header row naming the columns: the job fields, plus `option:KEY`
     /// columns for backend options. Empty cells mean "not given".
-    static func parseCSV(_ data: Data, file: String?, baseDirectory: URL) throws -> [BatchJob] {
+    static func parseCSV(_ data: Data, file: String?, baseDirectory: URL) throws -> (jobs: [BatchJob], mistakes: Mistakes) {
         let table = try CSVTable.parse(data, file: file)
         let known = BatchJob.fields.filter { $0 != "options" }
         var seen: Set<String> = []
@@ -187,10 +216,9 @@ package struct BatchManifest: Sendable {
         var jobs: [BatchJob] = []
         var mistakes = Mistakes()
         for row in table.rows {
-            if let job = try mistakes.job({ try csvJob(row) }) { jobs.append(job) }
+            if let job = try mistakes.job(at: row.first?.location.offset ?? 0, { try csvJob(row) }) { jobs.append(job) }
         }
-        try mistakes.check()
-        return jobs
+        return (jobs, mistakes)
 
         func csvJob(_ row: [CSVTable.Cell]) throws -> BatchJob {
             // Each row becomes the JSON object it stands for, so one reader checks every format alike.
@@ -221,7 +249,9 @@ package struct BatchManifest: Sendable {
             }
             let object = ConfigObject(members: members, node: JSONNode(.object(members), at: row.first?.location ?? at),
                                       keyPath: "", file: file)
-            return try BatchJob.read(object, baseDirectory: baseDirectory)
+            var job = try BatchJob.read(object, baseDirectory: baseDirectory)
+            job.origin.isRow = true
+            return job
         }
     }
 }

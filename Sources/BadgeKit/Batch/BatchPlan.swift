@@ -83,18 +83,25 @@ package struct BatchPlan: Sendable {
     /// recorded alike, and the config's default left out where the prompt's
     /// words ask for a style.
     ///
-    /// `check` is what the job's backend says of its request
-    /// (`BackendInstance.check`, `checkSource(of:)`), told whether the job
-    /// names its style (a backend without styles refuses one): every job is checked
-    /// before any runs, and the wrong ones are named together as the
-    /// manifest's are. A source picture is read when its job runs: one that is
-    /// missing fails that job alone.
+    /// `check` is what the job's backends say of its request
+    /// (`BackendInstance.checkJob`), told whether the job names its style (a
+    /// backend without styles refuses one): every job is checked before any
+    /// runs, with a manifest's option names (`RequestOptionNaming`), and a
+    /// refusal (`RequestRefusal`) is placed at the job's field at fault. The
+    /// wrong jobs are named together, in manifest order, with those the
+    /// manifest left out (its `mistakes`) and, first, `before`: what is wrong
+    /// for the whole batch (a default style a backend lacks). A source picture
+    /// is read when its job runs: one that is missing fails that job alone.
     package static func make(
         _ manifest: BatchManifest, config: BadgeConfig, defaults: Defaults, shard: BatchShard? = nil,
+        before: [BadgeError] = [],
         style: (_ given: String?, _ prompt: String, _ backend: String) -> String? = { given, _, _ in given },
         check: (_ request: BadgeRequest, _ backend: String, _ styleGiven: Bool) throws -> Void = { _, _, _ in }
     ) throws -> BatchPlan {
+        var mistakes = manifest.mistakes
+        for error in before { mistakes.note(error, at: -1) }
         guard !manifest.jobs.isEmpty else {
+            try mistakes.check()
             throw BadgeError(.usage, "the batch has no jobs", path: manifest.source,
                              hint: "add jobs with at least a prompt, e.g. {\"name\": \"alice\", \"prompt\": \"Run a marathon\"}")
         }
@@ -108,19 +115,21 @@ package struct BatchPlan: Sendable {
         items.reserveCapacity(total)
         var owners: [String: BatchJob] = [:]
         var sourceDigests: [String: String] = [:]
-        var mistakes = BatchManifest.Mistakes()
         for job in manifest.jobs {
+            let order = job.origin.location?.offset ?? Int.max
             let backendName = job.backend ?? defaults.backend
             guard let backend = config.backend(named: backendName) else {
                 let names = config.backends.map(\.name)
                 var hint = "configured backends: \(names.joined(separator: ", "))"
                 if let near = ConfigObject.closest(to: backendName, in: names) { hint = "did you mean \"\(near)\"? " + hint }
-                mistakes.note(job.origin.error("job \(ConfigExcerpt.quoted(job.name)): no backend is named \(ConfigExcerpt.quoted(backendName))", hint: hint))
+                let origin = job.origin.at(job.backend == nil ? nil : "backend")
+                mistakes.note(origin.error("job \(ConfigExcerpt.quoted(job.name)): no backend is named \(ConfigExcerpt.quoted(backendName))", hint: hint),
+                              at: order)
                 continue
             }
             if job.source == "-" {
-                mistakes.note(job.origin.error("job \"\(job.name)\": a batch cannot read a picture from standard input",
-                                               hint: "give the picture's path as the job's source"))
+                mistakes.note(job.origin.at("source").error("job \"\(job.name)\": a batch cannot read a picture from standard input",
+                                                            hint: "give the picture's path as the job's source"), at: order)
                 continue
             }
             let firstSeed = job.seed ?? BatchHash.fnv1a(job.name)
@@ -131,7 +140,10 @@ package struct BatchPlan: Sendable {
                     seed: firstSeed &+ UInt64(variant - 1), source: job.source, options: job.options)
             }
             // Variants differ in their seeds alone: the first speaks for them all.
-            guard (try mistakes.job { try located(job) { try check(request(1), backendName, job.style != nil) } }) != nil else { continue }
+            let naming = RequestOptionNaming.manifest(row: job.origin.isRow)
+            guard (try mistakes.job(at: order) {
+                try located(job) { try RequestOptionNaming.$current.withValue(naming) { try check(request(1), backendName, job.style != nil) } }
+            }) != nil else { continue }
             let digest = try job.source.map { path in
                 if let known = sourceDigests[path] { return known }
                 // Read once from a checked descriptor, never past the intake's file limit: a source
@@ -148,7 +160,7 @@ package struct BatchPlan: Sendable {
                 if let other = owners[key] {
                     mistakes.note(job.origin.error(
                         "job \"\(job.name)\" writes \(key).png, which job \"\(other.name)\" (\(other.origin)) writes too",
-                        hint: "give one of them another name"))
+                        hint: "give one of them another name"), at: order)
                     continue
                 }
                 owners[key] = job
@@ -163,17 +175,26 @@ package struct BatchPlan: Sendable {
         return BatchPlan(allItems: items, items: mine, shard: shard)
     }
 
-    /// `work`'s error placed at `job` in its manifest, naming the job.
+    /// `work`'s error placed at `job` in its manifest, naming the job: at the
+    /// field a `RequestRefusal` names, when the job gave it.
     private static func located<T>(_ job: BatchJob, _ work: () throws -> T) throws -> T {
         do {
             return try work()
+        } catch let refusal as RequestRefusal {
+            throw located(refusal.error, at: job.origin.at(refusal.field), job: job, fallbackOf: refusal.fallbackOf)
         } catch let error as BadgeError {
-            let backend = error.backend.map { "backend '\($0)': " } ?? ""
-            var located = job.origin.error("job \(ConfigExcerpt.quoted(job.name)): " + backend + error.message, hint: error.hint)
-            located.cause = error.cause
-            located.keyPath = nil  // the job is named; "[3]" would read as a key
-            throw located
+            throw located(error, at: job.origin, job: job, fallbackOf: nil)
         }
+    }
+
+    private static func located(_ error: BadgeError, at origin: BatchJob.Origin, job: BatchJob, fallbackOf: String?) -> BadgeError {
+        var backend = error.backend.map { "backend '\($0)'" } ?? ""
+        if let fallbackOf, !backend.isEmpty { backend += " (the fallback of '\(fallbackOf)')" }
+        if !backend.isEmpty { backend += ": " }
+        var located = origin.error("job \(ConfigExcerpt.quoted(job.name)): " + backend + error.message, hint: error.hint)
+        located.cause = error.cause
+        located.keyPath = nil  // the job is named; "[3]" would read as a key
+        return located
     }
 
     private static func pad(_ n: Int, to width: Int) -> String {
