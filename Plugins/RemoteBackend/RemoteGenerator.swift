@@ -49,6 +49,11 @@ package struct RemoteGenerator: MultiImageGenerator {
         [.automatic1111, .comfyui].contains(options.api) ? [Automatic1111Dialect.denoisingOption] : []
     }
 
+    /// `denoising_strength` says how far to move from the source picture: none, nothing to act on.
+    package var sourceOptionKeys: Set<String> {
+        [.automatic1111, .comfyui].contains(options.api) ? [Automatic1111Dialect.denoisingOption] : []
+    }
+
     /// Its keys, and a `denoising_strength` it can take.
     package func checkRequestOptions(_ options: [String: String], backend: String) throws {
         try checkRequestOptionKeys(options, backend: backend)
@@ -147,8 +152,8 @@ package struct RemoteGenerator: MultiImageGenerator {
                 path, side: sourceSide(for: request), limits: limits, decoder: decoder, workingDirectory: workingDirectory,
                 backend: name, readStandardInput: readStandardInput)
         } else if let value = request.options[Automatic1111Dialect.denoisingOption] {
-            throw BadgeError(.usage, "--option \(Automatic1111Dialect.denoisingOption)=\(value) applies only to a source picture",
-                             backend: name, hint: "add --source FILE, or leave the option out")
+            throw BadgeError(.usage, "\(RequestOptionNaming.setting(Automatic1111Dialect.denoisingOption, value)) applies only to a source picture",
+                             backend: name, hint: "\(RequestOptionNaming.addSource), or leave the option out")
         }
         try Task.checkCancellation()
         /// Each image's bytes, what the server said of it, and the seed it was made with.

@@ -38,7 +38,17 @@ public struct BackendInstance: Sendable {
     package func check(_ request: BadgeRequest) throws {
         try request.validate()
         try generator.checkRequestOptions(request.options, backend: name)
+        try checkSourceOptions(of: request)
         if let style = request.style { try check(style: style) }
+    }
+
+    /// Refuses an option that acts on a source picture alone (`sourceOptionKeys`)
+    /// in a request without one.
+    package func checkSourceOptions(of request: BadgeRequest) throws {
+        guard request.source == nil, let key = generator.sourceOptionKeys.intersection(request.options.keys).min(),
+              let value = request.options[key] else { return }
+        throw BadgeError(.usage, "\(RequestOptionNaming.setting(key, value)) applies only to a source picture", backend: name,
+                         hint: "\(RequestOptionNaming.addSource), or leave the option out")
     }
 
     /// Refuses `style` when this backend lists its styles and it is not one of them.
@@ -72,6 +82,9 @@ public struct BackendInstance: Sendable {
                 try at("options." + key) { try generator.checkRequestOptions([key: request.options[key]!], backend: name) }
             }
             throw RequestRefusal(field: "options", fallbackOf: fallbackOf, error: error)
+        }
+        if request.source == nil, let key = generator.sourceOptionKeys.intersection(request.options.keys).min() {
+            try at("options." + key) { try checkSourceOptions(of: request) }
         }
         guard styleGiven, let style = request.style else {
             if fallbackOf == nil { try at("source") { try checkSource(of: request) } }
@@ -140,6 +153,15 @@ package enum RequestOptionNaming: Sendable {
         case .commandLine: return "--option \(JSONWriter.quote(key))"
         case .manifest(row: false): return "options key \(JSONWriter.quote(key))"
         case .manifest(row: true): return "column \(JSONWriter.quote("option:" + key))"
+        }
+    }
+
+    /// How to give a source picture: `--source FILE`, a job's `source`.
+    package static var addSource: String {
+        switch current {
+        case .commandLine: return "add --source FILE"
+        case .manifest(row: false): return "give the job a \"source\" picture"
+        case .manifest(row: true): return "give the job a picture in its source column"
         }
     }
 

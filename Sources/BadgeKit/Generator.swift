@@ -75,6 +75,11 @@ public protocol BadgeGenerator: Sendable {
     /// True when it makes its picture from `BadgeRequest.source` (import): a source
     /// given to any other backend is refused rather than ignored.
     var readsSource: Bool { get }
+
+    /// The `requestOptionKeys` that act on a source picture alone (AUTOMATIC1111's
+    /// `denoising_strength`): a request that gives one without a source is
+    /// refused before the backend runs, rather than the option ignored.
+    var sourceOptionKeys: Set<String> { get }
 }
 
 extension BadgeGenerator {
@@ -83,6 +88,7 @@ extension BadgeGenerator {
     public var styles: [String]? { nil }
     public func style(askedForIn prompt: String) -> String? { nil }
     public var readsSource: Bool { false }
+    public var sourceOptionKeys: Set<String> { [] }
 
     public func checkRequestOptions(_ options: [String: String], backend: String) throws {
         try checkRequestOptionKeys(options, backend: backend)

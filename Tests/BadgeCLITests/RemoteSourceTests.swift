@@ -128,7 +128,9 @@ struct RemoteSourceTests {
         // Without a picture the option has nothing to act on: refused, not ignored.
         let stray = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--option", "denoising_strength=0.9", "x"],
                                     extraEnvironment: ["BADGE_E2E_KEY": Self.key])
-        #expect(stray.status == 64 && stray.stderr.contains("applies only to a source picture"), "\(stray.stderr)")
+        #expect(stray.status == 64, "\(stray.stderr)")
+        #expect(stray.stderr.contains("backend 'ok': --option denoising_strength=0.9 applies only to a source picture"), "\(stray.stderr)")
+        #expect(stray.stderr.contains("hint: add --source FILE, or leave the option out"), "\(stray.stderr)")
         let bad = try await s.run(["generate", "--config", config.path, "--backend", "ok", "--source", Self.photo.path, "--option", "denoising_strength=2", "x"],
                                   extraEnvironment: ["BADGE_E2E_KEY": Self.key])
         #expect(bad.status == 64 && bad.stderr.contains("expected a number from 0 to 1"), "\(bad.stderr)")
@@ -153,6 +155,26 @@ struct RemoteSourceTests {
         try Self.checkUpload(try #require(Data(base64Encoded: image["b64"] as? String ?? "")), side: 128)
         let made = try #require(try FileManager.default.contentsOfDirectory(atPath: out.path).first { $0.hasSuffix(".png") })
         #expect(try BadgeMetadata.read(from: out.appendingPathComponent(made))?.extra["source-sha256"] == (try Self.sha256(Self.photo)))
+    }
+
+    /// A batch job whose option acts on a source picture it does not give is
+    /// refused at that option before any job runs: the server hears nothing.
+    @Test func aBatchJobsSourceOptionWithoutASourceIsRefusedFirst() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: Self.imageServer)
+        defer { server.stop() }
+        let config = try Self.config(s, server, ["ok": #""api": "automatic1111""#])
+        let list = s.root.appendingPathComponent("jobs.json")
+        try Data(#"[{"name": "a", "prompt": "Run", "backend": "ok", "size": 128}, {"name": "b", "prompt": "Swim", "backend": "ok", "options": {"denoising_strength": "0.5"}}]"#.utf8)
+            .write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let result = try await s.run(["batch", "--config", config.path, list.path, "--output", out.path], extraEnvironment: ["BADGE_E2E_KEY": Self.key])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(#"\#(list.path):1:147: job "b": backend 'ok': options.denoising_strength "0.5" applies only to a source picture"#),
+                "\(result.stderr)")
+        #expect(result.stderr.contains(#"hint: give the job a "source" picture, or leave the option out"#), "\(result.stderr)")
+        #expect(try Self.received(server, mode: "ok").isEmpty, "no job ran")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("a.png").path))
     }
 
     /// A picture the intake refuses never leaves: the server hears nothing, the old badge stays.

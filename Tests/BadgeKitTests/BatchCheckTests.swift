@@ -8,6 +8,8 @@ import Testing
 private struct PickyGenerator: BadgeGenerator {
     let styles: [String]?
     let requestOptionKeys: Set<String>?
+    var sourceOptionKeys: Set<String> = []
+    var readsSource = false
 
     func availability() async -> Availability { .available }
 
@@ -30,12 +32,14 @@ struct BatchCheckTests {
     static let base = URL(fileURLWithPath: "/data/batch", isDirectory: true)
     static let config = try! BadgeConfig.parse(Data("""
         {"backends": {"styled": {"type": "procedural", "fallback": "plain"}, "plain": {"type": "procedural"},
-                      "alone": {"type": "procedural"}}}
+                      "alone": {"type": "procedural"}, "edits": {"type": "procedural"}}}
         """.utf8), file: "config.json")
     static let instances = [
         "styled": BackendInstance(name: "styled", type: "test", generator: PickyGenerator(styles: ["tile", "medal"], requestOptionKeys: ["fit"])),
         "plain": BackendInstance(name: "plain", type: "test", generator: PickyGenerator(styles: [], requestOptionKeys: [])),
         "alone": BackendInstance(name: "alone", type: "test", generator: PickyGenerator(styles: [], requestOptionKeys: ["fit"])),
+        "edits": BackendInstance(name: "edits", type: "test", generator: PickyGenerator(
+            styles: [], requestOptionKeys: ["fit", "strength"], sourceOptionKeys: ["strength"], readsSource: true)),
     ]
 
     /// The error a run of `text` stops with, checked as `badge batch` checks it.
@@ -53,6 +57,23 @@ struct BatchCheckTests {
         } catch {
             return error as? BadgeError
         }
+    }
+
+    /// An option that acts on a source picture, in a job that gives none, is
+    /// refused at that option (a JSON key's value, a CSV cell); with a source it passes.
+    @Test func aSourceOptionWithoutASourceIsRefusedAtTheOption() throws {
+        let json = #"[{"name": "a", "prompt": "Run", "backend": "edits", "options": {"fit": "cover", "strength": "0.5"}}]"#
+        let error = try #require(mistake(json, .json, file: "jobs.json"))
+        #expect(error.path == "jobs.json" && error.location?.line == 1 && error.location?.column == 93, "\(error)")
+        #expect(error.message == #"job "a": backend 'edits': options.strength "0.5" applies only to a source picture"#, "\(error)")
+        #expect(error.hint == #"give the job a "source" picture, or leave the option out"#, "\(error)")
+        let csv = "name,prompt,backend,source,option:strength\nb,Swim,edits,,0.5\n"
+        let cell = try #require(mistake(csv, .csv, file: "jobs.csv"))
+        #expect(cell.location?.line == 2 && cell.location?.column == 15, "\(cell)")
+        #expect(cell.message == #"job "b": backend 'edits': option:strength "0.5" applies only to a source picture"#, "\(cell)")
+        #expect(cell.hint == "give the job a picture in its source column, or leave the option out", "\(cell)")
+        let given = #"[{"name": "c", "prompt": "Run", "backend": "edits", "source": "a.png", "options": {"strength": "0.5"}}]"#
+        #expect(mistake(given, .json, file: "jobs.json") == nil)
     }
 
     @Test func aJSONJobIsRefusedAtTheValueOfTheKeyAtFault() {
