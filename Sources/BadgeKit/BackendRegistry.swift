@@ -104,7 +104,7 @@ public struct BackendInstance: Sendable {
     /// backend makes its picture from the words alone: it would be ignored.
     package func checkSource(of request: BadgeRequest) throws {
         guard request.source != nil, !generator.readsSource else { return }
-        throw BadgeError(.usage, "it makes its picture from the words alone and cannot use a source picture (--source, a batch job's source)",
+        throw BadgeError(.usage, "it makes its picture from the words alone and cannot use a source picture (\(RequestOptionNaming.source))",
                          backend: name,
                          hint: "the backends that read a picture: import (badge import FILE \"your promise\", or \"backend\": \"import\" in a batch job), and http backends with \"api\" openai, automatic1111 or comfyui")
     }
@@ -153,6 +153,15 @@ package enum RequestOptionNaming: Sendable {
         case .commandLine: return "--option \(JSONWriter.quote(key))"
         case .manifest(row: false): return "options key \(JSONWriter.quote(key))"
         case .manifest(row: true): return "column \(JSONWriter.quote("option:" + key))"
+        }
+    }
+
+    /// Where a source picture was given: `--source`, a job's `source`.
+    package static var source: String {
+        switch current {
+        case .commandLine: return "--source"
+        case .manifest(row: false): return "the job's \"source\""
+        case .manifest(row: true): return "the job's source column"
         }
     }
 

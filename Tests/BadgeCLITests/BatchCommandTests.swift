@@ -192,11 +192,11 @@ struct BatchCommandTests {
         let result = try await s.run(["batch", list.path, "--output", out.path])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("jobs.jsonl:2:28: job \"long\": the prompt is 4001 bytes long"), "\(result.stderr)")
-        for said in ["5 more jobs are wrong", "line 3, column 47: job \"photo\": backend 'procedural': it makes its picture from the words alone",
+        for said in ["5 more jobs are wrong", "line 3, column 47: job \"photo\": backend 'procedural': it makes its picture from the words alone and cannot use a source picture (the job's \"source\")",
                      "line 4, column 55: job \"opt\": backend 'procedural': unknown options key \"bogus\"",
                      "line 5, column 45: job \"look\": backend 'procedural': it has no style \"baroque\"",
                      "line 6, column 48: job \"where\": no backend is named \"nowhere\"",
-                     "line 7, column 45: size: 10 is out of range"] {
+                     "line 7, column 45: job \"small\": size: 10 is out of range"] {
             #expect(result.stderr.contains(said), "\(said): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: out.path), "a wrong job runs nothing, the fine one included")
@@ -327,7 +327,7 @@ struct BatchCommandTests {
         #expect(both.stderr == """
             error: --style "Baroque": backend 'procedural' has no such style
               hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
-              2 more jobs are wrong: line 1, column 47: [0].size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
+              2 more jobs are wrong: line 1, column 47: job "a": size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
 
             """, "\(both.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))

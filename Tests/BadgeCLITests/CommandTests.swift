@@ -526,7 +526,8 @@ struct CommandTests {
         for backend in ["procedural", "hf", "plug"] {
             let refused = try await s.run(["generate", "--config", config.path, "--backend", backend, "--source", picture, "Make it a badge"])
             #expect(refused.status == 64, "\(backend): \(refused.stderr)")
-            #expect(refused.stderr.contains("backend '\(backend)'") && refused.stderr.contains("cannot use a source picture"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("backend '\(backend)': it makes its picture from the words alone and cannot use a source picture (--source)"),
+                    "\(refused.stderr)")
             #expect(refused.stderr.contains("badge import FILE") && refused.stderr.contains("openai, automatic1111 or comfyui"), "\(refused.stderr)")
         }
         #expect(try Data(contentsOf: s.store.appendingPathComponent("badge.png")) == before)

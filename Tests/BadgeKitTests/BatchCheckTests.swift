@@ -117,7 +117,7 @@ struct BatchCheckTests {
         let error = mistake(lines, .jsonLines, file: "jobs.jsonl")
         #expect(error?.headline == "jobs.jsonl:1:51: job \"a\": backend 'alone': options.fit \"zoom\": expected one of cover, contain")
         #expect(error?.hint == """
-            3 more jobs are wrong: line 2, column 41: size: expected a whole number, found a string; \
+            3 more jobs are wrong: line 2, column 41: job "b": size: expected a whole number, found a string; \
             line 3, column 1: unexpected 'not' where a value was expected; line 4, column 44: job "d": no backend is named "nowhere"
             """)
     }

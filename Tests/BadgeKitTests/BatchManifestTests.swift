@@ -127,23 +127,24 @@ struct BatchManifestTests {
             """
         let first = try #require(error(lines, .jsonLines))
         #expect(first.location?.line == 2 && first.keyPath == "prompt" && first.message == "expected a string, found a number", "\(first)")
-        #expect(first.hint == "2 more jobs are wrong: line 4, column 25: size: 12 is out of range; line 5, column 1: unexpected 'not' where a value was expected",
+        #expect(first.hint == "2 more jobs are wrong: line 4, column 25: job \"c\": size: 12 is out of range; line 5, column 1: unexpected 'not' where a value was expected",
                 "\(first)")
 
         let csv = try #require(error("name,prompt,size\na,Run,12\nb,Read,big\nc,Write,128\n", .csv))
         #expect(csv.location?.line == 2 && csv.location?.column == 7, "\(csv)")
         #expect(csv.description == """
-            jobs:2:7: size: 12 is out of range
+            jobs:2:7: job "a": size: 12 is out of range
               hint: use a value from 64 to 4096
-              1 more job is wrong: line 3, column 8: size must be a whole number, not "big"
+              1 more job is wrong: line 3, column 8: job "b": size must be a whole number, not "big"
             """, "\(csv)")
 
         let many = "[" + (0..<9).map { "{\"prompt\": \"p\($0)\", \"size\": 5}" }.joined(separator: ",\n") + "]"
         let most = try #require(error(many, .json))
-        #expect(most.location?.line == 1 && most.keyPath == "[0].size", "\(most)")
+        // Named by the job, not by its place in the list ("[0].size").
+        #expect(most.location?.line == 1 && most.keyPath == nil && most.message == "job \"p0\": size: 5 is out of range", "\(most)")
         let hint = try #require(most.hint)
-        #expect(hint.hasPrefix("use a value from 64 to 4096\n8 more jobs are wrong: line 2, column 26: [1].size: 5 is out of range; "), "\(hint)")
-        #expect(hint.components(separatedBy: "is out of range").count == 6 && hint.hasSuffix("line 6, column 26: [5].size: 5 is out of range; …"),
+        #expect(hint.hasPrefix("use a value from 64 to 4096\n8 more jobs are wrong: line 2, column 26: job \"p1\": size: 5 is out of range; "), "\(hint)")
+        #expect(hint.components(separatedBy: "is out of range").count == 6 && hint.hasSuffix("line 6, column 26: job \"p5\": size: 5 is out of range; …"),
                 "\(hint)")
 
         let one = try #require(error("{\"prompt\": \"a\"}\n{\"prompt\": \"b\", \"size\": 12}\n", .jsonLines))

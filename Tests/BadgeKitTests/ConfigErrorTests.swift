@@ -29,7 +29,7 @@ struct ConfigErrorTests {
         Case(text: "{\"historyLimit\": -1}", line: 1, column: 18, keyPath: "historyLimit", message: "-1 is out of range"),
         Case(text: "{\"batch\": {\n  \"concurency\": 4\n}}", line: 2, column: 3, keyPath: "batch.concurency", message: "unknown key \"concurency\""),
         Case(text: "{\"batch\": {\"concurrency\": 0}}", line: 1, column: 27, keyPath: "batch.concurrency", message: "0 is out of range"),
-        Case(text: "{\"batch\": {\"jobs\": [{\"name\": \"a\"}]}}", line: 1, column: 21, keyPath: "batch.jobs[0]", message: "the required key \"prompt\" is missing"),
+        Case(text: "{\"batch\": {\"jobs\": [{\"name\": \"a\"}]}}", line: 1, column: 21, keyPath: nil, message: "job \"a\": the required key \"prompt\" is missing"),
         Case(text: "{\"backends\": {\"p\": {\"type\": \"procedural\", \"concurrency\": \"2\"}}}", line: 1, column: 58, keyPath: "backends.p.concurrency", message: "expected a whole number, found a string"),
         Case(text: "{\"defaults\": {\"size\": 20000}}", line: 1, column: 23, keyPath: "defaults.size", message: "20000 is out of range"),
         Case(text: "{\"defaults\": {\"size\": 512.5}}", line: 1, column: 23, keyPath: "defaults.size", message: "expected a whole number, found 512.5"),

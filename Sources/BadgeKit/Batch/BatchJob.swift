@@ -82,7 +82,41 @@ package struct BatchJob: Sendable, Hashable {
     /// Reads a job written as a JSON object (a manifest entry, a JSON Lines
     /// line, or an entry of the config's `batch.jobs`). `baseDirectory`
     /// resolves a relative `source`.
+    /// Its errors name the job (`job "b": size: 12 is out of range`).
     package static func read(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
+        let label = label(name: try? object.value("name")?.string(), prompt: try? object.value("prompt")?.string())
+        return try said(of: label, under: object.keyPath) { try readFields(object, baseDirectory: baseDirectory) }
+    }
+
+    /// The job's name as its errors give it, read before anything is checked:
+    /// its `name` when that can be one, else its prompt's slug; nil when
+    /// neither (a wrong name's error then stands alone).
+    static func label(name: String?, prompt: String?) -> String? {
+        if let name { return nameProblem(name) == nil ? name : nil }
+        guard let prompt, !prompt.isEmpty else { return nil }
+        return slug(prompt)
+    }
+
+    /// `work`'s error said of the job `label`, at the same place: the key is
+    /// the job's own ("size"), not where the job sits in its list ("[1].size").
+    static func said<T>(of label: String?, under keyPath: String, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch var error as BadgeError {
+            guard let label else { throw error }
+            var key = error.keyPath ?? ""
+            if key == keyPath {
+                key = ""
+            } else if !keyPath.isEmpty, key.hasPrefix(keyPath + ".") {
+                key.removeFirst(keyPath.count + 1)
+            }
+            error.message = "job \(ConfigExcerpt.quoted(label)): " + (key.isEmpty ? "" : key + ": ") + error.message
+            error.keyPath = nil
+            throw error
+        }
+    }
+
+    private static func readFields(_ object: ConfigObject, baseDirectory: URL) throws -> BatchJob {
         try object.allowOnly(fields)
         let prompt = try object.require("prompt", hint: "every job needs the promise to draw").nonEmptyString()
         var origin = Origin(file: object.file, location: object.node.location, keyPath: object.keyPath)

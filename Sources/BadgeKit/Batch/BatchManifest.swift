@@ -224,24 +224,31 @@ package struct BatchManifest: Sendable {
             // Each row becomes the JSON object it stands for, so one reader checks every format alike.
             var members: [JSONMember] = []
             var options: [JSONMember] = []
-            for (index, cell) in row.enumerated() where !cell.text.isEmpty {
-                let column = table.header[index].text.trimmingCharacters(in: .whitespaces)
-                let value: JSONNode.Value
-                if ["size", "seed", "variants"].contains(column) {
-                    let digits = cell.text.trimmingCharacters(in: .whitespaces)
-                    guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
-                        throw BadgeError(.config, "\(column) must be a whole number, not \"\(cell.text)\"", path: file,
-                                         location: cell.location)
+            func text(_ column: String) -> String? {
+                guard let index = table.header.firstIndex(where: { $0.text.trimmingCharacters(in: .whitespaces) == column }),
+                      index < row.count, !row[index].text.isEmpty else { return nil }
+                return row[index].text
+            }
+            try BatchJob.said(of: BatchJob.label(name: text("name"), prompt: text("prompt")), under: "") {
+                for (index, cell) in row.enumerated() where !cell.text.isEmpty {
+                    let column = table.header[index].text.trimmingCharacters(in: .whitespaces)
+                    let value: JSONNode.Value
+                    if ["size", "seed", "variants"].contains(column) {
+                        let digits = cell.text.trimmingCharacters(in: .whitespaces)
+                        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
+                            throw BadgeError(.config, "\(column) must be a whole number, not \"\(cell.text)\"", path: file,
+                                             location: cell.location)
+                        }
+                        value = .number(Double(digits) ?? 0, literal: digits)
+                    } else {
+                        value = .string(cell.text)
                     }
-                    value = .number(Double(digits) ?? 0, literal: digits)
-                } else {
-                    value = .string(cell.text)
-                }
-                let member = JSONMember(key: column, keyLocation: cell.location, value: JSONNode(value, at: cell.location))
-                if column.hasPrefix("option:") {
-                    options.append(JSONMember(key: String(column.dropFirst(7)), keyLocation: cell.location, value: member.value))
-                } else {
-                    members.append(member)
+                    let member = JSONMember(key: column, keyLocation: cell.location, value: JSONNode(value, at: cell.location))
+                    if column.hasPrefix("option:") {
+                        options.append(JSONMember(key: String(column.dropFirst(7)), keyLocation: cell.location, value: member.value))
+                    } else {
+                        members.append(member)
+                    }
                 }
             }
             if !options.isEmpty {
