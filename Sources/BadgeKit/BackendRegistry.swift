@@ -100,6 +100,15 @@ public struct BackendInstance: Sendable {
         if fallbackOf == nil { try at("source") { try checkSource(of: request) } }
     }
 
+    /// `checkJob` by a job's backend, `chain[0]`, and by each fallback after it:
+    /// a fallback takes the job when its backend fails, so what it would refuse
+    /// is known before anything runs.
+    package static func checkJob(_ request: BadgeRequest, styleGiven: Bool, chain: [BackendInstance]) throws {
+        for (index, instance) in chain.enumerated() {
+            try instance.checkJob(request, styleGiven: styleGiven, fallbackOf: index == 0 ? nil : chain[0].name)
+        }
+    }
+
     /// Refuses a source picture (`--source`, a batch job's `source`) when this
     /// backend makes its picture from the words alone: it would be ignored.
     package func checkSource(of request: BadgeRequest) throws {

@@ -118,11 +118,7 @@ struct BatchCommand: AsyncParsableCommand {
                 guard let instance = instances[backend] else { return given ?? config.defaults.style }
                 return instance.style(given: given, fallback: config.defaults.style, prompt: prompt)
             }, check: { request, backend, styleGiven in
-                // A fallback takes the job when its backend fails: what it would refuse is known now too.
-                let chain = checked[backend] ?? []
-                for (index, instance) in chain.enumerated() {
-                    try instance.checkJob(request, styleGiven: styleGiven, fallbackOf: index == 0 ? nil : chain[0].name)
-                }
+                try BackendInstance.checkJob(request, styleGiven: styleGiven, chain: checked[backend] ?? [])
             })
         // A mistyped --commit is a usage error before anything runs, not after.
         let commitItem = try commit.map { try item(named: $0, in: plan) }

@@ -48,10 +48,8 @@ struct BatchCheckTests {
             let manifest = try BatchManifest.parse(Data(text.utf8), file: file, format: format, baseDirectory: Self.base,
                                                    deferringMistakes: true)
             _ = try BatchPlan.make(manifest, config: Self.config, defaults: .init(backend: "alone", style: nil, size: 256), check: { request, backend, styleGiven in
-                let chain = Self.config.fallbackChain(for: backend).compactMap { Self.instances[$0] }
-                for (index, instance) in chain.enumerated() {
-                    try instance.checkJob(request, styleGiven: styleGiven, fallbackOf: index == 0 ? nil : chain[0].name)
-                }
+                try BackendInstance.checkJob(request, styleGiven: styleGiven,
+                                             chain: Self.config.fallbackChain(for: backend).compactMap { Self.instances[$0] })
             })
             return nil
         } catch {
