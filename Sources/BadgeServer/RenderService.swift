@@ -11,18 +11,23 @@ import Synchronization
 /// badges are kept in a bounded cache.
 package final class RenderService: Sendable {
     package struct Rendered: Sendable {
-        /// The badge as the pipeline made and checked it.
-        package let badge: CheckedBadge
-        package var png: Data { badge.png }
-        package var metadata: BadgeMetadata { badge.metadata }
+        /// What the badge's PNG says of it.
+        package let metadata: BadgeMetadata
         package let etag: String
-        /// The bytes as every answer sends them: made once, shared by each response.
-        let body: ByteBuffer
+        /// The PNG as the pipeline made and checked it, and as every answer
+        /// sends it: the one copy kept, shared by each response.
+        package let body: ByteBuffer
 
         init(_ badge: CheckedBadge) {
-            self.badge = badge
+            metadata = badge.metadata
             etag = "\"\(badge.metadata.id)\""
             body = ByteBuffer(bytes: badge.png)
+        }
+
+        /// What keeping it costs a cache, in bytes: the PNG, the prompt, and
+        /// a generous bound for the rest of the metadata.
+        static func cacheCost(_ rendered: Rendered) -> Int {
+            rendered.body.readableBytes + rendered.metadata.prompt.utf8.count + 1024
         }
     }
 
@@ -30,21 +35,21 @@ package final class RenderService: Sendable {
     let environment: BadgeEnvironment
     let limits: ImageLimits
     package let gate: RenderGate
-    let cache: RenderCache
+    let cache: RenderCache<Rendered>
 
     package init(backend: BackendInstance, environment: BadgeEnvironment, limits: ImageLimits, gate: RenderGate, cacheBytes: Int = 64 << 20) {
         self.backend = backend
         self.environment = environment
         self.limits = limits
         self.gate = gate
-        self.cache = RenderCache(capacity: cacheBytes)
+        self.cache = RenderCache(capacity: cacheBytes, cost: Rendered.cacheCost)
     }
 
     /// The badge for `query`, from the cache or drawn now. Throws
     /// `RenderGate.Full` when the render queue is full.
     package func badge(for query: RenderQuery) async throws -> Rendered {
         let key = query.canonical
-        if let hit = cache[key] { return hit }
+        if let hit = cache.value(for: key) { return hit }
         let moment = try query.date.map(RenderQuery.dayStart) ?? Date(timeIntervalSince1970: 0)
         let utc = TimeZone(identifier: "UTC")!
         var environment = BadgeEnvironment(
@@ -53,56 +58,21 @@ package final class RenderService: Sendable {
         environment.logger[metadataKey: "render"] = "\(query.size)px"
         let pipeline = Pipeline(environment: environment, limits: limits)
         let request = query.request
+        // Several renders at once each draw on one thread, as a batch's jobs
+        // do: the slots keep the cores busy, and a render that split its rows
+        // across the shared worker threads as well would wait on the others'.
         let made = try await gate.run {
-            try await pipeline.render(request, backend: backend, commitment: Pipeline.Commitment(date: moment, timeZone: utc))
+            try await ImageThreads.$limit.withValue(gate.limit > 1 ? 1 : nil) {
+                try await pipeline.render(request, backend: backend, commitment: Pipeline.Commitment(date: moment, timeZone: utc))
+            }
         }
         let rendered = Rendered(made)
-        cache[key] = rendered
+        cache.insert(rendered, for: key)
         return rendered
     }
 
     /// The metadata the PNG carries, as its text chunks say it.
     package static func metadataJSON(_ rendered: Rendered) -> [String: String] {
         Dictionary(rendered.metadata.textEntries.map { ($0.keyword, $0.text) }, uniquingKeysWith: { first, _ in first })
-    }
-}
-
-/// Finished badges by canonical query, least recently used first out, up to
-/// `capacity` bytes of PNG.
-final class RenderCache: Sendable {
-    private struct State {
-        var entries: [String: (badge: RenderService.Rendered, used: UInt64)] = [:]
-        var bytes = 0
-        var clock: UInt64 = 0
-    }
-
-    let capacity: Int
-    private let state = Mutex(State())
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    subscript(key: String) -> RenderService.Rendered? {
-        get {
-            state.withLock { state in
-                guard let entry = state.entries[key] else { return nil }
-                state.clock += 1
-                state.entries[key]?.used = state.clock
-                return entry.badge
-            }
-        }
-        set {
-            guard let newValue, newValue.png.count <= capacity / 4 else { return }
-            state.withLock { state in
-                state.clock += 1
-                if let old = state.entries.updateValue((newValue, state.clock), forKey: key) { state.bytes -= old.badge.png.count }
-                state.bytes += newValue.png.count
-                while state.bytes > capacity, let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) {
-                    state.entries[oldest.key] = nil
-                    state.bytes -= oldest.value.badge.png.count
-                }
-            }
-        }
     }
 }
