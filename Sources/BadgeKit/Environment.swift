@@ -204,10 +204,11 @@ package enum ImageThreads {
 }
 
 /// Runs blocking work (C calls, large file I/O, waits on processes) on threads
-/// of its own, so Swift's cooperative pool never stalls on it. A thread per
-/// call rather than Dispatch's global pool: on Linux that pool has about one
-/// thread per core, and work that blocks in it (a read on a pipe, a long
-/// draw) starves everything else queued there for seconds.
+/// of its own, so Swift's cooperative pool never stalls on it. A thread of
+/// its own for each call under way (`ThreadReserve`) rather than Dispatch's
+/// global pool: on Linux that pool has about one thread per core, and work
+/// that blocks in it (a read on a pipe, a long draw) starves everything else
+/// queued there for seconds.
 public enum BlockingExecutor {
     public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
@@ -220,7 +221,7 @@ public enum BlockingExecutor {
     /// not hide its result: what it did (a file written), it reports.
     public static func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            NamedThread.start("badge.blocking") { continuation.resume(with: Result { try work() }) }
+            ThreadReserve.blocking.run { continuation.resume(with: Result { try work() }) }
         }
     }
 }
@@ -235,7 +236,7 @@ package final class BackgroundValue<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     package init(_ work: @escaping @Sendable () throws -> T) {
-        NamedThread.start("badge.value") { [self] in
+        ThreadReserve.values.run { [self] in
             result = Result { try work() }
             done.signal()
         }
