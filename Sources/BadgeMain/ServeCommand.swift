@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve only badges by URL and /healthz: no studio, no store (for a deployment behind a load balancer).")
     var renderOnly = false
 
-    @Option(help: ArgumentHelp("Renders at once (default: the number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp("Renders at once (default: the number of cores plus one).", valueName: "n"))
     var concurrency: Int?
 
     @Option(help: ArgumentHelp("Renders that may wait for a slot; past them the answer is 503 (default: 4 per slot).", valueName: "n"))

@@ -33,11 +33,15 @@ package struct ServeSettings: Sendable {
     package static let portRange = 0...65535
     package static let renderSizeRange = BadgeRequest.sizeRange.lowerBound...BadgeRequest.sizeRange.upperBound
     package static let defaultMaxRenderSize = 1024
+    /// One render more than there are cores: a render spends part of its time
+    /// handing its work from thread to thread rather than on a core, and the
+    /// one more keeps every core busy meanwhile (docs/PERFORMANCE.md, serve).
+    package static var defaultRenderConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
     package static let tokenVariable = "BADGE_SERVE_TOKEN"
 
     package init(
         host: String = "127.0.0.1", port: Int = 8080, token: String = ServeSettings.newToken(), renderOnly: Bool = false,
-        renderConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount, renderQueue: Int? = nil,
+        renderConcurrency: Int = ServeSettings.defaultRenderConcurrency, renderQueue: Int? = nil,
         maxRenderSize: Int = ServeSettings.defaultMaxRenderSize, allowedHosts: [String] = [], requestTimeout: Duration = .seconds(15),
         maxBodyBytes: Int = 64 << 10, maxJobs: Int = 8
     ) {
