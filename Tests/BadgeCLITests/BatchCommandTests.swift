@@ -327,7 +327,7 @@ struct BatchCommandTests {
         #expect(both.stderr == """
             error: --style "Baroque": backend 'procedural' has no such style
               hint: choose one of: medal, tile, flat, sketch; --style is the style of every job that names none
-              2 more jobs are wrong: line 1, column 47: job "a": size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
+              2 jobs are wrong too: line 1, column 47: job "a": size: 10 is out of range; line 1, column 92: job "b": backend 'procedural': it has no style "Tiles"
 
             """, "\(both.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))

@@ -1,4 +1,4 @@
-import BadgeKit
+@testable import BadgeKit
 import BadgeKitTesting
 import BadgeTestSupport
 import Foundation
@@ -117,6 +117,35 @@ struct BatchManifestTests {
 
     /// One run names every wrong job: the first in full, and in its hint how
     /// many more there are and where the first five of them are.
+    /// Mistakes about the whole batch (a default every job takes) come first,
+    /// and the hint counts them apart from the jobs' own.
+    @Test func mistakesAboutTheWholeBatchAreCountedApart() throws {
+        func thrown(_ mistakes: BatchManifest.Mistakes) -> BadgeError? {
+            do { try mistakes.check() } catch let error as BadgeError { return error } catch { return nil }
+            return nil
+        }
+        var mistakes = BatchManifest.Mistakes()
+        mistakes.note(BadgeError(.usage, "job \"a\": size: 10 is out of range"), at: 40)
+        mistakes.note(BadgeError(.usage, "--style \"Baroque\": backend 'procedural' has no such style"), at: -1)
+        let one = try #require(thrown(mistakes))
+        #expect(one.message == "--style \"Baroque\": backend 'procedural' has no such style")
+        #expect(one.hint == "1 job is wrong too: job \"a\": size: 10 is out of range", "\(one)")
+
+        mistakes.note(BadgeError(.usage, "--style \"Baroque\": backend 'pictures' has no such style"), at: -1)
+        mistakes.note(BadgeError(.usage, "job \"b\": size: 9 is out of range"), at: 80)
+        let all = try #require(thrown(mistakes))
+        #expect(all.hint == """
+            1 more mistake for the whole batch, and 2 jobs are wrong too: --style "Baroque": backend 'pictures' has no such style; \
+            job "a": size: 10 is out of range; job "b": size: 9 is out of range
+            """, "\(all)")
+
+        var jobsOnly = BatchManifest.Mistakes()
+        jobsOnly.note(BadgeError(.usage, "job \"b\": size: 9 is out of range"), at: 80)
+        jobsOnly.note(BadgeError(.usage, "job \"a\": size: 10 is out of range"), at: 40)
+        let first = try #require(thrown(jobsOnly))
+        #expect(first.message == "job \"a\": size: 10 is out of range" && first.hint == "1 more job is wrong: job \"b\": size: 9 is out of range", "\(first)")
+    }
+
     @Test func everyWrongJobIsNamedInOneRun() throws {
         let lines = """
             {"prompt": "a", "size": 128}

@@ -116,6 +116,8 @@ package struct BatchManifest: Sendable {
         /// The first mistakes, by where their job begins in the manifest.
         private var kept: [(order: Int, error: BadgeError)] = []
         package private(set) var count = 0
+        /// How many of them are about the whole batch rather than a job.
+        private var wholeBatchCount = 0
         /// The jobs named in the hint besides the first.
         static let listed = 5
 
@@ -133,10 +135,12 @@ package struct BatchManifest: Sendable {
             }
         }
 
-        /// Notes `error` of the job that begins at byte `order` of the manifest
-        /// (mistakes about the whole batch come before every job's).
+        /// Notes `error` of the job that begins at byte `order` of the manifest;
+        /// a negative `order` is a mistake about the whole batch (a default
+        /// every job takes), which comes before every job's.
         mutating func note(_ error: BadgeError, at order: Int) {
             count += 1
+            if order < 0 { wholeBatchCount += 1 }
             let index = kept.firstIndex { $0.order > order } ?? kept.count
             guard index <= Self.listed else { return }
             kept.insert((order, error), at: index)
@@ -145,11 +149,23 @@ package struct BatchManifest: Sendable {
 
         /// Throws the first mistake, with the others in its hint.
         func check() throws {
-            guard var error = kept.first?.error else { return }
+            guard let first = kept.first else { return }
+            var error = first.error
             if count > 1 {
                 let others = count - 1
                 let more = kept.dropFirst().map(\.error)
-                var also = "\(others) more job\(others == 1 ? " is" : "s are") wrong: "
+                let firstIsWholeBatch = first.order < 0
+                let wholeBatchLeft = wholeBatchCount - (firstIsWholeBatch ? 1 : 0)
+                let jobsLeft = count - wholeBatchCount - (firstIsWholeBatch ? 0 : 1)
+                var counts: [String] = []
+                if wholeBatchLeft > 0 {
+                    counts.append("\(wholeBatchLeft) more mistake\(wholeBatchLeft == 1 ? "" : "s") for the whole batch")
+                }
+                if jobsLeft > 0 {
+                    let noun = jobsLeft == 1 ? "job is" : "jobs are"
+                    counts.append(firstIsWholeBatch ? "\(jobsLeft) \(noun) wrong too" : "\(jobsLeft) more \(noun) wrong")
+                }
+                var also = counts.joined(separator: ", and ") + ": "
                 also += more.map { mistake in
                     let at = mistake.location.map { "line \($0.line), column \($0.column): " } ?? ""
                     let key = mistake.keyPath.map { $0.isEmpty ? "" : "\($0): " } ?? ""
