@@ -48,9 +48,8 @@ package final class ThreadReserve: Sendable {
     /// A thread's life: its work, then waiting in the idle list for the next.
     private func serve(_ worker: Worker) {
         while true {
-            let work = worker.work
-            worker.work = nil
-            work?()
+            // Taken out first, so what the work holds is let go before the thread waits idle.
+            if let work = worker.work.take() { work() }
             idle.withLock { $0.append(worker) }
             if worker.wake.wait(timeout: .now() + idleLimit) == .timedOut {
                 let retired = idle.withLock { list -> Bool in

@@ -48,6 +48,26 @@ struct ThreadReserveTests {
         #expect(pollUntil { reserve.idleCount == 3 })
     }
 
+    /// What a call's work holds is let go once it has run, not kept while its
+    /// thread waits idle for the next.
+    @Test func whatAWorkHoldsIsLetGoOnceItHasRun() {
+        final class Held: Sendable {}
+        weak var released: Held?
+        let reserve = ThreadReserve(name: "badge.reserve5")
+        let done = Gate()
+        do {
+            let held = Held()
+            released = held
+            reserve.run {
+                withExtendedLifetime(held) {}
+                done.arrive()
+            }
+        }
+        #expect(done.wait())
+        #expect(pollUntil { reserve.idleCount == 1 })
+        #expect(released == nil)
+    }
+
     /// A thread left idle past the limit ends, and the next call starts a new one.
     @Test func anIdleThreadEndsAfterTheLimit() {
         let reserve = ThreadReserve(name: "badge.reserve3", idleLimit: .milliseconds(50))
