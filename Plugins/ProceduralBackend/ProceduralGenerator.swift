@@ -7,8 +7,10 @@ import Foundation
 package struct ProceduralGenerator: BadgeGenerator {
     package static let type = "procedural"
 
-    /// Drawing is CPU work on this machine: one request per core.
-    package var preferredConcurrency: Int? { Canvas.processorCount }
+    /// Drawing is CPU work on this machine: one request per core, and one
+    /// more, which keeps every core drawing while a badge's work hands over
+    /// between threads (docs/PERFORMANCE.md, batch).
+    package var preferredConcurrency: Int? { Canvas.processorCount + 1 }
     /// Recorded in every badge it draws; bumped whenever the pixels change
     /// (`badge verify` redraws only this engine's badges: Provenance.retired).
     package static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"

@@ -46,9 +46,9 @@ public protocol BadgeGenerator: Sendable {
     func generate(_ request: BadgeRequest, in workspace: Workspace) async throws -> GeneratedImage
 
     /// How many requests this instance should serve at once in a batch, when
-    /// its configuration does not say (`"concurrency"`): the core count for
-    /// work done on this machine's CPU, nil (the batch's limit) for work that
-    /// mostly waits on a server.
+    /// its configuration does not say (`"concurrency"`): about the core count
+    /// for work done on this machine's CPU, nil (the batch's limit) for work
+    /// that mostly waits on a server.
     var preferredConcurrency: Int? { get }
 
     /// The `--option` keys this backend reads from a request (`BadgeRequest.options`);
