@@ -16,7 +16,7 @@ package final class RenderService: Sendable {
         package let etag: String
         /// The PNG as the pipeline made and checked it, and as every answer
         /// sends it: the one copy kept, shared by each response.
-        package let body: ByteBuffer
+        let body: ByteBuffer
 
         init(_ badge: CheckedBadge) {
             metadata = badge.metadata
