@@ -1,11 +1,11 @@
 import Synchronization
 
 /// Values by key, least recently used first out, up to `capacity` in all:
-/// each entry costs its value's `cost` and its key's UTF-8 bytes. Looking up, adding and evicting each take constant time:
-/// the entries form a list from the most to the least recently used, linked
-/// through the slots they sit in, so the oldest is at hand rather than
-/// searched for while the lock is held. A value costing more than a quarter
-/// of the capacity is not kept.
+/// each entry costs its value's `cost` and its key's UTF-8 bytes. Looking up,
+/// adding and evicting each take constant time: the entries form a list from
+/// the most to the least recently used, linked through the slots they sit in,
+/// so the oldest is at hand rather than searched for while the lock is held.
+/// A value costing more than a quarter of the capacity is not kept.
 final class RenderCache<Value: Sendable>: Sendable {
     private struct Entry {
         let key: String
