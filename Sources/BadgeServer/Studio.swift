@@ -130,6 +130,28 @@ package final class Studio: Sendable {
         var reason: String?
         var hint: String?
         var styles: [String]
+
+        init(name: String, type: String, available: Bool, reason: String?, hint: String?, styles: [String]) {
+            self.name = name
+            self.type = type
+            self.available = available
+            self.reason = reason
+            self.hint = hint
+            self.styles = styles
+        }
+
+        /// A backend's view from its answer, each field set once by the switch:
+        /// docs/DEVELOPING.md says why no field is changed after the fact.
+        init(name: String, type: String, availability: Availability, styles: [String]) {
+            switch availability {
+            case .available:
+                self.init(name: name, type: type, available: true, reason: nil, hint: nil, styles: styles)
+            case let .unavailable(reason, hint):
+                self.init(name: name, type: type, available: false,
+                          reason: OutsideText.printable(reason, keepingNewlines: false),
+                          hint: hint.map { OutsideText.printable($0, keepingNewlines: false) }, styles: styles)
+            }
+        }
     }
 
     /// Every configured backend, whether it can run now, and why not: the
@@ -141,13 +163,8 @@ package final class Studio: Sendable {
                     do {
                         let instance = try await context.backend(named: config.name)
                         let availability = await instance.generator.availability()
-                        var view = BackendView(name: config.name, type: config.type, available: true, styles: instance.generator.styles ?? [])
-                        if case let .unavailable(reason, hint) = availability {
-                            view.available = false
-                            view.reason = OutsideText.printable(reason, keepingNewlines: false)
-                            view.hint = hint.map { OutsideText.printable($0, keepingNewlines: false) }
-                        }
-                        return (index, view)
+                        return (index, BackendView(name: config.name, type: config.type, availability: availability,
+                                                   styles: instance.generator.styles ?? []))
                     } catch {
                         let error = BadgeError.wrap(error, backend: config.name, message: "the backend cannot be set up")
                         return (index, BackendView(name: config.name, type: config.type, available: false, reason: error.message, hint: error.hint, styles: []))
