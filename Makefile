@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 STAGE := .build/stage
 
-.PHONY: deps build binary demo test bench fuzz man gallery clean version stage install uninstall deb check-package
+.PHONY: deps build binary demo test test-release bench fuzz man gallery clean version stage install uninstall deb check-package
 
 deps:
 	@scripts/install-deps.sh
@@ -42,6 +42,13 @@ demo: build
 # package's build; prints each stage's time (scripts/test.sh).
 test:
 	SWIFT=$(SWIFT) scripts/test.sh
+
+# The end-to-end suite (BadgeCLITests) against the stripped release binary that
+# make deb packages, after the test build (scripts/test-release.sh); CI runs it
+# after make test. The tests that need the debug-only seams are skipped, by name.
+test-release: stage
+	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) scripts/test-release.sh $(STAGE)/badge
 
 bench: build
 	@scripts/install-deps.sh --with-bench

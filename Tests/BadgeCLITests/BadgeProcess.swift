@@ -2,6 +2,7 @@ import BadgeKit
 import BadgeKitTesting
 import BadgeTestSupport
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,27 @@ final class Sandbox: @unchecked Sendable {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return exe.deletingLastPathComponent().appendingPathComponent("badge")
     }
+
+    /// Whether the binary under test has the debug-only seams (`TestHold`,
+    /// read from BADGE_TEST_HOLD). A release build compiles them out, and with
+    /// them the line a held run prints ("badge: held at STAGE"): the binary's
+    /// bytes hold that line exactly when they hold the seams.
+    static let hasTestSeams: Bool = {
+        guard let bytes = try? Data(contentsOf: binary, options: .alwaysMapped) else { return false }
+        let marker = Array("badge: held at ".utf8)
+        return bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+            guard let base = raw.baseAddress, raw.count >= marker.count else { return false }
+            var offset = 0
+            while offset <= raw.count - marker.count {
+                // The next byte that can start the marker, found by memchr.
+                guard let found = memchr(base + offset, Int32(marker[0]), raw.count - marker.count + 1 - offset) else { return false }
+                offset = base.distance(to: UnsafeRawPointer(found))
+                if memcmp(base + offset, marker, marker.count) == 0 { return true }
+                offset += 1
+            }
+            return false
+        }
+    }()
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -230,5 +252,15 @@ final class Sandbox: @unchecked Sendable {
         [tmp.path, tmp.appendingPathComponent("badge-\(geteuid())").path].flatMap { directory in
             ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("badge-work-") }
         }
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test that holds a run at a stage through the debug-only seams
+    /// (BADGE_TEST_HOLD): it runs against a debug build, and against a release
+    /// build (BADGE_BIN) it is skipped, saying why.
+    static var needsTestSeams: Self {
+        .enabled(if: Sandbox.hasTestSeams,
+                 "needs the debug-only seams (BADGE_TEST_HOLD), which \(Sandbox.binary.path) does not have: a release build")
     }
 }

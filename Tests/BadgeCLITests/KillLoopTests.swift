@@ -20,7 +20,7 @@ import Glibc
 /// the first two kills inside the commit: "killed at commit-after-fsync, run
 /// 5 replaced the badge (5, not 3)" and "killed at commit-after-history-link,
 /// run 6 replaced the badge (6, not 5)". With the commit as it is, it passes.
-@Suite(.threadsOfTheirOwn, .serialized)
+@Suite(.threadsOfTheirOwn, .serialized, .needsTestSeams)
 struct KillLoopTests {
     static let size = 96
     static let iterations = Int(ProcessInfo.processInfo.environment["BADGE_KILL_ITERATIONS"] ?? "") ?? 300

@@ -151,7 +151,7 @@ struct StoreProcessTests {
     /// Ctrl-C while the commit is under way (its file written and flushed,
     /// not yet renamed): the commit runs to its end, and badge says it did,
     /// rather than "cancelled; the current badge is unchanged" over a new badge.
-    @Test func ctrlCDuringTheCommitLetsItFinishAndSaysSo() async throws {
+    @Test(.needsTestSeams) func ctrlCDuringTheCommitLetsItFinishAndSaysSo() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "64", "--seed", "1", "the old promise"]).status == 0)
         let held = try await s.startHeld(["generate", "--size", "64", "--seed", "2", "the new promise"], at: "commit-after-fsync")
@@ -171,7 +171,7 @@ struct StoreProcessTests {
         #expect(s.storeObject.temporaryFiles().isEmpty)
     }
 
-    @Test func ctrlCCancelsCleanly() async throws {
+    @Test(.needsTestSeams) func ctrlCCancelsCleanly() async throws {
         let s = try Sandbox()
         #expect(try await s.run(["generate", "--size", "128", "--seed", "1", "the old promise"]).status == 0)
         let before = try #require(s.badge)
