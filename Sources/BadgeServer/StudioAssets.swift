@@ -315,7 +315,8 @@ enum StudioAssets {
 
           function describeBackend() {
             const chosen = backends && backends.find((b) => b.name === $('backend').value);
-            const missing = (backends || []).filter((b) => !b.available).map((b) => b.name + ': ' + b.reason + (b.hint ? ' (' + b.hint + ')' : ''));
+            const missing = (backends || []).filter((b) => !b.available)
+              .map((b) => b.name + ': ' + (b.reason || 'the server gave no reason') + (b.hint ? ' (' + b.hint + ')' : ''));
             const lines = [];
             // "procedural is ready.", "photos (import) is ready.": the type when the name is not it.
             if (chosen) lines.push(chosen.name + (chosen.name === chosen.type ? '' : ' (' + chosen.type + ')') + ' is ready.');

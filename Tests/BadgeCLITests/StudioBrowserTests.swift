@@ -51,13 +51,20 @@ import Testing
         #expect((report["empty_text"] as? String)?.contains("No badge yet") == true)
         let backends = try #require(report["backends"] as? [[Any]])
         #expect(Set(backends.map { $0[0] as? String ?? "" }) == ["procedural", "import", "hang", "openai"])
+        // Each backend as it is: the three that can run are offered, the one without its key is not.
+        for name in ["procedural", "import", "hang"] {
+            let option = try #require(backends.first { $0[0] as? String == name })
+            #expect(option[1] as? Bool == false && option[2] as? String == name, "\(name) is not offered: \(option)")
+        }
         let openai = try #require(backends.first { $0[0] as? String == "openai" })
-        #expect(openai[1] as? Bool == true && (openai[2] as? String)?.contains("unavailable") == true, "\(openai)")
+        #expect(openai[1] as? Bool == true && openai[2] as? String == "openai (unavailable)", "\(openai)")
         #expect((report["backend_note"] as? String)?.hasPrefix("procedural is ready. Unavailable: ") == true, "\(report["backend_note"] ?? "")")
         #expect((report["backend_note"] as? String)?.contains("openai: the environment variable BADGE_E2E_NO_SUCH_KEY is not set") == true,
                 "\(report["backend_note"] ?? "")")
         #expect(report["reduced_motion_animating"] as? Bool == false && report["reduced_motion_face"] as? String == "back")
         #expect((report["candidates"] as? [String])?.count == 4)
+        // The page's words are words at every step: no value it failed to spell out.
+        #expect((report["not_words"] as? [String])?.isEmpty == true, "\(report["not_words"] ?? "")")
         // The badge the page committed is the one `badge show` reports, down to the id.
         let picked = try #require(report["picked_id"] as? String)
         let date = try #require(report["date"] as? String)
@@ -94,6 +101,32 @@ import Testing
         let stored = try #require(s.badge)
         let downloaded = try Data(contentsOf: URL(fileURLWithPath: try #require(report["download"] as? String)))
         #expect(downloaded == stored, "the download is not the badge")
+        // The main view shows the committed badge's pixels, and each candidate is a
+        // badge: a picture with a disc and a motif in it, not a blank or a broken image.
+        let committed = try GDImage.decodePNG(stored)
+        let front = try GDImage.decodePNG(Data(contentsOf: URL(fileURLWithPath: try #require(report["front_shot"] as? String))))
+        let frontDifference = Self.meanDifference(front, committed)
+        #expect(frontDifference < 12, "the main view is not the committed badge: a mean difference of \(frontDifference) of 255")
+        let shots = try #require(report["candidate_shots"] as? [String])
+        #expect(shots.count == 4)
+        var grids: [[Double]] = []
+        for path in shots {
+            let candidate = try GDImage.decodePNG(Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(candidate.width >= 64 && candidate.height >= 64, "\(path): \(candidate.width)x\(candidate.height)")
+            let grid = Self.grid(candidate)
+            let spread = Self.spread(grid)
+            #expect(spread > 20, "\(path) looks blank: its cells' colours spread over \(spread) of 255")
+            grids.append(grid)
+        }
+        // The four differ from each other, and the third, the one picked (and restored at
+        // the end, so the one stored now), is the badge committed.
+        for i in 0..<grids.count { for j in (i + 1)..<grids.count {
+            #expect(Self.distance(grids[i], grids[j]) > 2, "candidates \(i + 1) and \(j + 1) look the same")
+        } }
+        if grids.count == 4 {
+            let picked = Self.distance(grids[2], Self.grid(committed))
+            #expect(picked < 12, "the picked candidate is not the committed badge: a mean difference of \(picked) of 255")
+        }
         #expect(date == metadata.longCommitmentDate(locale: Locale(identifier: "en_US")))
 
         // Cancel: both candidates were working with their time shown, nothing was committed,
@@ -113,5 +146,43 @@ import Testing
         for step in steps { #expect(FileManager.default.fileExists(atPath: step["screenshot"] ?? "")) }
         print("studio screenshots: \(Self.screenshots.path)")
         #expect(try await served.stop() == 0)
+    }
+
+    /// An image's central square (where a medal's disc covers every pixel) as
+    /// an 8x8 grid of mean colours: r, g, b of each cell, row by row.
+    static func grid(_ image: GDImage) -> [Double] {
+        let side = min(image.width, image.height), cells = 8
+        let inner = side * 6 / 10, left = (image.width - inner) / 2, top = (image.height - inner) / 2
+        var values: [Double] = []
+        for cy in 0..<cells {
+            for cx in 0..<cells {
+                var sum = (0.0, 0.0, 0.0), count = 0.0
+                for y in (top + cy * inner / cells)..<(top + (cy + 1) * inner / cells) {
+                    for x in (left + cx * inner / cells)..<(left + (cx + 1) * inner / cells) {
+                        let p = image.pixel(x, y)
+                        sum.0 += Double(p.r); sum.1 += Double(p.g); sum.2 += Double(p.b); count += 1
+                    }
+                }
+                values += [sum.0 / count, sum.1 / count, sum.2 / count]
+            }
+        }
+        return values
+    }
+
+    /// The mean absolute difference, of 255, between two grids.
+    static func distance(_ a: [Double], _ b: [Double]) -> Double {
+        zip(a, b).map { abs($0 - $1) }.reduce(0, +) / Double(a.count)
+    }
+
+    /// How far apart the grid's cells are: the largest difference of a channel between two cells.
+    static func spread(_ grid: [Double]) -> Double {
+        (0..<3).map { channel in
+            let values = stride(from: channel, to: grid.count, by: 3).map { grid[$0] }
+            return (values.max() ?? 0) - (values.min() ?? 0)
+        }.max() ?? 0
+    }
+
+    static func meanDifference(_ shown: GDImage, _ badge: GDImage) -> Double {
+        distance(grid(shown), grid(badge))
     }
 }

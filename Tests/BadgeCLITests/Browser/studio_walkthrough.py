@@ -9,6 +9,7 @@ that does not reach its state fails the script with a message naming it.
 Debian's Chromium is used as it is (executable_path): nothing is downloaded."""
 import json
 import os
+import re
 import sys
 
 from playwright.sync_api import sync_playwright
@@ -16,6 +17,8 @@ from playwright.sync_api import sync_playwright
 CHROMIUM = "/usr/bin/chromium"
 STEP_MS = 60_000
 FOCUS_PAD = 12
+# What a value the page failed to turn into words shows as.
+NOT_WORDS = re.compile(r"\bundefined\b|\bnull\b|\bNaN\b|\[object \w+\]")
 
 
 def wait_until(page, expression, what=None, timeout_ms=STEP_MS):
@@ -33,13 +36,25 @@ def main():
     url, shots = sys.argv[1], sys.argv[2]
     slow = sys.argv[sys.argv.index("--slow-backend") + 1] if "--slow-backend" in sys.argv else None
     os.makedirs(shots, exist_ok=True)
-    report = {"steps": [], "console_errors": [], "requests_elsewhere": []}
+    report = {"steps": [], "console_errors": [], "requests_elsewhere": [], "not_words": []}
     origin = url.split("/?")[0]
 
     def shot(page, name):
         path = os.path.join(shots, f"{len(report['steps']) + 1:02d}-{name}.png")
         page.screenshot(path=path, full_page=True)
         report["steps"].append({"step": name, "screenshot": path})
+        # Every word on the page, the options of its selectors and their titles included.
+        text = page.evaluate("""() => [document.body.innerText,
+            ...Array.from(document.querySelectorAll('option, [title], [aria-label], img[alt]'))
+                .map(e => [e.textContent, e.title, e.getAttribute('aria-label'), e.alt].filter(Boolean).join(' '))].join('\\n')""")
+        for match in NOT_WORDS.finditer(text):
+            around = text[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")
+            report["not_words"].append(f"{name}: {around}")
+
+    def element_shot(selector, name):
+        path = os.path.join(shots, f"{name}.png")
+        page.locator(selector).screenshot(path=path)
+        return path
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
@@ -74,6 +89,8 @@ def main():
         wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
         wait_until(page, "Array.from(document.querySelectorAll('#candidates img')).every(i => i.complete && i.naturalWidth > 0)")
         report["candidates"] = page.eval_on_selector_all("#candidates .candidate", "bs => bs.map(b => b.querySelector('.label').textContent)")
+        # Each candidate's picture as the page shows it, for the test to look at.
+        report["candidate_shots"] = [element_shot(f".candidate[data-number='{n}'] img", f"candidate-{n}") for n in range(1, 5)]
         shot(page, "four-candidates")
         page.click(".candidate[data-number='3']")
         page.wait_for_selector("#sheet", state="hidden")
@@ -84,6 +101,7 @@ def main():
         report["picked_id"] = page.evaluate("window.studio.badge")
         report["date"] = page.locator("#date").inner_text()
         report["promise"] = page.locator("#promise").inner_text()
+        report["front_shot"] = element_shot("#front", "main-view-front")
         shot(page, "committed")
 
         # Download: the PNG of the badge shown.
