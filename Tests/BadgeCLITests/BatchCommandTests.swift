@@ -125,22 +125,42 @@ struct BatchCommandTests {
         #expect(finished().count == 40)
     }
 
+    /// Each shard makes its own share, the jobs whose `fnv1a(name) mod N` is K
+    /// (docs/BATCH.md), and nothing else: after shard K the output holds the
+    /// badges of shards 0 to K only, and the shards together make every job once.
     @Test func shardsSplitOneManifestAcrossMachines() async throws {
         let s = try Sandbox()
-        let jobs = (0..<12).map { "{\"name\": \"s\($0)\", \"prompt\": \"Promise \($0)\", \"size\": 64}" }
+        let names = (0..<12).map { "s\($0)" }
+        let jobs = names.map { "{\"name\": \"\($0)\", \"prompt\": \"Promise \($0.dropFirst())\", \"size\": 64}" }
         let list = s.root.appendingPathComponent("jobs.json")
         try Data(("[" + jobs.joined(separator: ",\n") + "]").utf8).write(to: list)
         let out = s.root.appendingPathComponent("out")
+        // FNV-1a, 64-bit, of the name's UTF-8, written out here as the documentation gives it.
+        func fnv1a(_ text: String) -> UInt64 {
+            text.utf8.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+        }
+        let shares = (0..<3).map { k in Set(names.filter { fnv1a($0) % 3 == UInt64(k) }) }
+        // Every share has jobs, so a shard that takes another's is seen.
+        #expect(shares.allSatisfy { !$0.isEmpty } && shares.map(\.count).reduce(0, +) == 12, "\(shares)")
+        func badges() -> Set<String> {
+            Set(((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [])
+                .filter { $0.hasSuffix(".png") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) })
+        }
         var made: [String] = []
+        var expected = Set<String>()
         for k in 0..<3 {
             let result = try await s.run(["batch", list.path, "--output", out.path, "--shard", "\(k)/3", "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             #expect(report["shard"] as? String == "\(k)/3")
-            made += ((report["results"] as? [[String: Any]]) ?? []).map { $0["key"] as! String }
+            let mine = ((report["results"] as? [[String: Any]]) ?? []).compactMap { $0["key"] as? String }
+            #expect(mine.sorted() == shares[k].sorted(), "shard \(k)/3 made \(mine.sorted()), not its share \(shares[k].sorted())")
+            made += mine
+            expected.formUnion(shares[k])
+            #expect(badges() == expected, "after shard \(k)/3 the output holds \(badges().sorted()), not \(expected.sorted())")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest-\(k)-of-3.json").path))
         }
-        #expect(made.sorted() == (0..<12).map { "s\($0)" }.sorted(), "every job exactly once: \(made.sorted())")
+        #expect(made.sorted() == names.sorted(), "every job exactly once: \(made.sorted())")
     }
 
     @Test func hostileNamesCreateNothingAnywhere() async throws {

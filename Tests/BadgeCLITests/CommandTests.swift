@@ -247,17 +247,43 @@ struct CommandTests {
         let piped = try await s.run(["import", "-", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
                               stdin: try Data(contentsOf: picture))
         #expect(piped.status == 0, "\(piped.stderr)")
-        // The real standard-input reader stops at the intake's cap (4 KB fits in the pipe).
-        let capped = s.root.appendingPathComponent("capped.json")
-        try Data(#"{"intake": {"maxFileBytes": 1024}}"#.utf8).write(to: capped)
-        let tooMuch = try await s.run(["import", "-", "--config", capped.path, "--size", "64", "--output", s.root.appendingPathComponent("q.png").path],
-                                      stdin: Data(count: 4096))
-        #expect(tooMuch.status == 1)
-        #expect(tooMuch.stderr.contains("standard input holds more than 1024 bytes"), "\(tooMuch.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: s.root.appendingPathComponent("q.png").path))
         let notAPicture = try await s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
         #expect(notAPicture.status == 1)
         #expect(notAPicture.stderr.contains("README.md"))
+    }
+
+    /// The standard-input reader stops at the intake's cap. Its input never
+    /// ends: 4 KB, past the 1 KB cap, and the pipe is never closed. `import -`
+    /// fails with the cap's words as soon as it has read one byte more than the
+    /// cap; a reader that read to the end before it compared would wait there
+    /// for ever, and this test gives up on it after 60 s (a bound on a hang).
+    @Test func importStopsReadingAStandardInputThatNeverEndsAtTheCap() async throws {
+        let s = try Sandbox()
+        let capped = s.root.appendingPathComponent("capped.json")
+        try Data(#"{"intake": {"maxFileBytes": 1024}}"#.utf8).write(to: capped)
+        let output = s.root.appendingPathComponent("q.png")
+        let process = try s.start(["import", "-", "--config", capped.path, "--size", "64", "--output", output.path])
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        // Written before the start, while this process holds the reading end too
+        // (4 KB fits in the pipe); the writing end stays open until the test ends.
+        try input.fileHandleForWriting.write(contentsOf: Data(count: 4096))
+        defer { try? input.fileHandleForWriting.close() }
+        try process.run()
+        let exited = try await s.waitForExit(process, timeout: .seconds(60))
+        if !exited {
+            _ = process.signal(SIGKILL)
+            process.waitUntilExit()
+        }
+        #expect(exited, "import - was still reading a standard input that never ends, past its cap, after 60 s")
+        let reading = Sandbox.Unchecked(errors.fileHandleForReading)
+        let stderr = try await BlockingExecutor.runToCompletion { String(decoding: PipeReading.readAll(reading.value), as: UTF8.self) }
+        guard exited else { return }
+        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("standard input holds more than 1024 bytes"), "\(stderr)")
+        #expect(stderr.contains("raise intake.maxFileBytes in the configuration"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
     /// libgd and libcurl are opened when first called: `--help` and a

@@ -20,6 +20,14 @@ import Glibc
 /// the first two kills inside the commit: "killed at commit-after-fsync, run
 /// 5 replaced the badge (5, not 3)" and "killed at commit-after-history-link,
 /// run 6 replaced the badge (6, not 5)". With the commit as it is, it passes.
+///
+/// These tests do not prove the rename atomic: the held kills sit on either
+/// side of it (`commit-after-history-link`, `commit-after-rename`), and only
+/// a random kill can land inside it, by chance. CrashPointTests proves it on
+/// every run (aKillBeforeAnyCallLeavesTheOldBadgeOrTheNewOneWhole): it copies
+/// the store before each system call of a commit and of a restore, as a kill
+/// there leaves it, and checks every copy; a rename made into "unlink, then
+/// write" fails it at the copy made between the two.
 @Suite(.threadsOfTheirOwn, .serialized, .needsTestSeams)
 struct KillLoopTests {
     static let size = 96

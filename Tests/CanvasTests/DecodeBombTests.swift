@@ -190,7 +190,15 @@ struct DecodeBombTests {
         let config = try BadgeConfig.parse(Data(#"{"intake": {"maxDecodeBytes": 1073741824}}"#.utf8), file: "config.json")
         #expect(config.intake.maxDecodeBytes == 1 << 30)
         #expect(BadgeConfig.builtIn.intake.maxDecodeBytes == 256 << 20)
-        #expect(throws: BadgeError.self) { try BadgeConfig.parse(Data(#"{"intake": {"maxDecodeBytes": 5}}"#.utf8), file: "config.json") }
+        // Below 1 MiB is refused, with the key, the file and the range that is allowed.
+        do {
+            _ = try BadgeConfig.parse(Data(#"{"intake": {"maxDecodeBytes": 5}}"#.utf8), file: "config.json")
+            Issue.record("a maxDecodeBytes of 5 must be refused")
+        } catch let error as BadgeError {
+            #expect(error.code == .config && error.message == "5 is out of range", "\(error)")
+            #expect(error.keyPath == "intake.maxDecodeBytes" && error.path == "config.json", "\(error)")
+            #expect(error.hint == "use a value from \(1 << 20) to \(64 << 30)", "\(error)")
+        }
     }
 }
 

@@ -157,6 +157,25 @@ struct CurlTransportTests {
     /// An answer that is not HTTP, or whose headers run past what curl
     /// takes, is named for what it is (not a redirect, not memory), and is
     /// not a network error a retry would mend.
+    /// A connection closed after the request and before any answer is a
+    /// network error, the kind a backend's retries are for, and it comes from
+    /// one request: libcurl does not send it again on its own, so a backend's
+    /// `retries` counts every request the server sees.
+    @Test func aConnectionClosedBeforeAnyAnswerIsANetworkErrorFromOneRequest() async throws {
+        try await withServer { server in
+            do {
+                let response = try await transport.send(HTTPRequest(url: server.url("/drop")))
+                Issue.record("answered \(response.status)")
+            } catch let error as BadgeError {
+                #expect(error.code == .network && error.message == "the request failed", "\(error)")
+                #expect(error.cause == "Server returned nothing (no headers, no data)", "\(error)")
+            }
+            #expect(try server.get("/dropped") == Data("1".utf8))
+            // The next request, on a new connection, is answered.
+            #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+        }
+    }
+
     @Test func anAnswerThatIsNotHTTPOrHasGiantHeadersIsNamed() async throws {
         try await withServer { server in
             for (path, message) in [("/not-http", "the server's answer is not HTTP: its first line is no HTTP status line"),

@@ -136,6 +136,60 @@ struct RemoteBackendTests {
         }
     }
 
+    /// A connection lost after the request went out and before any answer is a
+    /// network error, which is retried: the second request is answered, and its
+    /// image becomes the badge.
+    @Test func aDroppedConnectionIsRetriedAndTheNextAnswerBecomesTheBadge() async throws {
+        try await withHarness { h in
+            let outcome = try await h.run(mode: "drop-once")
+            #expect(outcome.metadata.backend == "remote")
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == "drop-once" }.count
+            #expect(attempts == 2, "asked \(attempts) times")
+            #expect(h.currentBadge != h.previousBadge, "the answer after the retry did not become the badge")
+            #expect(try BadgeMetadata.read(from: h.store.badgeURL)?.revisedPrompt == "a revised prompt")
+        }
+    }
+
+    /// A connection lost every time is tried once and then `retries` times more,
+    /// and the run fails with the network error, the old badge kept.
+    @Test func aConnectionLostEveryTimeIsTriedRetriesPlusOneTimesThenFails() async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: "drop-always", options: ["retries": "1"])
+                Issue.record("a server that never answers must fail the run")
+            } catch let error as BadgeError {
+                #expect(error.code == .network && error.message == "the request failed", "\(error)")
+                #expect(error.cause == "Server returned nothing (no headers, no data)", "\(error)")
+                #expect(error.backend == "remote", "\(error)")
+            }
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == "drop-always" }.count
+            #expect(attempts == 2, "asked \(attempts) times")
+            #expect(h.currentBadge == h.previousBadge)
+        }
+    }
+
+    /// What a retry cannot mend is asked once, though retries are allowed: a
+    /// 400 (the request itself is refused) and an answer that is not HTTP (the
+    /// URL names another service).
+    @Test(arguments: [
+        ("error-string", BadgeError.Code.generationFailed, "HTTP 400: the prompt is not allowed"),
+        ("not-http", BadgeError.Code.generationFailed, "the server's answer is not HTTP: its first line is no HTTP status line"),
+    ])
+    func whatARetryCannotMendIsAskedOnce(mode: String, code: BadgeError.Code, message: String) async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: mode, options: ["retries": "2"])
+                Issue.record("mode \(mode) must fail")
+            } catch let error as BadgeError {
+                #expect(error.code == code && error.message == message, "\(mode): \(error)")
+                #expect(error.backend == "remote", "\(mode): \(error)")
+            }
+            let attempts = try await h.received().filter { ($0["mode"] as? String) == mode }.count
+            #expect(attempts == 1, "\(mode): asked \(attempts) times")
+            #expect(h.currentBadge == h.previousBadge)
+        }
+    }
+
     /// Decoding an answer gets the time limit afresh, as each attempt does:
     /// after a retry that waited a second, the image still has all five
     /// seconds (measured from the call, the old deadline left it four).

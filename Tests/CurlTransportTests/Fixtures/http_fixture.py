@@ -11,6 +11,8 @@ arrived = threading.Condition()
 barrier = {"count": 0}
 # How many /stall answers have begun (their headers and first bytes sent): GET /stalled.
 stalls = {"count": 0}
+# How many /drop requests have arrived: GET /dropped.
+drops = {"count": 0}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,6 +56,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with arrived:
                 stalls["count"] += 1
             time.sleep(float(q.get("seconds", ["30"])[0]))
+        elif url.path == "/drop":
+            # The connection is closed after the request arrived, with nothing written.
+            with arrived:
+                drops["count"] += 1
+            self.close_connection = True
+        elif url.path == "/dropped":
+            with arrived:
+                count = drops["count"]
+            self.send_body(200, str(count).encode())
         elif url.path == "/stalled":
             with arrived:
                 count = stalls["count"]

@@ -309,6 +309,20 @@ class Handler(JSONHandler):
                 return self.reply(200, {"error": "Model is currently loading", "estimated_time": 20})
         if mode == "ok":
             return self.reply(200, ok)
+        if mode == "drop-always" or (mode == "drop-once" and n == 1):
+            # The connection is lost after the request arrived and before any answer
+            # (a restarted server, a proxy's idle cut): closed with nothing written.
+            # "drop-once" answers every later request.
+            self.close_connection = True
+            return
+        if mode == "drop-once":
+            return self.reply(200, ok)
+        if mode == "not-http":
+            # No status line: a service of another protocol on the configured port.
+            self.wfile.write(b"garbage not http\r\n\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if mode == "slow":
             # A model's latency, for batch runs that must overlap their waits.
             time.sleep(0.25)
