@@ -10,6 +10,10 @@
 # needs one is loaded and used: libcurl (a generate from an image model, a fake one
 # this script runs outside the chroot on 127.0.0.1), libraqm (a caption in Chinese),
 # libgd (an imported JPEG) and chafa (the candidates of --choose drawn on a terminal).
+# Last, badge serve runs there as a person starts it (a free port on 127.0.0.1, the
+# token it makes for the run), asked from outside the chroot with curl: /healthz,
+# /api/backends (each backend available or saying why not, procedural available), one
+# /v1/badge.png (a PNG of the size asked); then SIGTERM, which it must exit 0 on.
 #   scripts/check-package.sh path/to/badge_VERSION_ARCH.deb
 # Only fetching the minimal Debian into the cache, for a check to come (CI does it
 # while badge builds):
@@ -74,9 +78,13 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "badge: make check-package runs debootstrap and chroot, which need root; run it as root (sudo make check-package)" >&2
   exit 1
 fi
-if ! command -v debootstrap >/dev/null; then
-  echo "badge: installing debootstrap" >&2
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+# debootstrap makes the system; curl asks the badge serve in it.
+tools=()
+command -v debootstrap >/dev/null || tools+=(debootstrap)
+command -v curl >/dev/null || tools+=(curl)
+if [ ${#tools[@]} -gt 0 ]; then
+  echo "badge: installing ${tools[*]}" >&2
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${tools[@]}" >/dev/null
 fi
 
 started=$SECONDS
@@ -86,8 +94,10 @@ tarball=$cache_dir/debootstrap-$suite-minbase-$arch.tgz
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/badge-check-package.XXXXXX")
 root=$scratch/root
 server_pid=
+serve_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  if [ -n "$serve_pid" ]; then kill -KILL "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
   for m in "$root/dev/pts" "$root/proc"; do mountpoint -q "$m" 2>/dev/null && umount -l "$m"; done
   rm -rf --one-file-system "$scratch"
 }
@@ -124,7 +134,9 @@ mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts"
 ln -sf pts/ptmx "$root/dev/ptmx"
 cp "$deb" "$root/tmp/badge.deb"
 
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+# chroot and env each exec what they run: a command started with & is $!, badge serve's pid.
+in_root_command=(chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive)
+in_root() { "${in_root_command[@]}" "$@"; }
 for step in "${runtime_steps[@]}"; do
   echo "check-package: RUN $step" >&2
   in_root sh -ec "$step" >"$scratch/step.log" 2>&1 || { tail -n 30 "$scratch/step.log" >&2; echo "badge: '$step' failed in the fresh Debian $suite" >&2; exit 1; }
@@ -185,4 +197,113 @@ if ! grep -q '"path": "/v1/images/generations", "prompt": "Drink more water"' "$
   echo "badge: the fake image model never received badge's request" >&2
   exit 1
 fi
-echo "check-package: ok: $(basename "$deb") installs with apt in a minimal Debian $suite; generate (procedural, over HTTP with libcurl, captions in Chinese and Hindi with libraqm), import (libgd), --choose on a terminal (chafa), show, verify and card back work ($((SECONDS - started)) s)"
+
+# badge serve as a person starts it: on a free port of 127.0.0.1 (--listen
+# 127.0.0.1:0), over the store the smoke test filled, with the token it makes for the
+# run. The chroot has neither curl nor python3 and shares this machine's network, so
+# the requests come from outside it, as a browser's on the same machine would. Its
+# output goes through a FIFO: the first line is the URL it listens on (read as soon
+# as it is printed), and the output ends when it exits. Every wait is bounded;
+# on a failure, what the server printed and logged is shown.
+serve_started=${EPOCHREALTIME//[!0-9]/}
+echo "check-package: badge serve: /healthz, /api/backends, /v1/badge.png, then SIGTERM" >&2
+mkfifo "$scratch/serve.out"
+"${in_root_command[@]}" badge serve --store /tmp/store --listen 127.0.0.1:0 >"$scratch/serve.out" 2>"$scratch/serve.err" &
+serve_pid=$!
+exec {serve_out}<"$scratch/serve.out"
+serve_said=()
+serve_failed() {
+  { [ ${#serve_said[@]} -eq 0 ] || printf '%s\n' "${serve_said[@]}"; cat "$scratch/serve.err"; } | sed 's/^/  | /' >&2
+  echo "badge: $1" >&2
+  exit 1
+}
+# A line of its output within the seconds given: 0 when one came, 1 when the output
+# ended (the server exited), more when the time ran out.
+serve_line() {
+  local status=0
+  IFS= read -r -t "$1" line <&"$serve_out" || status=$?
+  [ "$status" -ne 0 ] || serve_said+=("$line")
+  return "$status"
+}
+status=0
+serve_line 30 || status=$?
+if [ "$status" -eq 1 ]; then
+  status=0
+  wait "$serve_pid" || status=$?
+  serve_pid=
+  serve_failed "badge serve exited (status $status) without saying where it listens"
+fi
+[ "$status" -eq 0 ] || serve_failed "badge serve did not say where it listens within 30 s"
+[[ $line =~ ^The\ studio\ is\ at\ (http://127\.0\.0\.1:[0-9]+)/\?token=([0-9a-f]+)$ ]] \
+  || serve_failed "badge serve's first line is not 'The studio is at http://127.0.0.1:PORT/?token=TOKEN'"
+base=${BASH_REMATCH[1]} token=${BASH_REMATCH[2]}
+# GET base+PATH into a file, within 30 s: prints "STATUS CONTENT-TYPE".
+serve_get() {
+  local path=$1 out=$2
+  shift 2
+  curl -sS --max-time 30 -o "$out" -w '%{http_code} %{content_type}' "$@" "$base$path" 2>>"$scratch/curl.err" || echo "no answer: $(tail -n 1 "$scratch/curl.err")"
+}
+
+answer=$(serve_get /healthz "$scratch/healthz.json")
+[ "$answer" = "200 application/json; charset=utf-8" ] && [ "$(cat "$scratch/healthz.json")" = '{"status":"ok"}' ] \
+  || serve_failed "GET /healthz: $answer: $(head -c 300 "$scratch/healthz.json" 2>/dev/null)"
+
+# The studio's API takes the run's token in X-Badge-Token (the page's cookie, or this).
+# Each backend is available, or says why not; procedural, which needs nothing, is.
+answer=$(serve_get /api/backends "$scratch/backends.json" -H "X-Badge-Token: $token")
+[ "$answer" = "200 application/json; charset=utf-8" ] \
+  || serve_failed "GET /api/backends: $answer: $(head -c 300 "$scratch/backends.json" 2>/dev/null)"
+if ! backends=$(python3 - "$scratch/backends.json" 2>&1 <<'CHECK'
+import json, sys
+try:
+    backends = json.load(open(sys.argv[1], encoding="utf-8"))
+except ValueError as error:
+    sys.exit(f"not JSON ({error})")
+if not isinstance(backends, list) or not all(isinstance(b, dict) for b in backends):
+    sys.exit("not a list of backends")
+shown, wrong = [], []
+for backend in backends:
+    name, available, reason = backend.get("name"), backend.get("available"), backend.get("reason")
+    if available is True:
+        shown.append(f"{name} available")
+    elif available is False and isinstance(reason, str) and reason.strip():
+        shown.append(f"{name} unavailable ({reason})")
+    else:
+        wrong.append(f"{name}: \"available\": {json.dumps(available)}, \"reason\": {json.dumps(reason)}")
+if not any(b.get("name") == "procedural" and b.get("available") is True for b in backends):
+    wrong.append("procedural is not listed as available")
+if wrong:
+    sys.exit("; ".join(wrong))
+print(", ".join(shown))
+CHECK
+); then
+  serve_said+=("GET /api/backends: $(head -c 2000 "$scratch/backends.json")")
+  serve_failed "/api/backends does not list each backend as available or with a reason why not: $backends"
+fi
+
+# One badge by URL: a PNG (its signature) of the size asked (its IHDR's width and height).
+answer=$(serve_get "/v1/badge.png?promise=Ship+what+you+test&style=medal&seed=7&size=192" "$scratch/badge.png")
+[ "$answer" = "200 image/png" ] || serve_failed "GET /v1/badge.png: $answer: $(head -c 300 "$scratch/badge.png" 2>/dev/null)"
+head=$(od -An -tx1 -N24 "$scratch/badge.png" | tr -d ' \n')
+[ "$head" = "89504e470d0a1a0a0000000d49484452$(printf %08x%08x 192 192)" ] \
+  || serve_failed "GET /v1/badge.png did not answer a 192×192 PNG: its first 24 bytes are $head"
+
+# SIGTERM: it stops (its output ends) within 30 s, says so, and exits 0.
+kill -TERM "$serve_pid"
+deadline=$((SECONDS + 30))
+status=0
+while [ "$SECONDS" -lt "$deadline" ]; do
+  status=0
+  serve_line $((deadline - SECONDS)) || status=$?
+  [ "$status" -eq 0 ] || break
+done
+[ "$status" -eq 1 ] || serve_failed "badge serve did not stop within 30 s of SIGTERM"
+status=0
+wait "$serve_pid" || status=$?
+serve_pid=
+exec {serve_out}<&-
+[ "$status" -eq 0 ] && [ "${serve_said[-1]}" = Stopped. ] \
+  || serve_failed "badge serve stopped by SIGTERM exited with status $status, its last line '${serve_said[-1]}'"
+serve_ms=$(( (${EPOCHREALTIME//[!0-9]/} - serve_started) / 1000 ))
+echo "check-package: ok: badge serve on ${base#http://}: /healthz ok; /api/backends: $backends; /v1/badge.png a 192×192 PNG; SIGTERM: stopped, status 0 ($((serve_ms / 1000)).$(printf %03d $((serve_ms % 1000))) s)" >&2
+echo "check-package: ok: $(basename "$deb") installs with apt in a minimal Debian $suite; generate (procedural, over HTTP with libcurl, captions in Chinese and Hindi with libraqm), import (libgd), --choose on a terminal (chafa), show, verify, card back and serve (/healthz, /api/backends, /v1/badge.png, SIGTERM) work ($((SECONDS - started)) s)"

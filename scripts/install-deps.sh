@@ -18,8 +18,9 @@ for flag in "$@"; do
     --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
                              tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin
                              fuse) ;;
-    # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap.
-    --with-package) packages+=(dpkg-dev binutils debootstrap) ;;
+    # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap, and curl
+    # for the requests to badge serve.
+    --with-package) packages+=(dpkg-dev binutils debootstrap curl) ;;
     *) echo "badge: unknown flag $flag (use --with-bench, --with-tests or --with-package)" >&2; exit 64 ;;
   esac
 done
