@@ -10,10 +10,11 @@ import Glibc
 /// The store's failures on real file systems, beside the `FaultyFileSystem`
 /// seam: a full tmpfs (ENOSPC on write; ENOSPC on the history link, when the
 /// inodes run out), a read-only bind mount (EROFS), and a pass-through FUSE
-/// file system that fails chosen fsyncs (`Tests/Data/faultfs/faultfs.py`: a
+/// file system that fails chosen calls (`Tests/Data/faultfs/faultfs.py`: a
 /// tmpfs never fails an fsync, and there is no device-mapper here to fail a
-/// disk under ext4): ENOSPC on the new badge's fsync, EIO on the history's,
-/// and EIO on the store directory's after the rename. In each the old badge
+/// disk under ext4): EIO on the new badge's write, ENOSPC on its fsync, EIO
+/// on the history link, on the rename into place, on the history's fsync, and
+/// on the store directory's after the rename. In each the old badge
 /// stays byte for byte (in the history, once the rename is done) and the
 /// error names the path. Mounting needs root: as anyone else these are
 /// skipped, and the skip says why.
@@ -241,6 +242,58 @@ struct RealFaultTests {
         #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
         fault.unmount()
         #expect(fault.log.contains("faultfs: fsyncdir /history EIO"), "\(fault.log)")
+    }
+
+    /// A disk that fails the new badge's write (EIO from write(2), through
+    /// the kernel's VFS): the commit says it could not write, names the
+    /// store, and leaves the old badge and no temporary.
+    @Test func anIOErrorWritingTheNewBadgeKeepsTheOldBadge() async throws {
+        let (fault, store, first) = try Self.faultyStore(["write:*:EIO"])
+        defer { fault.unmount() }
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "cannot write the new badge", "\(error)")
+        #expect(error.cause?.contains("Input/output error") == true, "\(error)")
+        #expect(error.path == store.directory.path, "\(error)")
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        #expect(try Data(contentsOf: fault.source.appendingPathComponent("badge.png")) == first, "the old badge changed on disk")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: write /"), "the fault was never made: \(fault.log)")
+    }
+
+    /// The history link of the badge being replaced fails with EIO: nothing
+    /// is replaced, the error names the history entry, and no temporary is left.
+    @Test func anIOErrorLinkingTheOldBadgeIntoTheHistoryReplacesNothing() async throws {
+        let (fault, store, first) = try Self.faultyStore(["link:/history/*:EIO"])
+        defer { fault.unmount() }
+        let old = try #require(try BadgeMetadata.read(from: store.badgeURL))
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "cannot keep the current badge in the history", "\(error)")
+        #expect(error.cause?.contains("Input/output error") == true, "\(error)")
+        #expect(error.path == store.historyURL.appendingPathComponent("\(old.id).png").path, "\(error)")
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: link /history/\(old.id).png EIO"), "\(fault.log)")
+    }
+
+    /// The rename over badge.png fails with EIO: the old badge is still the
+    /// current one, byte for byte, the error names it, and the new file is gone.
+    @Test func anIOErrorRenamingTheNewBadgeIntoPlaceKeepsTheOldBadge() async throws {
+        let (fault, store, first) = try Self.faultyStore(["rename:/badge.png:EIO"])
+        defer { fault.unmount() }
+        let error = try await Self.failedCommit(2, to: store)
+        #expect(error.code == .store)
+        #expect(error.message == "cannot replace the badge", "\(error)")
+        #expect(error.cause?.contains("Input/output error") == true, "\(error)")
+        #expect(error.path == store.badgeURL.path, "\(error)")
+        #expect(try Data(contentsOf: store.badgeURL) == first, "the old badge changed")
+        #expect(try Data(contentsOf: fault.source.appendingPathComponent("badge.png")) == first, "the old badge changed on disk")
+        #expect(store.temporaryFiles().isEmpty, "a temporary was left: \(store.temporaryFiles())")
+        fault.unmount()
+        #expect(fault.log.contains("faultfs: rename /badge.png EIO"), "\(fault.log)")
     }
 
     /// After the rename the new badge is in place; a failing flush of the

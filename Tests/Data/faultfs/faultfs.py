@@ -6,9 +6,11 @@ real-fault tests (Tests/BadgeKitTests/RealFaultTests.swift).
 
 Mounts SOURCE at MOUNTPOINT (in the foreground, until it is unmounted) and
 passes every call through, except that OP on PATH (a path inside the mount,
-"/" for its root) fails with ERRNO (a name: ENOSPC, EIO). OP is one of
-fsync (a file's; PATH "*" is any file), fsyncdir, link, rename. Each failure
-is logged to standard error as it happens: "faultfs: fsync /x ENOSPC".
+"/" for its root; a shell pattern, so "*" is any path and "/history/*" any
+entry of the history) fails with ERRNO (a name: ENOSPC, EIO). OP is one of
+write (a file's), fsync (a file's), fsyncdir, link (PATH is the new name),
+rename (PATH is the name replaced). Each failure is logged to standard error
+as it happens: "faultfs: fsync /x ENOSPC".
 Once the kernel has mounted it and asked for its first answer, it says
 "faultfs: mounted" on standard output.
 
@@ -20,6 +22,7 @@ and rename(2) as a full or failing disk returns them.
 Needs fusepy (PyPI) and libfuse2 with fusermount (Debian's fuse).
 """
 import errno
+import fnmatch
 import os
 import sys
 
@@ -36,7 +39,7 @@ class FaultFS(Operations):
 
     def _fault(self, op, path):
         for (fault_op, fault_path, code) in self.faults:
-            if fault_op == op and (fault_path == path or fault_path == "*"):
+            if fault_op == op and (fault_path == path or fnmatch.fnmatchcase(path, fault_path)):
                 print(f"faultfs: {op} {path} {errno.errorcode[code]}", file=sys.stderr, flush=True)
                 raise FuseOSError(code)
 
@@ -105,6 +108,7 @@ class FaultFS(Operations):
         return os.pread(fh, size, offset)
 
     def write(self, path, data, offset, fh):
+        self._fault("write", path)
         return os.pwrite(fh, data, offset)
 
     def truncate(self, path, length, fh=None):
@@ -145,7 +149,7 @@ def main(argv):
         if rest[0] != "--fail" or len(rest) < 2:
             sys.exit(f"faultfs: unknown argument {rest[0]!r}")
         op, path, name = rest[1].split(":")
-        if op not in ("fsync", "fsyncdir", "link", "rename") or not hasattr(errno, name):
+        if op not in ("write", "fsync", "fsyncdir", "link", "rename") or not hasattr(errno, name):
             sys.exit(f"faultfs: bad fault {rest[1]!r}")
         faults.append((op, path, getattr(errno, name)))
         rest = rest[2:]
