@@ -17,7 +17,7 @@ for flag in "$@"; do
     # fsyncs for the store's fault tests: only the tests need them.
     --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
                              tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin
-                             fuse) ;;
+                             fuse librsvg2-bin) ;;
     # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap, and curl
     # for the requests to badge serve.
     --with-package) packages+=(dpkg-dev binutils debootstrap curl) ;;

@@ -38,6 +38,8 @@ struct BadgeArt {
     /// The picture before encoding: drawing and encoding are measured apart (badge-bench draw).
     struct Drawing {
         var canvas: Canvas
+        /// What the canvas holds, as recorded.
+        var scene: Scene
         var notes: [String: String]
         /// The PNG's bands, compressed while the picture was drawn.
         var encoded: BandedPNG? = nil
@@ -98,7 +100,7 @@ struct BadgeArt {
         }
         let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
         let cancellation = self.cancellation
-        let sharedCaption = bands > 1 ? SharedCaption { cancellation?.isCancelled == true ? nil : fitting() } : nil
+        let sharedCaption = bands > 1 ? SharedValue { cancellation?.isCancelled == true ? nil : fitting() } : nil
         let pending = threads == 1 || sharedCaption != nil ? nil : BackgroundValue(fitting)
         let ready = threads == 1 ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
@@ -114,20 +116,27 @@ struct BadgeArt {
                                       look: look, motif: motif)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
                         caption: { sharedCaption?.value ?? (try? pending?.value) ?? ready })
+        // The picture is recorded once, in two parts: the background, which
+        // needs nothing of the caption, at once; the rest once the caption is
+        // fitted (its lines place the motif), by whichever thread first needs it.
+        let (background, afterBackground) = recordBackground(plan)
+        let foreground = SharedValue { recordForeground(plan, random: afterBackground) }
+        let isCancelled: @Sendable () -> Bool = { cancellation?.isCancelled == true }
         let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
         var encoded: BandedPNG?
         if bands == 1 {
             if let threads { canvas.drawingThreads = threads }
-            let mask = style == .sketch ? try Canvas(width: request.size, height: request.size) : nil
-            paint(plan, on: canvas, mask: mask)
+            canvas.draw(background, isCancelled: isCancelled)
+            canvas.draw(foreground.value, isCancelled: isCancelled)
             if cancellation?.isCancelled == true { throw CancellationError() }
         } else {
-            // Every band draws the whole plan within its rows, on as many
+            // Every band draws the recorded scene within its rows, on as many
             // threads as there are cores (badge's own, `WorkerThreads`): the
-            // same pixels as drawn whole. `BandWork` hands out the caption,
-            // then the bands, and each PNG band once the rows it reads are
-            // drawn. A round badge has transparent corners (RGBA); a tile is
-            // promised opaque (RGB), which the encoding checks.
+            // same pixels as drawn whole. `BandWork` hands out the caption
+            // (with the rest of the scene, recorded once it is fitted), then
+            // the bands, and each PNG band once the rows it reads are drawn.
+            // A round badge has transparent corners (RGBA); a tile is promised
+            // opaque (RGB), which the encoding checks.
             let side = request.size
             let whole = SharedCanvas(canvas: canvas)
             let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round, inflating: true,
@@ -138,14 +147,15 @@ struct BadgeArt {
                 while let piece = work.next() {
                     switch piece {
                     case .caption:
-                        sharedCaption?.make()
+                        foreground.make()
                     case let .band(k):
                         // Cancelled, the remaining bands are left undrawn (each still counts as
                         // drawn, so no PNG band waits for it) and the picture is thrown away below.
                         if cancellation?.isCancelled != true {
                             let band = whole.canvas.rows(work.rows[k])
                             band.mapRows()
-                            paint(plan, on: band, mask: nil)
+                            band.draw(background, isCancelled: isCancelled)
+                            band.draw(foreground.value, isCancelled: isCancelled)
                         }
                         work.drawn(k)
                     case let .pngBand(k):
@@ -189,7 +199,8 @@ struct BadgeArt {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
             return (x, y, text.box.width, text.box.height)
         }
-        return Drawing(canvas: canvas, notes: notes, encoded: encoded, captionArea: area, ink: palette.ink)
+        return Drawing(canvas: canvas, scene: background.appending(foreground.value), notes: notes, encoded: encoded, captionArea: area,
+                       ink: palette.ink)
     }
 
     /// Bands of about 128 rows: enough for two cores to share unevenly
@@ -215,43 +226,44 @@ struct BadgeArt {
         var caption: @Sendable () -> TextImage?
     }
 
-    /// The caption, fitted once by whichever drawing thread first asks for
-    /// it; a thread that asks while another fits it waits for that one.
-    private final class SharedCaption: @unchecked Sendable {
+    /// A value made once, by whichever thread first asks for it (the caption
+    /// fitted, the scene recorded); a thread that asks while another makes it
+    /// waits for that one.
+    private final class SharedValue<Value: Sendable>: @unchecked Sendable {
         private enum State {
             case unmade
             case making
-            case made(TextImage?)
+            case made(Value)
         }
 
-        private let fit: @Sendable () -> TextImage?
+        private let maker: @Sendable () -> Value
         // `state` is read and written only with `condition` locked.
         private var state = State.unmade
         private let condition = NSCondition()
 
-        init(_ fit: @escaping @Sendable () -> TextImage?) {
-            self.fit = fit
+        init(_ make: @escaping @Sendable () -> Value) {
+            maker = make
         }
 
-        /// Fits it now, unless another thread has begun to.
+        /// Makes it now, unless another thread has begun to.
         func make() {
             condition.lock()
             guard case .unmade = state else { return condition.unlock() }
             state = .making
             condition.unlock()
-            let caption = fit()
+            let value = maker()
             condition.lock()
-            state = .made(caption)
+            state = .made(value)
             condition.broadcast()
             condition.unlock()
         }
 
-        var value: TextImage? {
+        var value: Value {
             make()
             condition.lock()
             defer { condition.unlock() }
             while true {
-                if case let .made(caption) = state { return caption }
+                if case let .made(value) = state { return value }
                 condition.wait()
             }
         }
@@ -327,65 +339,61 @@ struct BadgeArt {
         let canvas: Canvas
     }
 
-    /// Draws the whole picture of `plan` within `canvas`'s rows. `mask` is the
-    /// sketch style's scratch canvas, of the badge's size.
-    private func paint(_ plan: Plan, on canvas: Canvas, mask: Canvas?) {
+    /// Records the background of `plan`'s picture, and the generator as the
+    /// background leaves it (the rest of the picture draws from it).
+    private func recordBackground(_ plan: Plan) -> (Scene, SplitMix64) {
+        let scene = SceneRecorder(width: request.size, height: request.size)
+        var random = plan.random
+        plan.composition.background(scene, random: &random)
+        return (scene.scene, random)
+    }
+
+    /// Records the rest of `plan`'s picture over its background: grain, glow,
+    /// motif (or, in a sketch, its line art) and caption. Waits for the caption.
+    private func recordForeground(_ plan: Plan, random: SplitMix64) -> Scene {
         let size = Double(request.size)
         let (style, reading, palette) = (plan.style, plan.reading, plan.palette)
         let round = style != .tile
-        var random = plan.random
+        var random = random
         let composition = plan.composition
-        composition.background(canvas, random: &random)
-        // Between stages too: the picture drawn whole (a sketch, a batch's) has no bands to stop between.
-        if cancellation?.isCancelled == true { return }
+        let scene = SceneRecorder(width: request.size, height: request.size)
         let text = plan.caption()
         // Two lines of caption lift the motif and make it a little smaller.
         let twoLines = text?.text.contains("\n") == true
         let motifCenterY = text == nil ? 0.5 : twoLines ? 0.4 : (round ? 0.44 : 0.43)
         if reading.grain && style != .sketch {
-            canvas.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
+            scene.addGrain(amount: 7, seed: stableHash(request.prompt, seed: request.seed))
         }
         // The seed turns the motif a little, so variants differ at a glance.
         let tilt = (random.unit() - 0.5) * 0.16
         let motifRadius = size * (round ? (text == nil ? 0.25 : twoLines ? 0.165 : 0.2) : (text == nil ? 0.32 : twoLines ? 0.25 : 0.27))
         let frame = Frame(center: Point(size / 2, size * motifCenterY), radius: motifRadius, angle: tilt)
         if reading.glow && style != .sketch {
-            canvas.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
-                        softness: motifRadius * 0.55)
+            scene.fill(.circle(center: frame.center, radius: motifRadius * 0.9), with: .solid(RGBA(255, 255, 255, 110)),
+                       softness: motifRadius * 0.55)
         }
-        if let mask {
-            composition.foreground(canvas, motif: plan.motif, frame: frame, random: random, drawsMotif: false)
+        if style == .sketch {
+            composition.foreground(scene, motif: plan.motif, frame: frame, random: random, drawsMotif: false)
             // Line art: the motif is drawn as a mask, its details cut out of it in white, and
             // every edge of what is left inked: the outline and the inner lines.
-            var painter = MotifPainter(canvas: mask, frame: composition.motifFrame(frame), ink: .black, cut: .white, random: random)
+            let mask = SceneRecorder(width: request.size, height: request.size)
+            var painter = MotifPainter(scene: mask, frame: composition.motifFrame(frame), ink: .black, cut: .white, random: random)
             painter.draw(plan.motif)
-            if cancellation?.isCancelled == true { return }
-            Self.cutOutsAsHoles(mask)
-            canvas.drawOutline(of: mask, radius: max(1, Int(size * 0.006)), color: palette.ink,
-                               isCancelled: { cancellation?.isCancelled == true })
+            scene.drawOutline(of: mask.scene, radius: max(1, Int(size * 0.006)), color: palette.ink)
         } else {
             if composition.look.horizon == nil, let (backdrop, _) = reading.backdrop {
-                var behind = MotifPainter(canvas: canvas, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
+                var behind = MotifPainter(scene: scene, frame: Frame(center: frame.center, radius: motifRadius * 1.3),
                                           ink: palette.ink.withAlpha(62), cut: .clear, random: random)
                 behind.draw(backdrop)
             }
-            composition.foreground(canvas, motif: plan.motif, frame: frame, random: random)
+            composition.foreground(scene, motif: plan.motif, frame: frame, random: random)
         }
 
         if let text {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
-            canvas.draw(text, color: palette.ink, x: x, y: y)
+            scene.draw(text, color: palette.ink, x: x, y: y)
         }
-    }
-
-    /// A motif drawn in black with its details cut out in white becomes a
-    /// mask whose cut-outs are holes: its outline then inks them too.
-    static func cutOutsAsHoles(_ mask: Canvas) {
-        mask.withMutablePixels { px in
-            for i in stride(from: 0, to: px.count, by: 4) where px[i + 3] > 0 {
-                px[i + 3] = UInt8(Int(px[i + 3]) * (255 - Int(px[i])) / 255)
-            }
-        }
+        return scene.scene
     }
 
     /// Where the caption's ink box's top-left corner goes: centred across,
@@ -420,13 +428,13 @@ struct BadgeArt {
     }
 
     /// Notches around a round badge's rim, as on a struck medal; their number varies with the seed.
-    static func drawNotches(_ canvas: Canvas, size s: Double, palette: Palette, random: inout SplitMix64) {
+    static func drawNotches(_ scene: SceneRecorder, size s: Double, palette: Palette, random: inout SplitMix64) {
         let c = Point(s / 2, s / 2)
         let notches = 24 + Int(random.next() % 4) * 6
         for k in 0..<notches {
             let a = Double(k) / Double(notches) * 2 * .pi
             let r0 = s * 0.424, r1 = s * 0.44
-            canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
+            scene.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
                                  radius: s * 0.0035), with: .solid(palette.rimDark.withAlpha(110)))
         }
     }

@@ -48,24 +48,24 @@ struct Composition: Sendable {
 
     // MARK: the background
 
-    func background(_ canvas: Canvas, random: inout SplitMix64) {
+    func background(_ scene: SceneRecorder, random: inout SplitMix64) {
         let s = size, c = center
         switch style {
-        case .sketch: return sketchBackground(canvas)
-        case .flat where look.horizon == nil: return flatBackground(canvas)
-        case .flat where round: return flatHorizon(canvas)
+        case .sketch: return sketchBackground(scene)
+        case .flat where look.horizon == nil: return flatBackground(scene)
+        case .flat where round: return flatHorizon(scene)
         default: break
         }
         if round && style == .medal {
             let soft = s * 0.022
-            canvas.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
+            scene.fill(.ring(center: Point(c.x, c.y + s * 0.014), inner: outer - s * 0.016 - 3 * soft, outer: outer),
                         with: .solid(RGBA(0, 0, 0, 120)), softness: soft, hidden: Disc(center: c, radius: outer - 0.51))
         }
         if look.horizon != nil {
-            horizonScene(canvas, random: &random)
+            horizonScene(scene, random: &random)
         } else {
-            face(canvas)
-            backdrop(canvas)
+            face(scene)
+            backdrop(scene)
             if round {
                 // The accent ring inside the rim: thin, double or wide, with the rim's pattern.
                 // It keeps to the face's outer 0.02 of the side: the caption's lines
@@ -77,23 +77,23 @@ struct Composition: Sendable {
                 case .ridges: rings = [(0.02, 0.006)]
                 }
                 for (from, to) in rings {
-                    canvas.fill(.ring(center: c, inner: inner - s * from, outer: inner - s * to), with: .solid(palette.accent))
+                    scene.fill(.ring(center: c, inner: inner - s * from, outer: inner - s * to), with: .solid(palette.accent))
                 }
             }
         }
-        if round { rim(canvas, random: &random) }
+        if round { rim(scene, random: &random) }
     }
 
-    private func face(_ canvas: Canvas) {
+    private func face(_ scene: SceneRecorder) {
         let s = size, c = center
         switch style {
         case .tile:
-            canvas.fill(.roundedRect(x: 0, y: 0, width: s, height: s, radius: 0), with: .linear(
+            scene.fill(.roundedRect(x: 0, y: 0, width: s, height: s, radius: 0), with: .linear(
                 start: Point(0, 0), end: Point(s, s), stops: [(0, palette.faceLight), (1, palette.faceDark)]))
         case .flat:
-            canvas.fill(.circle(center: c, radius: inner + 1), with: .solid(palette.faceLight.mixed(with: palette.faceDark, 0.5)))
+            scene.fill(.circle(center: c, radius: inner + 1), with: .solid(palette.faceLight.mixed(with: palette.faceDark, 0.5)))
         default:
-            canvas.fill(.circle(center: c, radius: inner + 1), with: .radial(
+            scene.fill(.circle(center: c, radius: inner + 1), with: .radial(
                 center: Point(s * 0.42, s * 0.36), radius: inner * 1.35, stops: [(0, palette.faceLight), (1, palette.faceDark)]))
         }
     }
@@ -108,31 +108,31 @@ struct Composition: Sendable {
     /// bevel, no shadow; the lower part a block of a deeper shade, on which
     /// the caption stands; the seed's pattern above it, and for the rim a
     /// solid accent line, a ring of accent dots or a wide accent band.
-    private func flatBackground(_ canvas: Canvas) {
+    private func flatBackground(_ scene: SceneRecorder) {
         let s = size, c = center
         let face = palette.faceLight.mixed(with: palette.faceDark, 0.5)
-        canvas.fill(.circle(center: c, radius: outer), with: .solid(face))
-        backdrop(canvas)
+        scene.fill(.circle(center: c, radius: outer), with: .solid(face))
+        backdrop(scene)
         // The block below the motif: the face moved away from the ink, so the caption reads better still.
         let block = face.mixed(with: away(255), 0.28)
         let top = c.y + s * 0.1, r = outer, dy = top - c.y
         let a0 = asin(dy / r)
-        canvas.fill(.polygon((0...64).map { i in
+        scene.fill(.polygon((0...64).map { i in
             let a = a0 + (.pi - 2 * a0) * Double(i) / 64
             return Point(c.x + cos(a) * r, c.y + sin(a) * r)
         }), with: .solid(block))
         switch layout.rim {
         case .notches:
-            canvas.fill(.ring(center: c, inner: outer - s * 0.034, outer: outer - s * 0.026), with: .solid(palette.accent))
+            scene.fill(.ring(center: c, inner: outer - s * 0.034, outer: outer - s * 0.026), with: .solid(palette.accent))
         case .beads:
             let beads = 36
             for k in 0..<beads {
                 let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
-                canvas.fill(.circle(center: Point(c.x + cos(a) * (outer - s * 0.03), c.y + sin(a) * (outer - s * 0.03)), radius: s * 0.0065),
+                scene.fill(.circle(center: Point(c.x + cos(a) * (outer - s * 0.03), c.y + sin(a) * (outer - s * 0.03)), radius: s * 0.0065),
                             with: .solid(palette.accent))
             }
         case .ridges:
-            canvas.fill(.ring(center: c, inner: outer - s * 0.024, outer: outer), with: .solid(palette.accent))
+            scene.fill(.ring(center: c, inner: outer - s * 0.024, outer: outer), with: .solid(palette.accent))
         }
     }
 
@@ -150,58 +150,58 @@ struct Composition: Sendable {
 
     /// A flat horizon scene: the sky in bands of solid colour, a solid sun half
     /// set, solid ground with bars of its light, and no rim but a line of light.
-    private func flatHorizon(_ canvas: Canvas) {
+    private func flatHorizon(_ scene: SceneRecorder) {
         let s = size, c = center, colours = sky, hy = horizonY
         let night = look.horizon?.kind == .night
-        canvas.fill(.circle(center: c, radius: outer), with: .solid(colours.top))
+        scene.fill(.circle(center: c, radius: outer), with: .solid(colours.top))
         let top = Lab(colours.top), glow = Lab(colours.glow)
-        canvas.fill(slice(radius: outer, from: hy - s * 0.24, to: hy), with: .solid(top.mixed(with: glow, 0.45).rgba))
-        canvas.fill(slice(radius: outer, from: hy - s * 0.12, to: hy), with: .solid(colours.glow))
+        scene.fill(slice(radius: outer, from: hy - s * 0.24, to: hy), with: .solid(top.mixed(with: glow, 0.45).rgba))
+        scene.fill(slice(radius: outer, from: hy - s * 0.12, to: hy), with: .solid(colours.glow))
         let sunX = c.x + (standsOnHorizon ? s * 0.13 : 0)
-        if !night { canvas.fill(.circle(center: Point(sunX, hy), radius: s * 0.085), with: .solid(colours.light)) }
-        canvas.fill(slice(radius: outer, from: hy, to: c.y + outer), with: .solid(colours.ground))
+        if !night { scene.fill(.circle(center: Point(sunX, hy), radius: s * 0.085), with: .solid(colours.light)) }
+        scene.fill(slice(radius: outer, from: hy, to: c.y + outer), with: .solid(colours.ground))
         // One bar of the light's reflection, above where the caption stands.
         if !night {
-            canvas.fill(.capsule(from: Point(sunX - s * 0.07, hy + s * 0.024), to: Point(sunX + s * 0.07, hy + s * 0.024), radius: s * 0.006),
+            scene.fill(.capsule(from: Point(sunX - s * 0.07, hy + s * 0.024), to: Point(sunX + s * 0.07, hy + s * 0.024), radius: s * 0.006),
                         with: .solid(colours.light.mixed(with: colours.ground, 0.35)))
         }
-        canvas.fill(.ring(center: c, inner: outer - s * 0.03, outer: outer - s * 0.022), with: .solid(colours.light))
+        scene.fill(.ring(center: c, inner: outer - s * 0.03, outer: outer - s * 0.022), with: .solid(colours.light))
     }
 
     /// Sketch: paper and ink (Palette.sketch), a pencil ring for the rim with
     /// the seed's ticks, dots or second ring, and the seed's pattern hatched
     /// faintly in ink.
-    private func sketchBackground(_ canvas: Canvas) {
+    private func sketchBackground(_ scene: SceneRecorder) {
         let s = size, c = center, ink = palette.ink
-        canvas.fill(.circle(center: c, radius: outer), with: .solid(palette.faceLight))
-        backdrop(canvas)
-        canvas.fill(.ring(center: c, inner: outer - s * 0.015, outer: outer), with: .solid(ink))
-        canvas.fill(.ring(center: c, inner: s * 0.408, outer: s * 0.414), with: .solid(ink.withAlpha(200)))
+        scene.fill(.circle(center: c, radius: outer), with: .solid(palette.faceLight))
+        backdrop(scene)
+        scene.fill(.ring(center: c, inner: outer - s * 0.015, outer: outer), with: .solid(ink))
+        scene.fill(.ring(center: c, inner: s * 0.408, outer: s * 0.414), with: .solid(ink.withAlpha(200)))
         switch layout.rim {
         case .notches:
             let ticks = 48
             for k in 0..<ticks {
                 let a = Double(k) / Double(ticks) * 2 * .pi
                 let r0 = s * 0.418, r1 = s * 0.436
-                canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
+                scene.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
                                      radius: s * 0.002), with: .solid(ink.withAlpha(210)))
             }
         case .beads:
             let beads = 40
             for k in 0..<beads {
                 let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
-                canvas.fill(.circle(center: Point(c.x + cos(a) * s * 0.427, c.y + sin(a) * s * 0.427), radius: s * 0.0045), with: .solid(ink))
+                scene.fill(.circle(center: Point(c.x + cos(a) * s * 0.427, c.y + sin(a) * s * 0.427), radius: s * 0.0045), with: .solid(ink))
             }
         case .ridges:
-            canvas.fill(.ring(center: c, inner: s * 0.425, outer: s * 0.429), with: .solid(ink.withAlpha(200)))
-            canvas.fill(.ring(center: c, inner: s * 0.397, outer: s * 0.4), with: .solid(ink.withAlpha(160)))
+            scene.fill(.ring(center: c, inner: s * 0.425, outer: s * 0.429), with: .solid(ink.withAlpha(200)))
+            scene.fill(.ring(center: c, inner: s * 0.397, outer: s * 0.4), with: .solid(ink.withAlpha(160)))
         }
     }
 
     /// A tone-on-tone pattern on the face, faint enough that the caption over
     /// it reads (OCR reads every script's caption on it: CaptionOCRTests); in
     /// a sketch, hatched in the ink.
-    private func backdrop(_ canvas: Canvas) {
+    private func backdrop(_ scene: SceneRecorder) {
         let s = size, c = center
         let tone = style == .sketch ? palette.ink.withAlpha(30) : away(30)
         let dots = style == .sketch ? palette.ink.withAlpha(64) : away(48)
@@ -218,12 +218,12 @@ struct Composition: Sendable {
                     let a = a0 + (a1 - a0) * Double(i) / 4
                     points.append(Point(c.x + cos(a) * reach, c.y + sin(a) * reach))
                 }
-                canvas.fill(.polygon(points), with: .solid(tone))
+                scene.fill(.polygon(points), with: .solid(tone))
             }
         case .rings:
             var r = s * 0.06
             while r < reach - s * 0.01 {
-                canvas.fill(.ring(center: c, inner: r, outer: r + s * 0.014), with: .solid(tone))
+                scene.fill(.ring(center: c, inner: r, outer: r + s * 0.014), with: .solid(tone))
                 r += s * 0.05
             }
         case .dots:
@@ -234,7 +234,7 @@ struct Composition: Sendable {
                     let p = Point(c.x + Double(i) * step + (j % 2 == 0 ? 0 : step / 2), c.y + Double(j) * step)
                     let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y)).squareRoot()
                     guard !round || d < reach - s * 0.01 else { continue }
-                    canvas.fill(.circle(center: p, radius: s * 0.008), with: .solid(dots))
+                    scene.fill(.circle(center: p, radius: s * 0.008), with: .solid(dots))
                 }
             }
         case .stripes:
@@ -253,32 +253,32 @@ struct Composition: Sendable {
                     func corner(_ along: Double, _ across: Double) -> Point {
                         Point(m.x + t.x * along + n.x * across, m.y + t.y * along + n.y * across)
                     }
-                    canvas.fill(.polygon([corner(a, half), corner(b, half), corner(b, -half), corner(a, -half)]), with: .solid(tone))
+                    scene.fill(.polygon([corner(a, half), corner(b, half), corner(b, -half), corner(a, -half)]), with: .solid(tone))
                 }
                 d += step
             }
         }
     }
 
-    private func rim(_ canvas: Canvas, random: inout SplitMix64) {
+    private func rim(_ scene: SceneRecorder, random: inout SplitMix64) {
         let s = size, c = center
         if style == .flat {
-            canvas.fill(.ring(center: c, inner: inner, outer: outer), with: .solid(palette.rimLight.mixed(with: palette.rimDark, 0.35)))
+            scene.fill(.ring(center: c, inner: inner, outer: outer), with: .solid(palette.rimLight.mixed(with: palette.rimDark, 0.35)))
         } else {
-            canvas.fill(.ring(center: c, inner: inner, outer: outer), with: palette.rimMetal(side: s))
-            canvas.fill(.ring(center: c, inner: inner, outer: inner + s * 0.012), with: palette.rimBevel(side: s))
+            scene.fill(.ring(center: c, inner: inner, outer: outer), with: palette.rimMetal(side: s))
+            scene.fill(.ring(center: c, inner: inner, outer: inner + s * 0.012), with: palette.rimBevel(side: s))
         }
         let middle = (inner + outer) / 2 + s * 0.004
         switch layout.rim {
         case .notches:
-            BadgeArt.drawNotches(canvas, size: s, palette: palette, random: &random)
+            BadgeArt.drawNotches(scene, size: s, palette: palette, random: &random)
         case .beads:
             let beads = 40
             for k in 0..<beads {
                 let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
                 let p = Point(c.x + cos(a) * middle, c.y + sin(a) * middle)
-                canvas.fill(.circle(center: p, radius: s * 0.0075), with: .solid(palette.rimDark.withAlpha(90)))
-                canvas.fill(.circle(center: Point(p.x - s * 0.0015, p.y - s * 0.0015), radius: s * 0.0045),
+                scene.fill(.circle(center: p, radius: s * 0.0075), with: .solid(palette.rimDark.withAlpha(90)))
+                scene.fill(.circle(center: Point(p.x - s * 0.0015, p.y - s * 0.0015), radius: s * 0.0045),
                             with: .solid(palette.rimLight.withAlpha(200)))
             }
         case .ridges:
@@ -286,7 +286,7 @@ struct Composition: Sendable {
             for k in 0..<ridges {
                 let a = Double(k) / Double(ridges) * 2 * .pi
                 let r0 = inner + s * 0.016, r1 = outer - s * 0.008
-                canvas.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
+                scene.fill(.capsule(from: Point(c.x + cos(a) * r0, c.y + sin(a) * r0), to: Point(c.x + cos(a) * r1, c.y + sin(a) * r1),
                                      radius: s * 0.0016), with: .solid(palette.rimDark.withAlpha(80)))
             }
         }
@@ -323,7 +323,7 @@ struct Composition: Sendable {
         return SkyColours(top: top, ground: ground, glow: glow, light: light)
     }
 
-    private func horizonScene(_ canvas: Canvas, random: inout SplitMix64) {
+    private func horizonScene(_ scene: SceneRecorder, random: inout SplitMix64) {
         let s = size, c = center, colours = sky
         let hy = horizonY
         let night = look.horizon?.kind == .night
@@ -331,7 +331,7 @@ struct Composition: Sendable {
         let top = round ? c.y - inner : 0
         let skyShape: Shape = round ? .circle(center: c, radius: inner + 1) : .roundedRect(x: 0, y: 0, width: s, height: hy + 1, radius: 0)
         let skyTop = Lab(colours.top), glow = Lab(colours.glow), light = Lab(colours.light)
-        canvas.fill(skyShape, with: .linear(start: Point(0, top), end: Point(0, hy), stops: [
+        scene.fill(skyShape, with: .linear(start: Point(0, top), end: Point(0, hy), stops: [
             (0, colours.top), (0.3, skyTop.mixed(with: glow, 0.12).rgba), (0.55, skyTop.mixed(with: glow, 0.4).rgba),
             (0.75, skyTop.mixed(with: glow, 0.8).rgba), (0.88, glow.mixed(with: light, 0.5).rgba), (1, colours.light)]))
         // Stars in the upper sky, where the glow does not reach.
@@ -340,7 +340,7 @@ struct Composition: Sendable {
                 let x = random.unit(), y = random.unit()
                 let p = Point(s * (0.1 + 0.8 * x), top + (hy - top) * 0.55 * y + s * 0.02)
                 if round && hypot(p.x - c.x, p.y - c.y) > inner - s * 0.03 { continue }
-                canvas.fill(.circle(center: p, radius: s * (0.002 + 0.003 * random.unit())), with: .solid(RGBA(255, 255, 255, 200)))
+                scene.fill(.circle(center: p, radius: s * (0.002 + 0.003 * random.unit())), with: .solid(RGBA(255, 255, 255, 200)))
             }
         }
         // A few long thin clouds where the light begins, lit from below.
@@ -355,7 +355,7 @@ struct Composition: Sendable {
                     half = min(half, max(0, chord).squareRoot() - abs(x - c.x) - s * 0.06)
                 }
                 guard half > s * 0.03 else { continue }
-                canvas.fill(.capsule(from: Point(x - half, y), to: Point(x + half, y), radius: s * 0.007),
+                scene.fill(.capsule(from: Point(x - half, y), to: Point(x + half, y), radius: s * 0.007),
                             with: .solid(colours.glow.mixed(with: colours.light, 0.3).withAlpha(90)), softness: s * 0.012)
             }
         }
@@ -366,11 +366,11 @@ struct Composition: Sendable {
         // Round, the glow stays inside the rim: nothing is drawn in the transparent corners.
         let glowSoftness = round ? s * 0.08 : s * 0.12
         let glowWidth = round ? min(s * 0.28, outer - abs(sunX - c.x) - glowSoftness - s * 0.02) : s * 0.4
-        canvas.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth, ry: s * 0.1), with: .solid(colours.light.lighter(0.35).withAlpha(night ? 70 : 150)),
+        scene.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth, ry: s * 0.1), with: .solid(colours.light.lighter(0.35).withAlpha(night ? 70 : 150)),
                     softness: glowSoftness)
         if !night {
-            canvas.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius), with: .solid(colours.light.lighter(0.55)))
-            canvas.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius * 1.25),
+            scene.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius), with: .solid(colours.light.lighter(0.55)))
+            scene.fill(.circle(center: Point(sunX, hy + sunRadius * 0.2), radius: sunRadius * 1.25),
                         with: .solid(colours.light.lighter(0.5).withAlpha(90)), softness: s * 0.03)
         }
         // The ground or the sea, in the dark colour, lit a little at the horizon.
@@ -387,16 +387,16 @@ struct Composition: Sendable {
         } else {
             sea = .roundedRect(x: 0, y: hy, width: s, height: s - hy, radius: 0)
         }
-        canvas.fill(sea, with: .linear(start: Point(0, hy), end: Point(0, round ? c.y + inner : s),
+        scene.fill(sea, with: .linear(start: Point(0, hy), end: Point(0, round ? c.y + inner : s),
                                        stops: [(0, seaTop), (0.35, colours.ground), (1, colours.ground.darker(0.25))]))
         // The sea's faint swell, and the glow spilling onto it.
-        canvas.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth * 0.8, ry: s * 0.05), with: .solid(colours.light.withAlpha(night ? 25 : 45)),
+        scene.fill(.ellipse(center: Point(sunX, hy), rx: glowWidth * 0.8, ry: s * 0.05), with: .solid(colours.light.withAlpha(night ? 25 : 45)),
                     softness: s * 0.05)
         for k in 1..<7 {
             let y = hy + s * (0.02 + Double(k * k) * 0.006)
             let half = round ? (inner * inner - (y - c.y) * (y - c.y)).squareRoot() - s * 0.02 : s / 2
             guard half > 0 else { continue }
-            canvas.fill(.capsule(from: Point(c.x - half, y), to: Point(c.x + half, y), radius: s * 0.0012),
+            scene.fill(.capsule(from: Point(c.x - half, y), to: Point(c.x + half, y), radius: s * 0.0012),
                         with: .solid(colours.glow.withAlpha(10)))
         }
         // The light's reflection: thin broken lines under the sun, fading further down.
@@ -416,12 +416,12 @@ struct Composition: Sendable {
             let gap = half * (0.1 + 0.3 * random.unit()) * (random.unit() < 0.5 ? -1 : 1)
             let color = colours.light.lighter(0.3).withAlpha(UInt8(max(30, 200 - k * 15)))
             let thickness = s * (0.0022 + 0.00025 * Double(k))
-            canvas.fill(.capsule(from: Point(sunX - half + shift, y), to: Point(sunX + gap - s * 0.006 + shift, y), radius: thickness), with: .solid(color))
-            canvas.fill(.capsule(from: Point(sunX + gap + s * 0.006 + shift, y), to: Point(sunX + half + shift, y), radius: thickness), with: .solid(color))
+            scene.fill(.capsule(from: Point(sunX - half + shift, y), to: Point(sunX + gap - s * 0.006 + shift, y), radius: thickness), with: .solid(color))
+            scene.fill(.capsule(from: Point(sunX + gap + s * 0.006 + shift, y), to: Point(sunX + half + shift, y), radius: thickness), with: .solid(color))
         }
         // The horizon line itself, catching the light.
         let halfLine = round ? (inner * inner - (hy - c.y) * (hy - c.y)).squareRoot() : s / 2
-        canvas.fill(.capsule(from: Point(c.x - halfLine, hy), to: Point(c.x + halfLine, hy), radius: s * 0.0022),
+        scene.fill(.capsule(from: Point(c.x - halfLine, hy), to: Point(c.x + halfLine, hy), radius: s * 0.0022),
                     with: .solid(colours.light.lighter(0.5).withAlpha(150)))
     }
 
@@ -445,11 +445,11 @@ struct Composition: Sendable {
     /// The motif, with the arrangement around it in the accent colour; in a
     /// horizon scene, a silhouette standing on the horizon. A sketch draws
     /// its motif as line art itself (`drawsMotif` false).
-    func foreground(_ canvas: Canvas, motif: Motif, frame: Frame, random: SplitMix64, drawsMotif: Bool = true) {
+    func foreground(_ scene: SceneRecorder, motif: Motif, frame: Frame, random: SplitMix64, drawsMotif: Bool = true) {
         if look.horizon != nil {
             let colours = sky
             if look.horizon?.kind == .night || motif == .moon {
-                var moon = MotifPainter(canvas: canvas, frame: Frame(center: Point(center.x + size * 0.16, size * (round ? 0.3 : 0.22)),
+                var moon = MotifPainter(scene: scene, frame: Frame(center: Point(center.x + size * 0.16, size * (round ? 0.3 : 0.22)),
                                                                      radius: size * 0.08), ink: colours.light.lighter(0.6), cut: colours.top, random: random)
                 moon.draw(.moon)
             }
@@ -458,7 +458,7 @@ struct Composition: Sendable {
             let standing = Frame(center: Point(center.x - size * 0.05, horizonY - radius * 0.82), radius: radius)
             // Dark against the light; at night, light against the dark.
             let night = look.horizon?.kind == .night
-            var silhouette = MotifPainter(canvas: canvas, frame: standing, ink: night ? colours.light.lighter(0.3) : colours.ground,
+            var silhouette = MotifPainter(scene: scene, frame: standing, ink: night ? colours.light.lighter(0.3) : colours.ground,
                                           cut: night ? colours.top : colours.glow, random: random)
             silhouette.draw(motif)
             return
@@ -470,13 +470,13 @@ struct Composition: Sendable {
         case .centred:
             break
         case .halo:
-            if style != .sketch { canvas.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40))) }
-            canvas.fill(.ring(center: frame.center, inner: r * 1.22, outer: r * 1.22 + size * 0.01), with: .solid(accent))
+            if style != .sketch { scene.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40))) }
+            scene.fill(.ring(center: frame.center, inner: r * 1.22, outer: r * 1.22 + size * 0.01), with: .solid(accent))
         case .stars:
             for k in 0..<5 {
                 let a = -.pi / 2 + (Double(k) - 2) * 0.32
                 let rr = r * (k == 2 ? 1.42 : 1.36)
-                star(canvas, Point(frame.center.x + cos(a) * rr, frame.center.y + sin(a) * rr), size * (k == 2 ? 0.026 : 0.018), accent)
+                star(scene, Point(frame.center.x + cos(a) * rr, frame.center.y + sin(a) * rr), size * (k == 2 ? 0.026 : 0.018), accent)
             }
         case .laurel:
             // Two branches rising from below the motif, leaves alternating along each.
@@ -487,7 +487,7 @@ struct Composition: Sendable {
                     let a: Double = .pi / 2 + side * (0.32 + 2.1 * Double(i) / 24)
                     stem.append(Point(frame.center.x + cos(a) * rr, frame.center.y + sin(a) * rr))
                 }
-                canvas.fill(.polyline(stem, radius: size * 0.0035), with: .solid(accent))
+                scene.fill(.polyline(stem, radius: size * 0.0035), with: .solid(accent))
                 for k in 0..<8 {
                     let a: Double = .pi / 2 + side * (0.42 + Double(k) * 0.26)
                     let p = Point(frame.center.x + cos(a) * rr, frame.center.y + sin(a) * rr)
@@ -497,23 +497,23 @@ struct Composition: Sendable {
                     let t = tangent + turn * side
                     let length = size * 0.05 * (1 - Double(k) * 0.05), width = size * 0.022 * (1 - Double(k) * 0.05)
                     let tip = Point(p.x + cos(t) * length, p.y + sin(t) * length)
-                    canvas.fill(.polygon(Self.lens(from: p, to: tip, width: width)), with: .solid(accent))
+                    scene.fill(.polygon(Self.lens(from: p, to: tip, width: width)), with: .solid(accent))
                 }
             }
         }
         guard drawsMotif else { return }
-        var painter = MotifPainter(canvas: canvas, frame: frame, ink: palette.ink,
+        var painter = MotifPainter(scene: scene, frame: frame, ink: palette.ink,
                                    cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
         painter.draw(motif)
     }
 
-    private func star(_ canvas: Canvas, _ c: Point, _ r: Double, _ color: RGBA) {
+    private func star(_ scene: SceneRecorder, _ c: Point, _ r: Double, _ color: RGBA) {
         let points = (0..<10).map { k -> Point in
             let a = Double(k) / 10 * 2 * .pi - .pi / 2
             let radius = k % 2 == 0 ? r : r * 0.45
             return Point(c.x + cos(a) * radius, c.y + sin(a) * radius)
         }
-        canvas.fill(.polygon(points), with: .solid(color))
+        scene.fill(.polygon(points), with: .solid(color))
     }
 
     static func lens(from a: Point, to b: Point, width: Double) -> [Point] {

@@ -2,7 +2,7 @@ import Canvas
 import Foundation
 
 /// Maps a motif's own coordinates (a box from -1 to 1, y down) onto the
-/// canvas: centred at `center`, `radius` pixels to the box's edge, turned by `angle`.
+/// scene: centred at `center`, `radius` pixels to the box's edge, turned by `angle`.
 struct Frame {
     var center: Point
     var radius: Double
@@ -19,14 +19,14 @@ struct Frame {
 /// Clean pictogram art for each motif, in one ink colour with `cut` (the
 /// face colour) for details carved out of it.
 struct MotifPainter {
-    let canvas: Canvas
+    let scene: SceneRecorder
     var frame: Frame
     let ink: RGBA
     let cut: RGBA
     var random: SplitMix64
 
     private func fill(_ shape: Shape, _ color: RGBA? = nil, opacity: Double = 1) {
-        canvas.fill(shape, with: .solid(color ?? ink), opacity: opacity)
+        scene.fill(shape, with: .solid(color ?? ink), opacity: opacity)
     }
 
     private func capsule(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ r: Double, _ color: RGBA? = nil) {

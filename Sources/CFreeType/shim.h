@@ -5,6 +5,7 @@
 
 #include <ft2build.h>
 #include FT_FREETYPE_H
+#include FT_OUTLINE_H
 
 static inline int badge_ft_has_kerning(FT_Face face) { return FT_HAS_KERNING(face) ? 1 : 0; }
 

@@ -137,6 +137,8 @@ public final class FontFace {
     let name: String
     /// The file and the face within it.
     let file: String, index: Int
+    /// The size its glyphs are loaded at now, in pixels.
+    private(set) var pixelSize: Double = 0
 
     init(file: String, index: Int = 0, name: String) throws {
         self.name = name
@@ -161,6 +163,8 @@ public final class FontFace {
     struct Glyph {
         var x: Int, y: Int, width: Int, height: Int
         var coverage: [UInt8]
+        /// The glyph as shaped, for a back end that draws its outline.
+        var shaped: ShapedGlyph
     }
 
     /// The ink box of `text` at `pixelSize`.
@@ -195,6 +199,7 @@ public final class FontFace {
         guard FT_Set_Char_Size(face, 0, FT_F26Dot6(pixelSize * 64), 72, 72) == 0 else {
             throw BadgeError(.generationFailed, "the font \"\(name)\" cannot be set to \(pixelSize) pixels")
         }
+        self.pixelSize = pixelSize
         let kerned = badge_ft_has_kerning(face) != 0
         var glyphs: [Glyph] = []
         var pen = 0
@@ -224,6 +229,7 @@ public final class FontFace {
         guard FT_Set_Char_Size(face, 0, FT_F26Dot6(pixelSize * 64), 72, 72) == 0 else {
             throw BadgeError(.generationFailed, "the font \"\(name)\" cannot be set to \(pixelSize) pixels")
         }
+        self.pixelSize = pixelSize
     }
 
     /// Whether the face has a glyph for `scalar`.
@@ -250,8 +256,108 @@ public final class FontFace {
             }
         }
         let glyph = Glyph(x: (x + 32) >> 6 + Int(slot.pointee.bitmap_left), y: (y + 32) >> 6 - Int(slot.pointee.bitmap_top),
-                          width: width, height: height, coverage: coverage)
+                          width: width, height: height, coverage: coverage,
+                          shaped: ShapedGlyph(face: FaceID(file: file, index: self.index), id: UInt32(index), x: x, y: y, pixelSize: pixelSize))
         return (glyph, Int(slot.pointee.advance.x))
+    }
+
+    /// Glyph `id`'s outline at `pixelSize`, hinted as `rasterise` hints it,
+    /// in 26.6 fixed point (1/64 pixel), y up, as SVG path data; nil when
+    /// FreeType cannot load it, "" for a glyph with no outline (a space).
+    func outlinePath(_ id: UInt32, pixelSize: Double) -> String? {
+        if self.pixelSize != pixelSize { try? setPixelSize(pixelSize) }
+        guard let face, self.pixelSize == pixelSize, FT_Load_Glyph(face, FT_UInt(id), FT_Int32(FT_LOAD_DEFAULT) | FT_Int32(FT_LOAD_NO_BITMAP)) == 0,
+              let slot = face.pointee.glyph, slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE
+        else { return nil }
+        let path = PathData()
+        var funcs = FT_Outline_Funcs(
+            move_to: { to, user in PathData.from(user).move(to!.pointee); return 0 },
+            line_to: { to, user in PathData.from(user).command("l", [to!.pointee]); return 0 },
+            conic_to: { control, to, user in PathData.from(user).command("q", [control!.pointee, to!.pointee]); return 0 },
+            cubic_to: { c1, c2, to, user in PathData.from(user).command("c", [c1!.pointee, c2!.pointee, to!.pointee]); return 0 },
+            shift: 0, delta: 0)
+        var outline = slot.pointee.outline
+        let status = withExtendedLifetime(path) {
+            FT_Outline_Decompose(&outline, &funcs, Unmanaged.passUnretained(path).toOpaque())
+        }
+        guard status == 0 else { return nil }
+        return path.finished()
+    }
+}
+
+/// Which face of which font file.
+public struct FaceID: Hashable, Sendable {
+    public let file: String
+    public let index: Int
+}
+
+/// A glyph as the shaping placed it: its face, its id, and its origin in
+/// 26.6 fixed point (1/64 pixel) from the text's pen origin, y down, at
+/// `pixelSize`.
+public struct ShapedGlyph: Hashable, Sendable {
+    public var face: FaceID
+    public var id: UInt32
+    public var x: Int
+    public var y: Int
+    public var pixelSize: Double
+
+    /// The outline's identity, wherever it is placed.
+    struct Key: Hashable, Sendable {
+        var face: FaceID
+        var id: UInt32
+        var pixelSize: Double
+    }
+
+    var key: Key { Key(face: face, id: id, pixelSize: pixelSize) }
+}
+
+/// SVG path data written from FreeType's outline walk: relative commands,
+/// a command letter only where it changes, each contour closed.
+private final class PathData {
+    private var text = ""
+    private var current = (x: 0, y: 0)
+    private var start = (x: 0, y: 0)
+    private var last: Character = " "
+    private var open = false
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> PathData {
+        Unmanaged<PathData>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    func move(_ to: FT_Vector) {
+        if open {
+            text += "z"
+            current = start
+        }
+        last = " "
+        command("m", [to])
+        start = current
+        open = true
+        // After a move, further pairs are lines.
+        last = "l"
+    }
+
+    func command(_ letter: Character, _ points: [FT_Vector]) {
+        if letter != last {
+            text.append(letter)
+            last = letter
+        }
+        let base = current
+        for p in points {
+            number(Int(p.x) - base.x)
+            number(Int(p.y) - base.y)
+        }
+        if let end = points.last { current = (Int(end.x), Int(end.y)) }
+    }
+
+    private func number(_ v: Int) {
+        if v >= 0, let previous = text.last, previous.isNumber { text += " " }
+        text += String(v)
+    }
+
+    func finished() -> String {
+        if open { text += "z" }
+        return text
     }
 }
 
@@ -259,6 +365,8 @@ public final class FontFace {
 public struct TextImage: Sendable {
     let glyphs: [FontFace.Glyph]
     public let box: TextBox
+    /// The glyphs as shaped: faces, ids and positions (see `ShapedGlyph`).
+    public var shapedGlyphs: [ShapedGlyph] { glyphs.map(\.shaped) }
     /// The text rendered.
     public let text: String
 
@@ -279,6 +387,8 @@ public struct TextImage: Sendable {
             for var glyph in line.glyphs {
                 glyph.x += dx
                 glyph.y += k * lineHeight
+                glyph.shaped.x += dx * 64
+                glyph.shaped.y += k * lineHeight * 64
                 glyphs.append(glyph)
             }
         }

@@ -169,9 +169,11 @@ struct ProceduralBackendTests {
     @Test(arguments: Motif.allCases)
     func everyMotifDrawsInkOnTheFace(motif: Motif) throws {
         let canvas = try Canvas(width: 200, height: 200, background: RGBA(20, 40, 90))
-        var painter = MotifPainter(canvas: canvas, frame: Frame(center: Point(100, 100), radius: 80), ink: .white,
+        let scene = SceneRecorder(width: 200, height: 200)
+        var painter = MotifPainter(scene: scene, frame: Frame(center: Point(100, 100), radius: 80), ink: .white,
                                    cut: RGBA(20, 40, 90), random: SplitMix64(seed: 1))
         painter.draw(motif)
+        canvas.draw(scene.scene)
         var inked = 0
         for y in 0..<200 { for x in 0..<200 where canvas.pixel(x, y).r > 200 { inked += 1 } }
         // A recognisable pictogram covers a fair part of its box: neither a speck nor a blot.

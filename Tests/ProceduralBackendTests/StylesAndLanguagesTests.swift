@@ -91,9 +91,11 @@ struct StylesAndLanguagesTests {
         #expect(PromptReading("Xyzzy plugh").scene.0 == .abstract)
         for seed in UInt64(1)...6 {
             let canvas = try Canvas(width: 200, height: 200, background: RGBA(20, 40, 90))
-            var painter = MotifPainter(canvas: canvas, frame: Frame(center: Point(100, 100), radius: 80), ink: .white, cut: RGBA(20, 40, 90),
+            let scene = SceneRecorder(width: 200, height: 200)
+            var painter = MotifPainter(scene: scene, frame: Frame(center: Point(100, 100), radius: 80), ink: .white, cut: RGBA(20, 40, 90),
                                        random: SplitMix64(seed: seed))
             painter.draw(.abstract)
+            canvas.draw(scene.scene)
             // A star's points alternate far and near around its centre; this emblem's disc is
             // round: along 72 directions its edge lies at one distance from the centre.
             var radii: [Double] = []
@@ -157,12 +159,12 @@ struct StylesAndLanguagesTests {
     @Test(arguments: [Motif.book, .laptop, .meditation, .alarmClock])
     func sketchMotifsKeepTheirInnerLines(motif: Motif) throws {
         func inked(holes: Bool) throws -> Int {
-            let mask = try Canvas(width: 256, height: 256), canvas = try Canvas(width: 256, height: 256)
-            var painter = MotifPainter(canvas: mask, frame: Frame(center: Point(128, 128), radius: 90), ink: .black, cut: holes ? .white : .black,
+            let mask = SceneRecorder(width: 256, height: 256), canvas = try Canvas(width: 256, height: 256)
+            var painter = MotifPainter(scene: mask, frame: Frame(center: Point(128, 128), radius: 90), ink: .black, cut: holes ? .white : .black,
                                        random: SplitMix64(seed: 1))
             painter.draw(motif)
-            if holes { BadgeArt.cutOutsAsHoles(mask) }
-            canvas.drawOutline(of: mask, radius: 2, color: .black)
+            // White cut-outs are holes of the mask; black ones leave it whole.
+            canvas.draw(Scene(width: 256, height: 256, operations: [.outline(mask: mask.scene, radius: 2, color: .black)]))
             var count = 0
             for y in 0..<256 { for x in 0..<256 where canvas.pixel(x, y).a > 128 { count += 1 } }
             return count
