@@ -78,9 +78,37 @@ struct BadgeArt {
         try draw(encoding: false)
     }
 
-    /// Draws the picture; drawn in bands and `encoding`, the same threads also
-    /// compress the PNG's bands as soon as the rows each reads are drawn.
+    /// The picture recorded, not drawn: for the SVG back end.
+    struct Recording {
+        var scene: Scene
+        var notes: [String: String]
+    }
+
+    func record() throws -> Recording {
+        let made = try make(.scene)
+        return Recording(scene: made.scene, notes: made.notes)
+    }
+
     private func draw(encoding: Bool) throws -> Drawing {
+        guard let drawing = try make(.pixels(encoding: encoding)).drawing else { preconditionFailure("pixels were asked for") }
+        return drawing
+    }
+
+    /// What `make` makes: the picture's scene, drawn, or recorded only.
+    private enum Output {
+        /// Drawn and, when `encoding`, compressed as it is drawn.
+        case pixels(encoding: Bool)
+        case scene
+    }
+
+    /// Records the picture and, for `.pixels`, draws it; drawn in bands and
+    /// encoding, the same threads also compress the PNG's bands as soon as
+    /// the rows each reads are drawn.
+    private func make(_ output: Output) throws -> (drawing: Drawing?, scene: Scene, notes: [String: String]) {
+        let (rasterising, encoding): (Bool, Bool) = switch output {
+        case let .pixels(encoding): (true, encoding)
+        case .scene: (false, false)
+        }
         let size = Double(request.size)
         let reading = PromptReading(request.prompt)
         let style = try Self.style(named: request.style, reading: reading)
@@ -98,11 +126,13 @@ struct BadgeArt {
             let words = request.caption.map(Caption.given) ?? reading.caption
             return Caption.fitted(Caption.forms(words), fonts: FontStack(primary: face), size: size, round: round)
         }
-        let bands = style == .sketch || threads == 1 ? 1 : Self.bandCount(side: request.size)
+        // Recorded only, the caption is fitted first, on this thread: there is nothing to draw meanwhile.
+        let alone = threads == 1 || !rasterising
+        let bands = style == .sketch || alone ? 1 : Self.bandCount(side: request.size)
         let cancellation = self.cancellation
         let sharedCaption = bands > 1 ? SharedValue { cancellation?.isCancelled == true ? nil : fitting() } : nil
-        let pending = threads == 1 || sharedCaption != nil ? nil : BackgroundValue(fitting)
-        let ready = threads == 1 ? fitting() : nil
+        let pending = alone || sharedCaption != nil ? nil : BackgroundValue(fitting)
+        let ready = alone ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
         var palette = style == .sketch ? Palette.sketch(look: reading.look)
@@ -122,14 +152,14 @@ struct BadgeArt {
         let (background, afterBackground) = recordBackground(plan)
         let foreground = SharedValue { recordForeground(plan, random: afterBackground) }
         let isCancelled: @Sendable () -> Bool = { cancellation?.isCancelled == true }
-        let canvas = try Canvas(width: request.size, height: request.size, mapped: bands == 1)
+        let canvas = rasterising ? try Canvas(width: request.size, height: request.size, mapped: bands == 1) : nil
         var encoded: BandedPNG?
-        if bands == 1 {
+        if let canvas, bands == 1 {
             if let threads { canvas.drawingThreads = threads }
             canvas.draw(background, isCancelled: isCancelled)
             canvas.draw(foreground.value, isCancelled: isCancelled)
             if cancellation?.isCancelled == true { throw CancellationError() }
-        } else {
+        } else if let canvas {
             // Every band draws the recorded scene within its rows, on as many
             // threads as there are cores (badge's own, `WorkerThreads`): the
             // same pixels as drawn whole. `BandWork` hands out the caption
@@ -199,8 +229,8 @@ struct BadgeArt {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
             return (x, y, text.box.width, text.box.height)
         }
-        return Drawing(canvas: canvas, scene: background.appending(foreground.value), notes: notes, encoded: encoded, captionArea: area,
-                       ink: palette.ink)
+        let scene = background.appending(foreground.value)
+        return (canvas.map { Drawing(canvas: $0, scene: scene, notes: notes, encoded: encoded, captionArea: area, ink: palette.ink) }, scene, notes)
     }
 
     /// Bands of about 128 rows: enough for two cores to share unevenly

@@ -4,7 +4,7 @@ import Foundation
 
 /// Draws a badge from the words of the promise, in Swift: no network, no
 /// model, the same bytes for the same prompt, seed, style and size.
-package struct ProceduralGenerator: BadgeGenerator {
+package struct ProceduralGenerator: VectorGenerator {
     package static let type = "procedural"
 
     /// Drawing is CPU work on this machine: one request per core, and one
@@ -61,6 +61,23 @@ package struct ProceduralGenerator: BadgeGenerator {
         return GeneratedImage(
             encodedInProcess: file, model: Self.artEngineVersion,
             seed: request.seed, extra: result.notes, bytes: result.png, inflated: result.inflated)
+    }
+
+    /// The same picture as `generate`'s PNG, recorded as a scene and written
+    /// as SVG (`SVGDocument`): nothing is rasterised.
+    package func generateVector(_ request: BadgeRequest) async throws -> VectorImage {
+        let art = try self.art(for: request)
+        let recording = try await BlockingExecutor.run { try art.record() }
+        let scene = recording.scene
+        let title = request.prompt
+        return VectorImage(model: Self.artEngineVersion, seed: request.seed, extra: recording.notes) { metadata in
+            SVGDocument.data(scene, title: title, metadata: metadata.map { (Self.metadataName($0.keyword), $0.text) })
+        }
+    }
+
+    /// A PNG metadata keyword ("badge:x-caption-drawn") as the SVG's element name ("x-caption-drawn").
+    static func metadataName(_ keyword: String) -> String {
+        keyword.hasPrefix("badge:") ? String(keyword.dropFirst(6)) : keyword
     }
 
     /// The PNG `generate` writes into its workspace, drawn and encoded as it

@@ -28,6 +28,11 @@ package enum Provenance {
     /// same descriptor, so what is verified is one file, whatever happens at
     /// its path meanwhile.
     package static func verify(_ url: URL) async throws -> Report {
+        try await verified(url).report
+    }
+
+    /// `verify`'s report, the badge's metadata and the request it was drawn from.
+    package static func verified(_ url: URL) async throws -> (report: Report, metadata: BadgeMetadata, request: BadgeRequest) {
         let file: RegularFile
         do {
             file = try RegularFile(url.path)
@@ -76,10 +81,27 @@ package enum Provenance {
             for y in 0..<fresh.height { for x in 0..<fresh.width where original.pixel(x, y) != fresh.pixel(x, y) { count += 1 } }
             return (count, style)
         }
-        return Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
+        let report = Report(matches: differing == 0, pixels: metadata.size * metadata.size, differingPixels: differing,
                       prompt: metadata.prompt, seed: LosslessUInt64(seed), style: style.name,
                       styleSource: style.source, size: metadata.size,
                       artEngine: model)
+        return (report, metadata, request)
+    }
+
+    /// The SVG of the badge at `url`, drawn again from its own metadata: only
+    /// once a fresh rendering of it matches its PNG pixel for pixel, so the
+    /// SVG is the picture that was committed. Its `<metadata>` is the PNG's.
+    package static func vectorCopy(of url: URL) async throws -> (svg: Data, metadata: BadgeMetadata) {
+        let (report, metadata, request) = try await verified(url)
+        guard report.matches else {
+            throw BadgeError(.invalidImage, "the badge does not match a fresh rendering of its promise (\(report.differingPixels) of \(report.pixels) pixels differ), so an SVG of it would not be the same picture",
+                             path: url.path, hint: "badge verify says more; a badge that was edited after it was made cannot be redrawn")
+        }
+        let generator = ProceduralGenerator(caption: metadata.extra["caption"] != "off")
+        let image = try await generator.generateVector(request)
+        let svg = image.document(metadata.textEntries)
+        try SVGCheck.verify(svg, backend: metadata.backend)
+        return (svg, metadata)
     }
 
     /// The whole file, from its start, through the descriptor its metadata

@@ -66,6 +66,56 @@ public struct Pipeline: Sendable {
         return try await deliver(badge, to: destination, started: started)
     }
 
+    /// The vector road: `request` drawn by `backend` as SVG (a
+    /// ``VectorGenerator``), stamped with the metadata its PNG would carry (a
+    /// new id, the commitment's day), checked (`SVGCheck`), and written to
+    /// `destination`, a file or standard output: the store holds PNGs. A
+    /// backend that makes rasters only is refused before it runs, and so no
+    /// fallback is tried (it might make a raster).
+    public func runVector(
+        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment, to destination: BadgeDestination,
+        extra: [String: String] = [:]
+    ) async throws -> PipelineOutcome {
+        let started = ContinuousClock.now
+        guard let generator = backend.generator as? any VectorGenerator else {
+            throw BadgeError(.unsupportedFormat, "the \(backend.type) backend \"\(backend.name)\" makes PNG images only; it cannot make an SVG",
+                             backend: backend.name, hint: "write a .png, or use the procedural backend for an SVG")
+        }
+        if case .store = destination {
+            throw BadgeError(.usage, "the store holds PNG badges; an SVG is written to a file", hint: "give --output FILE.svg")
+        }
+        try backend.checkSource(of: request)
+        let request = Self.matched(request, to: backend)
+        try await preflight(request, backend: backend)
+        let image: VectorImage
+        do {
+            image = try await generator.generateVector(request)
+        } catch {
+            throw BadgeError.wrap(error, backend: backend.name, message: "the backend failed")
+        }
+        try Task.checkCancellation()
+        let now = environment.now()
+        var metadata = BadgeMetadata(
+            commitmentDate: commitment.date ?? now, timeZone: commitment.timeZone.identifier, createdAt: now, prompt: request.prompt,
+            backend: backend.name, backendType: backend.type, style: request.style, size: request.size, seed: image.seed,
+            model: image.model, extra: image.extra.merging(extra) { _, ours in ours })
+        if environment.sourceDate != nil { metadata.id = try metadata.contentID(of: image.document([])) }
+        let svg = image.document(metadata.textEntries)
+        try SVGCheck.verify(svg, backend: backend.name)
+        let url: URL
+        switch destination {
+        case .store: preconditionFailure("refused above")
+        case let .file(target):
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .path(target), what: "the badge") }
+            url = target
+        case .standardOutput:
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .standardOutput, what: "the badge") }
+            url = URL(fileURLWithPath: "/dev/stdout")
+        }
+        environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)", "format": "svg"])
+        return PipelineOutcome(url: url, metadata: metadata, byteCount: svg.count, duration: ContinuousClock.now - started)
+    }
+
     /// Commits (or writes) a badge `render` made earlier, a candidate picked
     /// from several: it passes the intake again, and is stamped with a new id
     /// and the commitment's day (committing is the promise) and checked again.

@@ -327,7 +327,7 @@ struct Badge: AsyncParsableCommand {
         version: BadgeMetadata.version,
         subcommands: [
             GenerateCommand.self, ImportCommand.self, ShowCommand.self, HistoryCommand.self,
-            RestoreCommand.self, BatchCommand.self, CardCommand.self, BackendsCommand.self, ConfigCommand.self, VerifyCommand.self,
+            RestoreCommand.self, BatchCommand.self, CardCommand.self, BackendsCommand.self, ConfigCommand.self, VerifyCommand.self, ExportCommand.self,
             PromptCommand.self, ServeCommand.self,
         ]
     )

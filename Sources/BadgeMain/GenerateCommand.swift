@@ -19,8 +19,12 @@ struct BadgeOptions: ParsableArguments {
     var date: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the badge to this file (- for standard output) and leave the store alone (a preview).", valueName: "file"),
-            completion: .file(extensions: ["png"]))
+            completion: .file(extensions: ["png", "svg"]))
     var output: String?
+
+    @Option(help: ArgumentHelp("The format of --output: png or svg (default: from the file's extension, else png). An SVG is drawn as vectors (procedural backend).", valueName: "format"),
+            completion: .list(BadgeFormat.allCases.map(\.rawValue)))
+    var format: String?
 
     @Option(help: ArgumentHelp("The caption to draw on the badge, instead of one made from the promise (procedural backend).", valueName: "text"))
     var caption: String?
@@ -42,9 +46,39 @@ struct BadgeOptions: ParsableArguments {
         if let output, output.hasSuffix("/") {
             throw ValidationError("--output names a file, not a directory: '\(output)'")
         }
+        if let format, BadgeFormat(rawValue: format.lowercased()) == nil {
+            throw ValidationError("--format takes png or svg, not '\(format)'")
+        }
         if output == "-" && json {
             throw ValidationError("--output - writes the picture to standard output, where --json would go too; give one of them")
         }
+    }
+
+    /// The format the badge is written in: --format, else the extension of
+    /// --output, else PNG. An extension badge does not write, or one that
+    /// --format contradicts, is refused rather than written over with bytes
+    /// of another format.
+    func outputFormat() throws -> BadgeFormat {
+        let asked = format.flatMap { BadgeFormat(rawValue: $0.lowercased()) }
+        guard let output, output != "-" else {
+            if output == nil, asked == .svg {
+                throw BadgeError(.usage, "--format svg: the store holds the badge as PNG; an SVG is written to a file",
+                                 hint: "give --output FILE.svg (or - for standard output), or write the current badge with: badge export")
+            }
+            return asked ?? .png
+        }
+        let name = output.split(separator: "/").last.map(String.init) ?? output
+        let named = BadgeFormat(extensionOf: name)
+        if named == nil, let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            let ext = OutsideText.printable(String(name[name.index(after: dot)...]))
+            throw BadgeError(.usage, "--output \(OutsideText.printable(output)): badge writes PNG or SVG, not .\(ext)",
+                             hint: "name the file .png or .svg, or give --format png|svg for a name without an extension")
+        }
+        if let asked, let named, asked != named {
+            throw BadgeError(.usage, "--format \(asked.rawValue) contradicts --output \(OutsideText.printable(output)), which names a .\(named.rawValue) file",
+                             hint: "give one of them, or make them agree")
+        }
+        return asked ?? named ?? .png
     }
 
     func parsedOptions() -> [String: String] {
@@ -80,6 +114,15 @@ struct BadgeOptions: ParsableArguments {
             throw BadgeError(.usage, "--caption: the \(backend.type) backend \"\(backend.name)\" draws no caption; it would be ignored",
                              hint: "--caption is for the procedural backend")
         }
+        let format = try outputFormat()
+        if format == .svg, choice != nil {
+            throw BadgeError(.usage, "--choose shows candidates as pictures and commits the one picked; an SVG is written to a file",
+                             hint: "pick with --choose, then write it with: badge export --output FILE.svg")
+        }
+        if format == .svg, !(backend.generator is any VectorGenerator) {
+            throw BadgeError(.unsupportedFormat, "the \(backend.type) backend \"\(backend.name)\" makes PNG images only; it cannot make an SVG",
+                             hint: "write a .png, or use --backend procedural for an SVG")
+        }
         if let choice { try choice.checkTerminal() }
         let request = BadgeRequest(
             prompt: prompt, style: takesStyles ? backend.style(given: style, fallback: config.defaults.style, prompt: prompt) : nil, size: size ?? config.defaults.size,
@@ -102,7 +145,13 @@ struct BadgeOptions: ParsableArguments {
         // A line from `badge prompt` is the prompt; its purpose is the promise.
         let promise = PromptComposer.purpose(ofLine: prompt).map { ["promise": $0] } ?? [:]
         let outcome: PipelineOutcome
-        if let choice {
+        if format == .svg {
+            let spinner = Spinner("\(backend.name): drawing")
+            spinner.start()
+            defer { spinner.stop() }
+            outcome = try await pipeline.runVector(request, backend: backend, commitment: commitment, to: destination, extra: promise)
+            spinner.stop()
+        } else if let choice {
             let styles = backend.stylesToVary(given: style, prompt: prompt)
             let limit = config.backend(named: backend.name)?.concurrency ?? backend.generator.preferredConcurrency ?? choice.count
             let maker = CandidateMaker(

@@ -39,6 +39,9 @@ struct SVGWriter {
     let width: Int
     let height: Int
     private var body = ""
+    /// Shapes written in a row with the same paint, not yet in `body`: one
+    /// group carries their attributes (a medal's 40 notches are one group).
+    private var run: (attributes: String, elements: [String]) = ("", [])
     private var defs = ""
     /// Definitions made so far, by their markup (a gradient used twice is defined once).
     private var defined: [String: String] = [:]
@@ -53,6 +56,12 @@ struct SVGWriter {
     }
 
     func document(title: String?, metadata: [(String, String)]) -> String {
+        var writer = self
+        writer.flush()
+        return writer.finished(title: title, metadata: metadata)
+    }
+
+    private func finished(title: String?, metadata: [(String, String)]) -> String {
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\""
         if title != nil { out += " role=\"img\" aria-label=\"\(Self.escaped(title ?? ""))\"" }
         out += ">"
@@ -89,17 +98,43 @@ struct SVGWriter {
         let (element, stroked) = shapeMarkup(fill.shape)
         let opacity = paint.opacity * min(1, fill.opacity)
         if stroked.width > 0 {
-            attributes += " fill=\"none\" stroke=\"\(paint.value)\" stroke-width=\"\(Self.number(stroked.width))\""
-            if stroked.round { attributes += " stroke-linecap=\"round\" stroke-linejoin=\"round\"" }
+            if !element.hasPrefix("line ") { attributes += " fill=\"none\"" }
+            attributes += " stroke=\"\(paint.value)\" stroke-width=\"\(Self.number(stroked.width))\""
+            if stroked.round { attributes += element.hasPrefix("line ") ? " stroke-linecap=\"round\"" : " stroke-linecap=\"round\" stroke-linejoin=\"round\"" }
             if opacity < 1 { attributes += " stroke-opacity=\"\(Self.fraction(opacity))\"" }
         } else {
             if paint.value != "#000000" { attributes += " fill=\"\(paint.value)\"" }
             if opacity < 1 { attributes += " fill-opacity=\"\(Self.fraction(opacity))\"" }
         }
         if fill.softness > 0 {
-            attributes += " filter=\"url(#\(blur(fill.shape, softness: fill.softness)))\""
+            // A blurred shape is drawn alone: a filter on a group would blur the group as one.
+            flush()
+            body += "<" + element + attributes + " filter=\"url(#\(blur(fill.shape, softness: fill.softness)))\"/>"
+            return
         }
-        body += "<" + element + attributes + "/>"
+        append(element, attributes: attributes)
+    }
+
+    /// Adds a shape to the run of shapes painted alike, ending the run first
+    /// when this one is painted otherwise.
+    private mutating func append(_ element: String, attributes: String) {
+        if attributes != run.attributes { flush() }
+        run.attributes = attributes
+        run.elements.append(element)
+    }
+
+    /// Writes the run of shapes painted alike: one alone with its attributes,
+    /// several in a group that carries them.
+    private mutating func flush() {
+        defer { run = ("", []) }
+        switch run.elements.count {
+        case 0: return
+        case 1: body += "<" + run.elements[0] + run.attributes + "/>"
+        default:
+            body += "<g" + run.attributes + ">"
+            for element in run.elements { body += "<" + element + "/>" }
+            body += "</g>"
+        }
     }
 
     /// The element for `shape`, and, for a shape SVG draws as a stroke, the
@@ -212,6 +247,8 @@ struct SVGWriter {
         inner.defined = defined
         inner.glyphIDs = glyphIDs
         inner.write(mask.operations)
+        inner.flush()
+        flush()
         nextID = inner.nextID
         defined = inner.defined
         glyphIDs = inner.glyphIDs
@@ -234,6 +271,7 @@ struct SVGWriter {
             uses += "<use href=\"#\(id)\" x=\"\(Self.number(gx))\" y=\"\(Self.number(gy))\"/>"
         }
         guard !uses.isEmpty else { return }
+        flush()
         var attributes = ""
         if color != .black { attributes += " fill=\"\(Self.hex(color))\"" }
         if color.a < 255 { attributes += " fill-opacity=\"\(Self.fraction(Double(color.a) / 255))\"" }

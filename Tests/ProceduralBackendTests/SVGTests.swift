@@ -2,6 +2,9 @@ import BadgeKit
 import BadgeTestSupport
 import Canvas
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 @testable import ProceduralBackend
 
@@ -74,5 +77,93 @@ struct SVGTests {
         }
         print("svg \(job.testDescription): \(svg.count) bytes, PSNR \(String(format: "%.1f", psnr)) dB")
         #expect(psnr >= 30, "PSNR \(psnr) dB")
+    }
+
+    /// The caption is read back off librsvg's picture of the SVG: outlines, not a font, carry it.
+    @Test(arguments: BadgeArt.Style.allCases)
+    func tesseractReadsTheCaptionOffTheSVG(style: BadgeArt.Style) throws {
+        let rsvg = try Self.rsvgConvert()
+        try OCR.requireTesseract(languages: ["eng"])
+        let request = BadgeRequest(prompt: "Run a marathon", style: style.rawValue, size: 1024, seed: 7)
+        let svg = SVGDocument.data(try BadgeArt(request: request, caption: true, compression: 0).record().scene)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-svg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("badge.svg"), drawn = directory.appendingPathComponent("drawn.png")
+        try svg.write(to: file)
+        _ = try OCR.run(rsvg, ["--background-color", "white", "--output", drawn.path, file.path])
+        let read = try OCR.run(OCR.tesseract()!, [drawn.path, "stdout", "-l", "eng"])
+        let words = OCR.latinWords(read)
+        #expect(words.contains("RUN") && words.contains("MARATHON"), "tesseract read \(read)")
+    }
+
+    /// Everything in an element's text and attributes, and every element name and attribute name.
+    final class Collected: NSObject, XMLParserDelegate {
+        var elements: [String] = []
+        var attributes: [(element: String, name: String, value: String)] = []
+        var text: [String: String] = [:]
+        private var current = ""
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            elements.append(name)
+            for (key, value) in attributes { self.attributes.append((name, key, value)) }
+            current = name
+        }
+        func parser(_ parser: XMLParser, foundCharacters string: String) { text[current, default: ""] += string }
+    }
+
+    static let hostilePromises = [
+        "</svg><script>alert(1)</script>", "Read ]]> more <![CDATA[ x ]]>", "Say \"hi\" & 'bye' <b>loud</b>",
+        "\" onload=\"alert(1)", "Walk\u{0}\u{1b}[31m every\u{7} day", "<foreignObject><iframe src=//x/></foreignObject>",
+    ]
+
+    /// The SVG is well-formed XML with nothing active in it, and a promise
+    /// with markup, quotes or control characters stays text: in the title and
+    /// in the metadata, as the promise's printable characters.
+    @Test(arguments: hostilePromises)
+    func aPromiseWithMarkupStaysText(promise: String) throws {
+        let request = BadgeRequest(prompt: promise, size: 256, seed: 1)
+        let scene = try BadgeArt(request: request, caption: true, compression: 0).record().scene
+        let svg = SVGDocument.data(scene, title: promise, metadata: [("prompt", promise), ("x-caption-text", promise)])
+        try SVGCheck.verify(svg, backend: "procedural")
+        let parser = XMLParser(data: svg)
+        let collected = Collected()
+        parser.delegate = collected
+        #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+        let forbidden: Set<String> = ["script", "foreignObject", "text", "tspan", "iframe", "image", "style", "a"]
+        #expect(collected.elements.filter(forbidden.contains).isEmpty, "\(collected.elements)")
+        #expect(collected.elements.first == "svg")
+        for attribute in collected.attributes {
+            #expect(!attribute.name.lowercased().hasPrefix("on"), "\(attribute)")
+            if attribute.name.hasSuffix("href") { #expect(attribute.value.hasPrefix("#"), "\(attribute)") }
+            if attribute.value.contains("url(") { #expect(attribute.value.hasPrefix("url(#"), "\(attribute)") }
+        }
+        let printable = String(String.UnicodeScalarView(promise.unicodeScalars.filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }))
+        #expect(collected.text["prompt"] == printable, "\(collected.text)")
+        #expect(collected.text["title"] == printable)
+    }
+
+    /// A backend's SVG is checked before it is written: each kind of active
+    /// or outside content is refused, by name, at its byte.
+    @Test(arguments: [
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>\n", "holds a <script> element (at byte offset 40)"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><foreignObject/></svg>\n", "holds a <foreignobject> element"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"></svg>\n", "has an event attribute (onload)"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><use href=\"https://x.example/a.svg#g\"/></svg>\n", "refers to something outside it"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect fill=\"url(https://x.example/p)\"/></svg>\n", "refers to something outside it"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect style=\"fill:red\"/></svg>\n", "has a style attribute"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><style>@import url(x.css);</style></svg>\n", "holds a <style> element"),
+        ("<!DOCTYPE svg [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><svg/>", "does not begin with its <svg> element"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><!-- x --></svg>\n", "holds markup that is not an element"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"><g></svg>\n", "is not one whole <svg> element"),
+        ("<svg xmlns=\"http://www.w3.org/2000/svg\"></svg><svg></svg>\n", "holds more than one root element"),
+    ])
+    func aBackendsActiveSVGIsRefused(document: String, reason: String) {
+        #expect {
+            try SVGCheck.verify(Data(document.utf8), backend: "plugin")
+        } throws: { error in
+            guard let error = error as? BadgeError else { return false }
+            return error.code == .invalidImage && error.message.contains(reason)
+        }
     }
 }
