@@ -77,12 +77,32 @@ public struct Pipeline: Sendable {
         extra: [String: String] = [:]
     ) async throws -> PipelineOutcome {
         let started = ContinuousClock.now
+        if case .store = destination {
+            throw BadgeError(.usage, "the store holds PNG badges; an SVG is written to a file", hint: "give --output FILE.svg")
+        }
+        let (svg, metadata) = try await renderVector(request, backend: backend, commitment: commitment, extra: extra)
+        let url: URL
+        switch destination {
+        case .store: preconditionFailure("refused above")
+        case let .file(target):
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .path(target), what: "the badge") }
+            url = target
+        case .standardOutput:
+            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .standardOutput, what: "the badge") }
+            url = URL(fileURLWithPath: "/dev/stdout")
+        }
+        environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)", "format": "svg"])
+        return PipelineOutcome(url: url, metadata: metadata, byteCount: svg.count, duration: ContinuousClock.now - started)
+    }
+
+    /// `runVector`'s stages but the last: the SVG, stamped and checked, and
+    /// its metadata (badges by URL send it).
+    public func renderVector(
+        _ request: BadgeRequest, backend: BackendInstance, commitment: Commitment, extra: [String: String] = [:]
+    ) async throws -> (svg: Data, metadata: BadgeMetadata) {
         guard let generator = backend.generator as? any VectorGenerator else {
             throw BadgeError(.unsupportedFormat, "the \(backend.type) backend \"\(backend.name)\" makes PNG images only; it cannot make an SVG",
                              backend: backend.name, hint: "write a .png, or use the procedural backend for an SVG")
-        }
-        if case .store = destination {
-            throw BadgeError(.usage, "the store holds PNG badges; an SVG is written to a file", hint: "give --output FILE.svg")
         }
         try backend.checkSource(of: request)
         let request = Self.matched(request, to: backend)
@@ -102,18 +122,7 @@ public struct Pipeline: Sendable {
         if environment.sourceDate != nil { metadata.id = try metadata.contentID(of: image.document([])) }
         let svg = image.document(metadata.textEntries)
         try SVGCheck.verify(svg, backend: backend.name)
-        let url: URL
-        switch destination {
-        case .store: preconditionFailure("refused above")
-        case let .file(target):
-            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .path(target), what: "the badge") }
-            url = target
-        case .standardOutput:
-            try await BlockingExecutor.runToCompletion { try OutputWriter().write(svg, to: .standardOutput, what: "the badge") }
-            url = URL(fileURLWithPath: "/dev/stdout")
-        }
-        environment.logger.info("badge written", metadata: ["path": "\(url.path)", "id": "\(metadata.id)", "format": "svg"])
-        return PipelineOutcome(url: url, metadata: metadata, byteCount: svg.count, duration: ContinuousClock.now - started)
+        return (svg, metadata)
     }
 
     /// Commits (or writes) a badge `render` made earlier, a candidate picked

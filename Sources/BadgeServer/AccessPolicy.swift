@@ -65,7 +65,7 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
             }
             return try await next(request, context)
         case .notFound:
-            return Reply.nothing(at: path, hint: settings.renderOnly ? "this server draws badges at /v1/badge.png and /v1/badge.json" : nil)
+            return Reply.nothing(at: path, hint: settings.renderOnly ? "this server draws badges at /v1/badge.png, /v1/badge.svg and /v1/badge.json" : nil)
         }
     }
 

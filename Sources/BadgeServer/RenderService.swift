@@ -18,10 +18,23 @@ package final class RenderService: Sendable {
         /// sends it: the one copy kept, shared by each response.
         let body: ByteBuffer
 
+        /// PNG or SVG.
+        package let format: BadgeFormat
+
         init(_ badge: CheckedBadge) {
             metadata = badge.metadata
             etag = "\"\(badge.metadata.id)\""
             body = ByteBuffer(bytes: badge.png)
+            format = .png
+        }
+
+        /// An SVG's tag is its id with "-svg": the PNG and the SVG of one
+        /// query are two representations, and their tags must differ.
+        init(svg: Data, metadata: BadgeMetadata) {
+            self.metadata = metadata
+            etag = "\"\(metadata.id)-svg\""
+            body = ByteBuffer(bytes: svg)
+            format = .svg
         }
 
         /// What keeping it costs a cache, in bytes: the PNG, the prompt, and
@@ -47,8 +60,8 @@ package final class RenderService: Sendable {
 
     /// The badge for `query`, from the cache or drawn now. Throws
     /// `RenderGate.Full` when the render queue is full.
-    package func badge(for query: RenderQuery) async throws -> Rendered {
-        let key = query.canonical
+    package func badge(for query: RenderQuery, format: BadgeFormat = .png) async throws -> Rendered {
+        let key = format == .png ? query.canonical : "svg " + query.canonical
         if let hit = cache.value(for: key) { return hit }
         let moment = try query.date.map(RenderQuery.dayStart) ?? Date(timeIntervalSince1970: 0)
         let utc = TimeZone(identifier: "UTC")!
@@ -61,12 +74,20 @@ package final class RenderService: Sendable {
         // Several renders at once each draw on one thread, as a batch's jobs
         // do: the slots keep the cores busy, and a render that split its rows
         // across the shared worker threads as well would wait on the others'.
-        let made = try await gate.run {
-            try await ImageThreads.$limit.withValue(gate.limit > 1 ? 1 : nil) {
-                try await pipeline.render(request, backend: backend, commitment: Pipeline.Commitment(date: moment, timeZone: utc))
+        let commitment = Pipeline.Commitment(date: moment, timeZone: utc)
+        let rendered: Rendered
+        switch format {
+        case .png:
+            let made = try await gate.run {
+                try await ImageThreads.$limit.withValue(gate.limit > 1 ? 1 : nil) {
+                    try await pipeline.render(request, backend: backend, commitment: commitment)
+                }
             }
+            rendered = Rendered(made)
+        case .svg:
+            let (svg, metadata) = try await gate.run { try await pipeline.renderVector(request, backend: backend, commitment: commitment) }
+            rendered = Rendered(svg: svg, metadata: metadata)
         }
-        let rendered = Rendered(made)
         cache.insert(rendered, for: key)
         return rendered
     }

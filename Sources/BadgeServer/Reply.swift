@@ -41,6 +41,18 @@ enum Reply {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
+    /// An SVG badge: sniffing off, and a policy under which nothing in it
+    /// could run or load, were anything active in it (SVGCheck makes sure
+    /// nothing is): no script, no fetch, inline presentation only.
+    static func svg(_ body: ByteBuffer, etag: String, cacheControl: String) -> Response {
+        let headers: HTTPFields = [
+            .contentType: "image/svg+xml", .cacheControl: cacheControl, .contentLength: String(body.readableBytes), .eTag: etag,
+            .xContentTypeOptions: "nosniff",
+            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; script-src 'none'; sandbox",
+        ]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
     /// A GET's answer to a HEAD: its headers, with the length GET would send, and no body.
     static func headOnly(_ response: Response) -> Response {
         var response = response

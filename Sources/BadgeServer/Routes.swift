@@ -29,6 +29,14 @@ enum Routes {
                 return response
             }
         }
+        routes.get("/v1/badge.svg") { request, _ in
+            await badge(request, render: render, maxSize: settings.maxRenderSize, format: .svg) { rendered, query in
+                if Reply.notModified(request, etag: rendered.etag) {
+                    return Response(status: .notModified, headers: cacheHeaders(rendered, query))
+                }
+                return Reply.svg(rendered.body, etag: rendered.etag, cacheControl: cacheControl(query))
+            }
+        }
         routes.get("/v1/badge.json") { request, _ in
             await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
                 if Reply.notModified(request, etag: rendered.etag) {
@@ -137,7 +145,7 @@ enum Routes {
     /// Reads the query, renders (or finds) the badge, and answers with `reply`;
     /// a bad parameter is a 400 that names it, a full queue a 503.
     private static func badge(
-        _ request: Request, render: RenderService, maxSize: Int,
+        _ request: Request, render: RenderService, maxSize: Int, format: BadgeFormat = .png,
         reply: (RenderService.Rendered, RenderQuery) -> Response
     ) async -> Response {
         let query: RenderQuery
@@ -147,7 +155,7 @@ enum Routes {
             return Reply.problem(.badRequest, code: "bad-parameter", error.message, parameter: error.parameter, allowed: error.allowed)
         }
         do {
-            return reply(try await render.badge(for: query), query)
+            return reply(try await render.badge(for: query, format: format), query)
         } catch is RenderGate.Full {
             return Reply.busy(retryAfter: 1)
         } catch {

@@ -24,7 +24,7 @@ import Testing
         ]
     }
 
-    @Test(arguments: ["/v1/badge.png", "/v1/badge.json"])
+    @Test(arguments: ["/v1/badge.png", "/v1/badge.svg", "/v1/badge.json"])
     func theRenderAPIAnswersATagOtherThanItsOwnWithTheBody(path: String) async throws {
         let s = try Sandbox()
         let served = try await Served.start(s)

@@ -1,0 +1,126 @@
+import BadgeKit
+import BadgeTestSupport
+import Foundation
+import Testing
+
+/// SVG badges through the built binary: `generate --output X.svg`, `export`,
+/// and `/v1/badge.svg`; and every way of asking for one that cannot be made,
+/// refused with what to do instead, leaving the store and the file alone.
+@Suite(.threadsOfTheirOwn) struct SVGCommandTests {
+    static func isSVG(_ data: Data) -> Bool {
+        let text = String(decoding: data, as: UTF8.self)
+        return text.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && text.hasSuffix("</svg>\n") && !text.contains("<text")
+    }
+
+    @Test func generateWritesAnSVGNamedSoAndLeavesTheStoreAlone() async throws {
+        let s = try Sandbox()
+        let file = s.root.appendingPathComponent("badge.svg")
+        let result = try await s.run(["generate", "--seed", "3", "--size", "512", "--output", file.path, "Run a marathon"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let svg = try Data(contentsOf: file)
+        #expect(Self.isSVG(svg), "\(String(decoding: svg.prefix(200), as: UTF8.self))")
+        #expect(String(decoding: svg, as: UTF8.self).contains("<prompt>Run a marathon</prompt>"))
+        #expect(result.stdout.contains("Wrote a preview; the current badge is unchanged."))
+        #expect(s.badge == nil, "an SVG preview commits nothing")
+        // --format says it for a name without an extension, and for standard output.
+        let named = s.root.appendingPathComponent("badge-vector")
+        #expect(try await s.run(["generate", "--format", "svg", "--seed", "3", "--size", "512", "--output", named.path, "Run a marathon"]).status == 0)
+        #expect(Self.isSVG(try Data(contentsOf: named)))
+        let piped = try await s.run(["generate", "--format", "SVG", "--seed", "3", "--size", "512", "--output", "-", "Run a marathon"])
+        #expect(piped.status == 0 && Self.isSVG(Data(piped.stdout.utf8)), "\(piped.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--output", "ROOT/badge.jpg"], "badge writes PNG or SVG, not .jpg"),
+        (["--format", "svg"], "the store holds the badge as PNG"),
+        (["--format", "png", "--output", "ROOT/badge.svg"], "--format png contradicts --output ROOT/badge.svg"),
+        (["--format", "webp", "--output", "ROOT/badge"], "--format takes png or svg, not 'webp'"),
+        (["--choose", "2", "--output", "ROOT/badge.svg"], "--choose shows candidates as pictures"),
+    ])
+    func anSVGThatCannotBeWrittenIsRefusedAndNothingIsWritten(arguments: [String], message: String) async throws {
+        let s = try Sandbox()
+        let root = s.root.path
+        let result = try await s.run(["generate"] + arguments.map { $0.replacingOccurrences(of: "ROOT", with: root) } + ["Run a marathon"])
+        #expect(result.status == 64, "\(result.status): \(result.stderr)")
+        #expect(result.stderr.contains(message.replacingOccurrences(of: "ROOT", with: root)), "\(result.stderr)")
+        #expect(s.badge == nil)
+        let written = try FileManager.default.contentsOfDirectory(atPath: s.root.path).filter { $0.hasPrefix("badge") }
+        #expect(written.isEmpty, "\(written)")
+    }
+
+    @Test func aBackendThatMakesRastersOnlyIsAskedForNoSVG() async throws {
+        let s = try Sandbox()
+        let photo = s.root.appendingPathComponent("photo.png")
+        #expect(try await s.run(["generate", "--size", "64", "--output", photo.path, "Photo"]).status == 0)
+        let result = try await s.run(["import", photo.path, "--output", s.root.appendingPathComponent("out.svg").path, "A photo"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("makes PNG images only; it cannot make an SVG"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.root.appendingPathComponent("out.svg").path))
+    }
+
+    @Test func exportWritesTheCommittedBadgeAsSVGWithItsOwnMetadata() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--seed", "4", "--size", "256", "--date", "2027-01-01", "Read 20 books"]).status == 0)
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        let file = s.root.appendingPathComponent("export.svg")
+        let result = try await s.run(["export", "--output", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Wrote badge \(metadata.id) as SVG"), "\(result.stdout)")
+        let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(Self.isSVG(Data(text.utf8)))
+        #expect(text.contains("<id>\(metadata.id)</id>") && text.contains("<commitment-date>\(metadata.commitmentDateString)</commitment-date>"), "\(text.prefix(600))")
+        // A history entry by its id, once a newer badge replaced it.
+        #expect(try await s.run(["generate", "--seed", "5", "--size", "256", "Drink water"]).status == 0)
+        let older = try await s.run(["export", String(metadata.id.prefix(6)), "--output", "-"])
+        #expect(older.status == 0 && older.stdout == text, "\(older.stderr)")
+    }
+
+    @Test func aBadgeThatCannotBeRedrawnIsNotExported() async throws {
+        let s = try Sandbox()
+        let photo = s.root.appendingPathComponent("photo.png")
+        #expect(try await s.run(["generate", "--size", "64", "--output", photo.path, "Photo"]).status == 0)
+        #expect(try await s.run(["import", photo.path, "A photo"]).status == 0)
+        let imported = try await s.run(["export", "--output", s.root.appendingPathComponent("imported.svg").path])
+        #expect(imported.status == 1)
+        #expect(imported.stderr.contains("only procedural badges are drawn as vectors") && imported.stderr.contains("--format png"), "\(imported.stderr)")
+        let png = try await s.run(["export", "--format", "png", "--output", s.root.appendingPathComponent("imported.png").path])
+        let exported = try Data(contentsOf: s.root.appendingPathComponent("imported.png"))
+        #expect(png.status == 0 && exported == s.badge, "\(png.stderr)")
+        // No badge at all.
+        let empty = try Sandbox()
+        let none = try await empty.run(["export", "--output", empty.root.appendingPathComponent("x.svg").path])
+        #expect(none.status == 1 && none.stderr.contains("there is no badge yet"), "\(none.stderr)")
+    }
+
+    /// `/v1/badge.svg`: the same query gives the same bytes from another
+    /// process, typed as SVG, with no sniffing and no script allowed, and a tag of its own.
+    @Test func theRenderAPIServesTheSVG() async throws {
+        let s = try Sandbox()
+        let query = "?promise=Run+a+marathon&style=flat&seed=7&size=256"
+        var bodies: [Data] = []
+        var tags: [String] = []
+        for _ in 0..<2 {
+            let served = try await Served.start(s)
+            let answer = try await served.request("GET", "/v1/badge.svg" + query)
+            let png = try await served.request("GET", "/v1/badge.png" + query)
+            let head = try await served.request("HEAD", "/v1/badge.svg" + query)
+            served.end()
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(answer.header("content-type") == "image/svg+xml")
+            #expect(answer.header("x-content-type-options") == "nosniff")
+            #expect(answer.header("content-security-policy")?.contains("script-src 'none'") == true, "\(answer.headers)")
+            #expect(answer.header("cache-control") == "public, max-age=31536000, immutable")
+            #expect(Self.isSVG(answer.body))
+            #expect(head.status == 200 && head.body.isEmpty && head.header("content-length") == String(answer.body.count))
+            let tag = try #require(answer.header("etag"))
+            #expect(tag != png.header("etag"), "the PNG and the SVG are two representations")
+            bodies.append(answer.body)
+            tags.append(tag)
+        }
+        #expect(bodies[0] == bodies[1] && tags[0] == tags[1])
+        let served = try await Served.start(s)
+        defer { served.end() }
+        let bad = try await served.request("GET", "/v1/badge.svg?promise=x&size=5000")
+        #expect(bad.status == 400 && (bad.error?["parameter"] as? String) == "size", "\(bad.text)")
+    }
+}
