@@ -59,6 +59,8 @@ test-optimised:
 
 bench: build
 	@scripts/install-deps.sh --with-bench
+	@python3 -c "import dicebear, dicebear_styles" 2>/dev/null || python3 -m pip install -q dicebear-core dicebear-styles \
+		|| python3 -m pip install -q --break-system-packages dicebear-core dicebear-styles
 	$(SWIFT) build $(RELEASE_FLAGS) --product BadgeBench
 	@/usr/bin/python3 scripts/bench.py
 

@@ -456,6 +456,56 @@ def bench_draw(extra):
                  f"both as generate does them, the drawing threads compressing: {figures['renderMs']:.1f} ms")
 
 
+def dicebear_bytes(seed):
+    """DiceBear's `shapes` avatar for `seed`, at 1024 px (dicebear-core and
+    dicebear-styles from PyPI, as a team page's avatars are made): its bytes."""
+    # Made by the python3 on PATH, where `make bench` installs them (this script runs under Debian's, for Pillow).
+    program = ("import dicebear, dicebear_styles, json, os, sys\n"
+               "d = json.load(open(os.path.join(os.path.dirname(dicebear_styles.__file__), 'shapes.json')))\n"
+               "s = dicebear.Style(d) if hasattr(dicebear, 'Style') else d\n"
+               "print(len(dicebear.Avatar(s, {'seed': sys.argv[1], 'size': 1024}).to_string().encode()))")
+    made = subprocess.run(["python3", "-c", program, seed], capture_output=True, text=True)
+    return int(made.stdout) if made.returncode == 0 else None
+
+
+def bench_svg(extra, work, env):
+    """SVG badges: the bytes of a 1024 px SVG against its PNG (median over the
+    four styles; goal at most 16 KB, always under 32 KB), DiceBear's for
+    comparison; a whole SVG process against a whole PNG one, alternated
+    (goal at most 0.5x); the scene written as SVG in process (goal <= 1 ms)."""
+    figures = {}
+    if os.path.exists(BENCH):
+        out = subprocess.run([BENCH, "svg", "1024", str(RUNS)], check=True, capture_output=True, text=True)
+        figures = json.loads(out.stdout)
+    png_sizes = {}
+    for style in ("medal", "tile", "flat", "sketch"):
+        path = os.path.join(work, f"size-{style}.png")
+        subprocess.run([BADGE, "generate", "--style", style, "--size", "1024", "--seed", "1", "--output", path, "A pair of dumbbells"],
+                       env=env, check=True, capture_output=True)
+        png_sizes[style] = os.path.getsize(path)
+    svg_path = os.path.join(work, "whole.svg")
+    svg_ms, png_ms = alternated_ms([BADGE, "generate", "--size", "1024", "--seed", "1", "--output", svg_path, "A pair of dumbbells"],
+                                   [BADGE, "generate", "--size", "1024", "--seed", "1", "--output", os.path.join(work, "whole.png"),
+                                    "A pair of dumbbells"], env=env)
+    svg_sizes = {style: f["bytes"] for style, f in figures.items()} or {"medal": os.path.getsize(svg_path)}
+    median_svg = statistics.median(svg_sizes.values())
+    dicebear = dicebear_bytes("A pair of dumbbells")
+    sizes = ", ".join(f"{style} {svg_sizes[style] / 1024:.1f} KB (PNG {png_sizes[style] / 1024:.0f} KB)" for style in svg_sizes)
+    peer = f"{dicebear / 1024:.1f} KB" if dicebear else "not measured (pip install dicebear-core dicebear-styles)"
+    extra.append(f"SVG 1024 px bytes: {sizes}; median {median_svg / 1024:.1f} KB, "
+                 f"{median_svg / statistics.median(png_sizes.values()):.3f}x the PNG (goal <= 16 KB, always < 32 KB); "
+                 f"DiceBear shapes, same seed: {peer}")
+    extra.append(f"SVG 1024 px as a whole process: {svg_ms:.1f} ms against PNG {png_ms:.1f} ms, 31 alternated runs = "
+                 f"{svg_ms / png_ms:.2f}x (goal <= 0.5x)")
+    if figures:
+        write = statistics.median(f["writeMs"] for f in figures.values())
+        record = statistics.median(f["recordMs"] for f in figures.values())
+        extra.append(f"SVG in process, 1024 px, median over the styles: scene recorded {record:.2f} ms, "
+                     f"scene to SVG {write:.2f} ms (goal <= 1 ms)")
+    return [("SVG median <= 16 KB", median_svg <= 16 * 1024), ("SVG always < 32 KB", max(svg_sizes.values()) < 32 * 1024),
+            ("SVG process <= 0.5x PNG", svg_ms <= 0.5 * png_ms)]
+
+
 def median_ms(argv, runs=RUNS, env=None):
     times = [timed_ms(argv, env) for _ in range(runs)]
     return statistics.median(times), min(times)
@@ -515,7 +565,7 @@ def run(work):
             vips = next(r for r in rows if r[3] == "vipsthumbnail")
             extra.append(f"budgets: import <= 0.8x vipsthumbnail {'met' if vips[1] <= 0.8 * vips[4] else 'NOT MET'}")
 
-        sections = {"batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "import": imports,
+        sections = {"svg": lambda extra: bench_svg(extra, work, env), "batch-scale": lambda extra: bench_scale(extra, work, env), "comfyui": comfyui, "import": imports,
                     "latency": latency, "serve": serve, "startup-ratio": lambda extra: bench_startup_ratio(extra, work, env)}
         if only not in sections:
             sys.exit(f"bench: BENCH_ONLY={only} is not a section; the sections are: {', '.join(sections)}")
@@ -565,6 +615,7 @@ def run(work):
     bench_draw(extra)
     bench_import(rows, extra, work, env)
     bench_scale(extra, work, env)
+    svg_budgets = bench_svg(extra, work, env)
     serve_budgets = bench_serve(rows, extra, work, env, BADGE)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
@@ -587,7 +638,7 @@ def run(work):
                ("1024 px <= 3.5x --help", startup_ratio <= 3.5)]
     if vips:
         budgets.append(("import <= 0.8x vipsthumbnail", vips[1] <= 0.8 * vips[4]))
-    budgets += serve_budgets
+    budgets += svg_budgets + serve_budgets
     print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in budgets))
 
 

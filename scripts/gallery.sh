@@ -8,7 +8,7 @@ badge=${BADGE_BIN:-.build/release/badge}
 out=docs/gallery
 size=${GALLERY_SIZE:-256}
 mkdir -p "$out"
-rm -f "$out"/*.png
+rm -f "$out"/*.png "$out"/*.svg
 
 prompts=(
   "A pair of dumbbells"
@@ -47,5 +47,10 @@ for entry in "${prompts[@]}"; do
     "$badge" generate --backend procedural --style "$style" --size "$size" --seed 1 \
       --output "$out/$slug-$style.png" "$prompt" > /dev/null
   done
+done
+# And the first promise as vectors, one SVG a style.
+for style in "${styles[@]}"; do
+  "$badge" generate --backend procedural --style "$style" --size "$size" --seed 1 \
+    --output "$out/a-pair-of-dumbbells-$style.svg" "A pair of dumbbells" > /dev/null
 done
 printf 'gallery: %s badges in %s\n' "$(ls -1 "$out" | wc -l)" "$out"

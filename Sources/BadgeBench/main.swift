@@ -12,6 +12,11 @@
 //     drawing threads compress the bands already drawn); and prints
 //     {"drawMs": median, "encodeMs": median, "renderMs": median, "bytes": N}.
 //
+//   badge-bench svg SIZE RUNS
+//     for each procedural style, records the badge of "A pair of dumbbells"
+//     (seed 1) as a scene RUNS times and writes the scene as SVG RUNS times,
+//     and prints {"STYLE": {"recordMs": median, "writeMs": median, "bytes": N}, ...}.
+//
 //   badge-bench comfyui URL WORKFLOW COUNT
 //     runs the comfyui backend (WORKFLOW in API format, its prompt at
 //     6.inputs.text) COUNT times one after another against the server at URL,
@@ -36,7 +41,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n       badge-bench comfyui URL WORKFLOW COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n       badge-bench svg SIZE RUNS\n       badge-bench comfyui URL WORKFLOW COUNT\n".utf8))
     exit(64)
 }
 
@@ -65,6 +70,28 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
         }
     }
     print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"renderMs\": \(median(renderMs)), \"bytes\": \(encoded.count)}")
+    exit(0)
+}
+
+if arguments.count == 4, arguments[1] == "svg", let size = Int(arguments[2]), let runs = Int(arguments[3]), runs > 0 {
+    let generator = ProceduralGenerator()
+    var figures: [String] = []
+    for style in ProceduralGenerator.styles {
+        let request = BadgeRequest(prompt: "A pair of dumbbells", style: style, size: size, seed: 1)
+        var recordMs: [Double] = [], writeMs: [Double] = []
+        var bytes = 0
+        for _ in 0..<runs {
+            let started = clock.now
+            let image = try await generator.generateVector(request)
+            let recorded = clock.now
+            let svg = image.document([("badge:prompt", request.prompt)])
+            writeMs.append(milliseconds(clock.now - recorded))
+            recordMs.append(milliseconds(recorded - started))
+            bytes = svg.count
+        }
+        figures.append("\"\(style)\": {\"recordMs\": \(median(recordMs)), \"writeMs\": \(median(writeMs)), \"bytes\": \(bytes)}")
+    }
+    print("{" + figures.joined(separator: ", ") + "}")
     exit(0)
 }
 

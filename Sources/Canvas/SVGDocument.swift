@@ -42,6 +42,9 @@ struct SVGWriter {
     /// Shapes written in a row with the same paint, not yet in `body`: one
     /// group carries their attributes (a medal's 40 notches are one group).
     private var run: (attributes: String, elements: [String]) = ("", [])
+    /// A polygon not yet in the run: the next one, painted alike, that shares
+    /// an edge with it is joined to it (a stripe drawn as pieces is one shape).
+    private var polygon: (points: [Point], attributes: String)?
     private var defs = ""
     /// Definitions made so far, by their markup (a gradient used twice is defined once).
     private var defined: [String: String] = [:]
@@ -93,8 +96,24 @@ struct SVGWriter {
 
     private mutating func write(_ fill: Scene.Fill) {
         guard fill.opacity > 0 else { return }
+        // Wholly outside the picture, it draws nothing.
+        let box = fill.shape.bounds(margin: fill.softness)
+        guard box.x1 > 0, box.y1 > 0, box.x0 < Double(width), box.y0 < Double(height) else { return }
         let paint = paintReference(fill.paint)
         var attributes = ""
+        if case let .polygon(points) = fill.shape, fill.softness == 0, points.count >= 3 {
+            if paint.value != "#000000" { attributes += " fill=\"\(paint.value)\"" }
+            let opacity = paint.opacity * min(1, fill.opacity)
+            if opacity < 1 { attributes += " fill-opacity=\"\(Self.fraction(opacity))\"" }
+            attributes += " fill-rule=\"evenodd\""
+            if let current = polygon, current.attributes == attributes, let joined = Self.joined(current.points, points) {
+                polygon = (joined, attributes)
+                return
+            }
+            writePolygon()
+            polygon = (points, attributes)
+            return
+        }
         let (element, stroked) = shapeMarkup(fill.shape)
         let opacity = paint.opacity * min(1, fill.opacity)
         if stroked.width > 0 {
@@ -118,7 +137,12 @@ struct SVGWriter {
     /// Adds a shape to the run of shapes painted alike, ending the run first
     /// when this one is painted otherwise.
     private mutating func append(_ element: String, attributes: String) {
-        if attributes != run.attributes { flush() }
+        writePolygon()
+        appendToRun(element, attributes: attributes)
+    }
+
+    private mutating func appendToRun(_ element: String, attributes: String) {
+        if attributes != run.attributes { flushRun() }
         run.attributes = attributes
         run.elements.append(element)
     }
@@ -126,6 +150,18 @@ struct SVGWriter {
     /// Writes the run of shapes painted alike: one alone with its attributes,
     /// several in a group that carries them.
     private mutating func flush() {
+        writePolygon()
+        flushRun()
+    }
+
+    /// The pending polygon, as a path of relative steps, into the run.
+    private mutating func writePolygon() {
+        guard let (points, attributes) = polygon else { return }
+        polygon = nil
+        appendToRun("path d=\"\(Self.pathData(points))\"", attributes: attributes)
+    }
+
+    private mutating func flushRun() {
         defer { run = ("", []) }
         switch run.elements.count {
         case 0: return
@@ -325,6 +361,89 @@ struct SVGWriter {
 
     /// An opacity or offset, 0 to 1, to three places.
     static func fraction(_ v: Double) -> String { decimal(max(0, min(1, v)), places: 3) }
+
+    /// A closed polygon as path data: the first point, then each step from
+    /// the point before, rounded to tenths as the points themselves are.
+    static func pathData(_ points: [Point]) -> String {
+        func tenths(_ v: Double) -> Int { Int((v * 10).rounded()) }
+        func step(_ v: Int) -> String { decimal(Double(v) / 10, places: 1) }
+        var out = "M"
+        var x = tenths(points[0].x), y = tenths(points[0].y)
+        out += step(x) + (y < 0 ? "" : " ") + step(y) + "l"
+        for (k, p) in points.dropFirst().enumerated() {
+            let nx = tenths(p.x), ny = tenths(p.y)
+            let dx = step(nx - x), dy = step(ny - y)
+            if k > 0 && !dx.hasPrefix("-") { out += " " }
+            out += dx + (dy.hasPrefix("-") ? "" : " ") + dy
+            (x, y) = (nx, ny)
+        }
+        return out + "z"
+    }
+
+    /// Twice the signed area of a polygon.
+    static func signedArea(_ p: [Point]) -> Double {
+        var sum = 0.0
+        for i in p.indices {
+            let a = p[i], b = p[(i + 1) % p.count]
+            sum += a.x * b.y - b.x * a.y
+        }
+        return sum
+    }
+
+    /// Whether every turn of the polygon is to the same side (no point doubled).
+    static func isConvex(_ p: [Point]) -> Bool {
+        guard p.count >= 3 else { return false }
+        var sign = 0.0
+        for i in p.indices {
+            let a = p[i], b = p[(i + 1) % p.count], c = p[(i + 2) % p.count]
+            let cross = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+            if cross == 0 { continue }
+            if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
+        }
+        return sign != 0
+    }
+
+    /// Two convex polygons of one orientation that share an edge (each has
+    /// its ends, in the other's order) as one polygon: they lie on either side
+    /// of it, so the one covers what the two cover, and nothing twice. Points
+    /// in a straight line with their neighbours are left out. nil when they
+    /// share no edge.
+    static func joined(_ a: [Point], _ b: [Point]) -> [Point]? {
+        guard isConvex(a), isConvex(b), (signedArea(a) > 0) == (signedArea(b) > 0) else { return nil }
+        for i in a.indices {
+            let a0 = a[i], a1 = a[(i + 1) % a.count]
+            for j in b.indices where b[j] == a1 && b[(j + 1) % b.count] == a0 {
+                var out = Array(a[...i])
+                var k = (j + 2) % b.count
+                while k != j {
+                    out.append(b[k])
+                    k = (k + 1) % b.count
+                }
+                out += a[(i + 1)...]
+                return withoutStraightPoints(out)
+            }
+        }
+        return nil
+    }
+
+    static func withoutStraightPoints(_ points: [Point]) -> [Point] {
+        var p = points
+        var changed = true
+        while changed && p.count > 3 {
+            changed = false
+            for i in p.indices {
+                let a = p[(i + p.count - 1) % p.count], b = p[i], c = p[(i + 1) % p.count]
+                let cross = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+                let scale = abs(b.x - a.x) + abs(b.y - a.y) + abs(c.x - b.x) + abs(c.y - b.y)
+                if abs(cross) <= 1e-9 * scale * scale || a == b {
+                    p.remove(at: i)
+                    changed = true
+                    break
+                }
+            }
+        }
+        return p
+    }
 
     static func points(_ points: [Point]) -> String {
         var out = ""

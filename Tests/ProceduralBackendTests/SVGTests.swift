@@ -17,7 +17,8 @@ struct SVGTests {
         var prompt: String
         var style: BadgeArt.Style
         var size: Int
-        var testDescription: String { "\(style.rawValue) \(size) px \"\(prompt)\"" }
+        var seed: UInt64 = 7
+        var testDescription: String { "\(style.rawValue) \(size) px seed \(seed) \"\(prompt)\"" }
     }
 
     static let cases: [Case] = BadgeArt.Style.allCases.flatMap { style in
@@ -26,6 +27,8 @@ struct SVGTests {
          Case(prompt: "हर दिन पढ़ें", style: .flat, size: 512),
          Case(prompt: "A minimalist sunset over the sea, deep navy sky, coral and gold light at the horizon", style: .medal, size: 512),
          Case(prompt: "Meditate daily, glowing, grain", style: .flat, size: 512)]
+        // Every backdrop (rays, rings, dots, stripes) over the seeds of the gallery's first promise.
+        + BadgeArt.Style.allCases.flatMap { style in (1...3).map { Case(prompt: "A pair of dumbbells", style: style, size: 256, seed: $0) } }
 
     static func rsvgConvert() throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -57,7 +60,7 @@ struct SVGTests {
     @Test(arguments: cases)
     func theSVGDrawnByLibrsvgIsThePNGsPicture(_ job: Case) throws {
         let rsvg = try Self.rsvgConvert()
-        let request = BadgeRequest(prompt: job.prompt, style: job.style.rawValue, size: job.size, seed: 7)
+        let request = BadgeRequest(prompt: job.prompt, style: job.style.rawValue, size: job.size, seed: job.seed)
         let drawing = try BadgeArt(request: request, caption: true, compression: 0).draw()
         let svg = SVGDocument.data(drawing.scene, title: job.prompt)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("badge-svg-\(UUID().uuidString)")
@@ -70,7 +73,7 @@ struct SVGTests {
         let png = try GDImage.decodePNG(PNGEncoder.encode(drawing.canvas, level: 1))
         let psnr = Self.psnr(reference, png)
         if let keep = ProcessInfo.processInfo.environment["BADGE_SVG_PAIRS"] {
-            let name = "\(job.style.rawValue)-\(job.size)-\(abs(job.prompt.hashValue) % 1000)"
+            let name = "\(job.style.rawValue)-\(job.size)-\(job.seed)-\(job.prompt.unicodeScalars.reduce(0) { ($0 &* 31 &+ Int($1.value)) % 1000 })"
             try? svg.write(to: URL(fileURLWithPath: keep).appendingPathComponent(name + ".svg"))
             try? FileManager.default.copyItem(at: drawn, to: URL(fileURLWithPath: keep).appendingPathComponent(name + "-rsvg.png"))
             try? PNGEncoder.encode(drawing.canvas, level: 1).write(to: URL(fileURLWithPath: keep).appendingPathComponent(name + "-badge.png"))
@@ -165,5 +168,22 @@ struct SVGTests {
             guard let error = error as? BadgeError else { return false }
             return error.code == .invalidImage && error.message.contains(reason)
         }
+    }
+
+    /// A 1024 px SVG badge stays small whatever its layout: under 32 KB for
+    /// every style, promise and seed here (the PNG is 200-470 KB).
+    @Test(arguments: BadgeArt.Style.allCases)
+    func aLargeSVGBadgeStaysSmall(style: BadgeArt.Style) throws {
+        var sizes: [Int] = []
+        for prompt in ["A pair of dumbbells", "Run a marathon", "Learn Spanish, pastel colours, grain", "学习中文"] {
+            for seed in UInt64(1)...6 {
+                let request = BadgeRequest(prompt: prompt, style: style.rawValue, size: 1024, seed: seed)
+                let svg = SVGDocument.data(try BadgeArt(request: request, caption: true, compression: 0).record().scene, title: prompt)
+                #expect(svg.count < 32 * 1024, "\(prompt) seed \(seed): \(svg.count) bytes")
+                sizes.append(svg.count)
+            }
+        }
+        sizes.sort()
+        print("svg \(style.rawValue) 1024 px: median \(sizes[sizes.count / 2]) bytes, largest \(sizes.last ?? 0)")
     }
 }
