@@ -461,7 +461,7 @@ def dicebear_bytes(seed):
     dicebear-styles from PyPI, as a team page's avatars are made): its bytes."""
     # Made by the python3 on PATH, where `make bench` installs them (this script runs under Debian's, for Pillow).
     program = ("import dicebear, dicebear_styles, json, os, sys\n"
-               "d = json.load(open(os.path.join(os.path.dirname(dicebear_styles.__file__), 'shapes.json')))\n"
+               "d = json.load(open(os.path.join(list(dicebear_styles.__path__)[0], 'shapes.json')))\n"
                "s = dicebear.Style(d) if hasattr(dicebear, 'Style') else d\n"
                "print(len(dicebear.Avatar(s, {'seed': sys.argv[1], 'size': 1024}).to_string().encode()))")
     made = subprocess.run(["python3", "-c", program, seed], capture_output=True, text=True)
