@@ -7,14 +7,18 @@ import Foundation
 /// static host.
 package struct CardPage: Sendable {
     package var front: Data
+    /// `image/png`, or `image/svg+xml` for a front drawn as vectors.
+    package var frontType: String
     package var back: Data
     package var promise: String
     package var date: String
 
-    /// `front` and `back` are PNG bytes; `promise` and `date` become the
-    /// faces' alternative text and the page's title.
-    package init(front: Data, back: Data, promise: String, date: String) {
+    /// `front` (a PNG, or an SVG with `frontType` "image/svg+xml") and `back`
+    /// (a PNG) are the faces; `promise` and `date` become the faces'
+    /// alternative text and the page's title.
+    package init(front: Data, frontType: String = "image/png", back: Data, promise: String, date: String) {
         self.front = front
+        self.frontType = frontType
         self.back = back
         self.promise = promise
         self.date = date
@@ -30,7 +34,7 @@ package struct CardPage: Sendable {
             "backAlt": Self.escape("\(BackFace.label) \(date)"),
             "style": CardScript.style,
             "script": CardScript.script,
-            "front": "data:image/png;base64," + front.base64EncodedString(),
+            "front": "data:\(frontType);base64," + front.base64EncodedString(),
             "back": "data:image/png;base64," + back.base64EncodedString(),
         ])
     }

@@ -6,6 +6,7 @@ import BadgeCard
 import BadgeKit
 import Canvas
 import Foundation
+import ProceduralBackend
 
 struct CardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -136,14 +137,26 @@ struct CardHTMLCommand: AsyncParsableCommand {
               completion: .directory)
     var directory: String
 
+    @Flag(help: "Embed the front as SVG, sharp on any screen (a procedural badge, drawn again from its metadata once that matches its PNG).")
+    var svg = false
+
     func run() async throws {
         let context = try global.makeContext()
         let badge = try source.load(context)
         let folder = OutputFile.url(directory, context)
         let target = folder.appendingPathComponent(CardPage.fileName)
-        let html = try await BlockingExecutor.run {
+        var front = (data: badge.png, type: "image/png")
+        if svg {
+            guard badge.metadata.backendType == ProceduralGenerator.type else {
+                throw BadgeError(.unsupportedFormat,
+                                 "--svg: this badge was made by the \(badge.metadata.backendType) backend as a picture; only procedural badges are drawn as vectors",
+                                 path: badge.path, hint: "leave out --svg: the card shows the PNG")
+            }
+            front = (try await Provenance.vectorCopy(of: URL(fileURLWithPath: badge.path)).svg, "image/svg+xml")
+        }
+        let html = try await BlockingExecutor.run { [front] in
             let back = try BackFace.png(forBadge: badge.png, metadata: badge.metadata, locale: UserLocale.current, limits: badge.limits, source: badge.path)
-            return CardPage(front: badge.png, back: back, promise: badge.metadata.promise, date: badge.longDate).html
+            return CardPage(front: front.data, frontType: front.type, back: back, promise: badge.metadata.promise, date: badge.longDate).html
         }
         try await BlockingExecutor.run {
             do throws(MakeDirectoryFailure) {

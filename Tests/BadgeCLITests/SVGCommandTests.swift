@@ -1,5 +1,6 @@
 import BadgeKit
 import BadgeTestSupport
+import Canvas
 import Foundation
 import Testing
 
@@ -7,6 +8,24 @@ import Testing
 /// and `/v1/badge.svg`; and every way of asking for one that cannot be made,
 /// refused with what to do instead, leaving the store and the file alone.
 @Suite(.threadsOfTheirOwn) struct SVGCommandTests {
+    /// The PSNR (dB) of two pictures of one size, each composited on white.
+    static func psnr(_ a: GDImage, _ b: GDImage) -> Double {
+        guard a.width == b.width, a.height == b.height else { return 0 }
+        var squares = 0.0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let p = a.pixel(x, y), q = b.pixel(x, y)
+                let pa = Double(p.a) / 255, qa = Double(q.a) / 255
+                for (u, v) in [(p.r, q.r), (p.g, q.g), (p.b, q.b)] {
+                    let d = (Double(u) * pa + 255 * (1 - pa)) - (Double(v) * qa + 255 * (1 - qa))
+                    squares += d * d
+                }
+            }
+        }
+        let mse = squares / Double(a.width * a.height * 3)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
     static func isSVG(_ data: Data) -> Bool {
         let text = String(decoding: data, as: UTF8.self)
         return text.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && text.hasSuffix("</svg>\n") && !text.contains("<text")
@@ -122,5 +141,80 @@ import Testing
         defer { served.end() }
         let bad = try await served.request("GET", "/v1/badge.svg?promise=x&size=5000")
         #expect(bad.status == 400 && (bad.error?["parameter"] as? String) == "size", "\(bad.text)")
+    }
+
+    /// `badge card html --svg`: the page's front is the badge as SVG, with the badge's own metadata.
+    @Test func theCardPageCanEmbedTheSVGFront() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--seed", "2", "--size", "256", "Walk every day"]).status == 0)
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        let folder = s.root.appendingPathComponent("card")
+        let result = try await s.run(["card", "html", "--svg", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = try String(contentsOf: folder.appendingPathComponent("index.html"), encoding: .utf8)
+        let marker = "data:image/svg+xml;base64,"
+        let start = try #require(page.range(of: marker)).upperBound
+        let encoded = page[start...].prefix { $0 != "\"" }
+        let svg = try #require(Data(base64Encoded: String(encoded)))
+        #expect(Self.isSVG(svg) && String(decoding: svg, as: UTF8.self).contains("<id>\(metadata.id)</id>"))
+        #expect(page.contains("data:image/png;base64,"), "the back stays a PNG")
+        // A picture has no vectors.
+        let photo = s.root.appendingPathComponent("photo.png")
+        #expect(try await s.run(["generate", "--size", "64", "--output", photo.path, "Photo"]).status == 0)
+        #expect(try await s.run(["import", photo.path, "A photo"]).status == 0)
+        let refused = try await s.run(["card", "html", "--svg", s.root.appendingPathComponent("card2").path])
+        #expect(refused.status == 1 && refused.stderr.contains("only procedural badges are drawn as vectors"), "\(refused.stderr)")
+    }
+
+    /// The SVG drawn by Chromium is the PNG's picture: every style at 256 and
+    /// 1024 px, and Chinese and Arabic captions, at a PSNR of at least 30 dB
+    /// (composited on white). The pictures are kept in .build/test-screenshots/svg/.
+    @Test func chromiumDrawsTheSVGAsThePNG() async throws {
+        let s = try Sandbox()
+        let kept = Sandbox.repository.appendingPathComponent(".build/test-screenshots/svg")
+        try? FileManager.default.removeItem(at: kept)
+        try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        var jobs: [(name: String, side: Int, arguments: [String])] = []
+        for style in ["medal", "tile", "flat", "sketch"] {
+            for size in [256, 1024] {
+                jobs.append(("\(style)-\(size)", size, ["--style", style, "--size", "\(size)", "--seed", "7", "Run a marathon"]))
+            }
+        }
+        jobs.append(("chinese", 512, ["--style", "medal", "--size", "512", "--seed", "7", "学习中文"]))
+        jobs.append(("arabic", 512, ["--style", "tile", "--size", "512", "--seed", "7", "اقرأ كل يوم"]))
+        for job in jobs {
+            for ext in ["png", "svg"] {
+                let made = try await s.run(["generate", "--output", kept.appendingPathComponent("\(job.name).\(ext)").path] + job.arguments)
+                #expect(made.status == 0, "\(job.name).\(ext): \(made.stderr)")
+            }
+        }
+        let browser = ChildProcess()
+        browser.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        browser.arguments = ["python3", Sandbox.repository.appendingPathComponent("Tests/BadgeCLITests/Browser/svg_in_chromium.py").path, kept.path]
+            + jobs.map { "\($0.side):\($0.name)" }
+        browser.environment = s.environment
+        let output = Served.Stream(), errors = Served.Stream()
+        browser.standardOutput = output.pipe
+        browser.standardError = errors.pipe
+        try browser.run()
+        output.start()
+        errors.start()
+        let ended = try await s.waitForExit(browser, timeout: .seconds(300))
+        #expect(ended, "Chromium did not finish in 300 s: \(errors.text)")
+        try await output.readToTheEnd()
+        try await errors.readToTheEnd()
+        #expect(browser.terminationStatus == 0, "\(errors.text)")
+        let line = try #require(output.text.split(separator: "\n").last, "no report: \(errors.text)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String]])
+        #expect(report["drawn"] == jobs.map(\.name), "\(report)")
+        var figures: [String] = []
+        for job in jobs {
+            let png = try GDImage.decodePNG(Data(contentsOf: kept.appendingPathComponent("\(job.name).png")))
+            let shot = try GDImage.decodePNG(Data(contentsOf: kept.appendingPathComponent("\(job.name)-chromium.png")))
+            let psnr = Self.psnr(shot, png)
+            #expect(psnr >= 30, "\(job.name): PSNR \(psnr) dB")
+            figures.append("\(job.name) \(String(format: "%.1f", psnr)) dB")
+        }
+        print("chromium SVG against PNG: " + figures.joined(separator: ", "))
     }
 }
