@@ -68,8 +68,11 @@ struct BadgeOptions: ParsableArguments {
             return asked ?? .png
         }
         let name = output.split(separator: "/").last.map(String.init) ?? output
-        let named = BadgeFormat(extensionOf: name)
-        if named == nil, let dot = name.lastIndex(of: "."), dot != name.startIndex {
+        // A FIFO or a device is written into whatever its name: only a file's name says a format.
+        var status = stat()
+        let special = stat(output, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG
+        let named = special ? nil : BadgeFormat(extensionOf: name)
+        if !special, named == nil, let dot = name.lastIndex(of: "."), dot != name.startIndex {
             let ext = OutsideText.printable(String(name[name.index(after: dot)...]))
             throw BadgeError(.usage, "--output \(OutsideText.printable(output)): badge writes PNG or SVG, not .\(ext)",
                              hint: "name the file .png or .svg, or give --format png|svg for a name without an extension")
