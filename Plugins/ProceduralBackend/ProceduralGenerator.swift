@@ -67,11 +67,13 @@ package struct ProceduralGenerator: VectorGenerator {
     /// as SVG (`SVGDocument`): nothing is rasterised.
     package func generateVector(_ request: BadgeRequest) async throws -> VectorImage {
         let art = try self.art(for: request)
-        let recording = try await BlockingExecutor.run { try art.record() }
-        let scene = recording.scene
+        let (written, notes) = try await BlockingExecutor.run {
+            let recording = try art.record()
+            return (SVGDocument.Written(recording.scene), recording.notes)
+        }
         let title = request.prompt
-        return VectorImage(model: Self.artEngineVersion, seed: request.seed, extra: recording.notes) { metadata in
-            SVGDocument.data(scene, title: title, metadata: metadata.map { (Self.metadataName($0.keyword), $0.text) })
+        return VectorImage(model: Self.artEngineVersion, seed: request.seed, extra: notes) { metadata in
+            written.document(title: title, metadata: metadata.map { (Self.metadataName($0.keyword), $0.text) })
         }
     }
 

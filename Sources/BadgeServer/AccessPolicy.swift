@@ -156,7 +156,12 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
             headers[.accessControlAllowOrigin] = "*"
             if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'" }
         case .page, .asset, .api, .notFound:
-            headers[.contentSecurityPolicy] = StudioAssets.contentSecurityPolicy
+            // An SVG keeps its own policy, under which nothing in it could run.
+            if headers[.contentType] == "image/svg+xml", let own = headers[.contentSecurityPolicy] {
+                headers[.contentSecurityPolicy] = own + "; frame-ancestors 'none'"
+            } else {
+                headers[.contentSecurityPolicy] = StudioAssets.contentSecurityPolicy
+            }
             headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
             headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
             headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"

@@ -44,12 +44,13 @@ enum Reply {
     /// An SVG badge: sniffing off, and a policy under which nothing in it
     /// could run or load, were anything active in it (SVGCheck makes sure
     /// nothing is): no script, no fetch, inline presentation only.
-    static func svg(_ body: ByteBuffer, etag: String, cacheControl: String) -> Response {
-        let headers: HTTPFields = [
+    static func svg(_ body: ByteBuffer, etag: String, cacheControl: String, fileName: String? = nil) -> Response {
+        var headers: HTTPFields = [
             .contentType: "image/svg+xml", .cacheControl: cacheControl, .contentLength: String(body.readableBytes), .eTag: etag,
             .xContentTypeOptions: "nosniff",
             .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; script-src 'none'; sandbox",
         ]
+        if let fileName { headers[.contentDisposition] = "attachment; filename=\"\(fileName)\"" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 

@@ -65,6 +65,14 @@ enum Routes {
                 return image(png, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
             }
         }
+        routes.get("/api/badge.svg") { request, _ in
+            await answer {
+                guard let (svg, id) = try await noVector({ try await studio.currentVector() }) else {
+                    return Reply.problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
+                }
+                return vectorImage(svg, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
+            }
+        }
         routes.get("/api/badge/back.png") { request, _ in
             await answer {
                 let locale = Locale(identifier: localeIdentifier(request.uri.queryParameters["locale"]))
@@ -104,11 +112,17 @@ enum Routes {
         routes.get("/api/jobs/:job/candidates/:file") { request, context in
             await answer {
                 let file = context.parameters.get("file") ?? ""
-                guard let job = studio.job(context.parameters.get("job") ?? ""), file.hasSuffix(".png"), let number = Int(file.dropLast(4)),
+                let format = BadgeFormat(extensionOf: file)
+                guard let job = studio.job(context.parameters.get("job") ?? ""), let format, let number = Int(file.dropLast(4)),
                       let made = job.candidate(number) else {
                     return Reply.problem(.notFound, code: "not-found", "there is no such candidate")
                 }
-                return image(made.png, id: made.metadata.id, request: request, download: false)
+                switch format {
+                case .png: return image(made.png, id: made.metadata.id, request: request, download: false)
+                case .svg:
+                    let svg = try await noVector { try await studio.candidateVector(made) }
+                    return vectorImage(svg, id: made.metadata.id, request: request, download: false)
+                }
             }
         }
         routes.post("/api/jobs/:job/cancel") { _, context in
@@ -183,6 +197,30 @@ enum Routes {
                          fileName: download ? "promise-badge.png" : nil)
     }
 
+    /// A badge that cannot be drawn as SVG (not procedural, or of another
+    /// art engine) has no SVG: a 404 that says why, rather than a failure.
+    private static func noVector<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch let error as BadgeError where error.code == .unsupportedFormat {
+            throw NoVector(message: error.message)
+        }
+    }
+
+    struct NoVector: Error {
+        var message: String
+    }
+
+    /// A badge of the store or a candidate as SVG, its tag the id with "-svg".
+    private static func vectorImage(_ svg: Data, id: String, request: Request, download: Bool) -> Response {
+        let etag = "\"\(id)-svg\""
+        if Reply.notModified(request, etag: etag) {
+            return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-cache"])
+        }
+        return Reply.svg(ByteBuffer(bytes: svg), etag: etag, cacheControl: "private, no-cache",
+                         fileName: download ? "promise-badge.svg" : nil)
+    }
+
     /// A BCP 47 tag from the page (`navigator.language`), or the server's own.
     static func localeIdentifier(_ given: Substring?) -> String {
         guard let given, given.utf8.count <= 35,
@@ -244,6 +282,9 @@ enum Routes {
             return try await work()
         } catch let full as Studio.Full {
             return Reply.studioFull(running: full.running)
+        } catch let none as NoVector {
+            return Reply.problem(.notFound, code: "unsupported-format", OutsideText.printable(none.message, keepingNewlines: false),
+                                 hint: "use the PNG")
         } catch let large as BodyTooLarge {
             return Reply.problem(.contentTooLarge, code: "too-large", "the request body is larger than \(large.limit) bytes",
                                  hint: "the studio's requests are small JSON objects")

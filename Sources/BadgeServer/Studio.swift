@@ -59,6 +59,10 @@ package final class Studio: Sendable {
     private let jobs = Mutex<[StudioJob]>([])
     /// The back of the current badge, by badge id and locale.
     private let backCache = Mutex<(key: String, png: Data)?>(nil)
+    /// SVGs drawn of the current badge and of candidates, by badge id, the
+    /// newest last (a few: a set of candidates and the badge picked of them).
+    private let vectorCache = Mutex<[(id: String, svg: Data)]>([])
+    static let vectorsKept = 12
     /// Commits under way; shutting down waits for them.
     private let commits = Mutex(0)
 
@@ -82,8 +86,11 @@ package final class Studio: Sendable {
         var caption: String?
         var replacedAt: String?
         var image: String
+        /// The badge as SVG (drawn again from its metadata and checked against
+        /// its pixels), for a badge the art engine can draw again.
+        var vector: String?
 
-        init(_ badge: StoredBadge, image: String) {
+        init(_ badge: StoredBadge, image: String, vector: String? = nil) {
             let metadata = badge.metadata
             id = metadata.id
             promise = metadata.promise
@@ -97,6 +104,7 @@ package final class Studio: Sendable {
             caption = metadata.captionDrawn
             replacedAt = badge.replacedAt.map { ISO8601DateFormatter().string(from: $0) }
             self.image = image
+            self.vector = Provenance.isRedrawable(metadata) ? vector : nil
         }
     }
 
@@ -116,7 +124,7 @@ package final class Studio: Sendable {
         let store = context.store
         let (current, history) = try await BlockingExecutor.run { (try store.current(), try store.history()) }
         return StateView(
-            badge: current.map { BadgeView($0, image: "/api/badge.png?v=\($0.metadata.id)") },
+            badge: current.map { BadgeView($0, image: "/api/badge.png?v=\($0.metadata.id)", vector: "/api/badge.svg?v=\($0.metadata.id)") },
             history: history.map { BadgeView($0, image: "/api/history/\($0.metadata.id).png") },
             styles: ProceduralGenerator.styles, vibes: PromptComposer.vibes, metaphors: PromptComposer.metaphors,
             colors: PromptComposer.suggestedColors, count: 4, counts: Array(Candidates.countRange),
@@ -184,6 +192,36 @@ package final class Studio: Sendable {
             guard let (badge, png) = try store.currentWithBytes() else { return nil }
             return (png, badge.metadata.id)
         }
+    }
+
+    /// The current badge as SVG, drawn again from its metadata once its
+    /// pixels match a fresh rendering; nil when there is no badge.
+    package func currentVector() async throws -> (svg: Data, id: String)? {
+        let store = context.store
+        guard let (badge, png) = try await BlockingExecutor.run({ try store.currentWithBytes() }) else { return nil }
+        let svg = try await vector(of: png, metadata: badge.metadata, source: badge.url.path)
+        return (svg, badge.metadata.id)
+    }
+
+    /// A candidate of a job as SVG, drawn again and checked as `currentVector` is.
+    package func candidateVector(_ made: CheckedBadge) async throws -> Data {
+        try await vector(of: made.png, metadata: made.metadata, source: "candidate")
+    }
+
+    private func vector(of png: Data, metadata: BadgeMetadata, source: String) async throws -> Data {
+        let id = metadata.id
+        if let kept = vectorCache.withLock({ $0.first { $0.id == id }?.svg }) { return kept }
+        guard Provenance.isRedrawable(metadata) else {
+            throw BadgeError(.unsupportedFormat, "this badge was made by the \(metadata.backendType) backend \"\(OutsideText.printable(metadata.backend))\"; only a procedural badge of this art engine can be drawn as SVG",
+                             hint: "use its PNG")
+        }
+        let svg = try await Provenance.vectorCopy(png: png, metadata: metadata, source: source)
+        vectorCache.withLock { kept in
+            kept.removeAll { $0.id == id }
+            kept.append((id, svg))
+            if kept.count > Self.vectorsKept { kept.removeFirst(kept.count - Self.vectorsKept) }
+        }
+        return svg
     }
 
     /// A history entry's bytes, by its full id.

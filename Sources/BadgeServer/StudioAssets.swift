@@ -47,7 +47,8 @@ enum StudioAssets {
             <p class="date" id="date"></p>
             <p class="promise" id="promise"></p>
             <p class="hint">Tap the badge, drag it, or press Space to turn it over.</p>
-            <p class="actions"><a id="download" class="button" href="/api/badge.png?download=1" download="promise-badge.png">Download PNG</a></p>
+            <p class="actions"><a id="download" class="button" href="/api/badge.png?download=1" download="promise-badge.png">Download PNG</a>
+              <a id="download-svg" class="button" href="/api/badge.svg?download=1" download="promise-badge.svg" hidden>Download SVG</a></p>
           </section>
           <section id="earlier" class="earlier" hidden>
             <h2>Earlier badges</h2>
@@ -229,6 +230,18 @@ enum StudioAssets {
             catch (_) { return new Intl.DateTimeFormat(navigator.language, { dateStyle: 'long' }).format(date); }
           }
 
+          // A badge the art engine can draw again is shown as its SVG, sharp at
+          // any zoom and on any screen; should the SVG not come, its PNG.
+          function showImage(img, vector, png) {
+            img.onerror = null;
+            if (vector) {
+              img.onerror = () => { img.onerror = null; img.src = png; };
+              img.src = vector;
+            } else {
+              img.src = png;
+            }
+          }
+
           function show(state) {
             const badge = state.badge;
             $('empty').hidden = !!badge;
@@ -236,7 +249,8 @@ enum StudioAssets {
             if (badge) {
               const changed = studio.badge !== badge.id;
               const date = longDate(badge);
-              $('front').src = badge.image;
+              showImage($('front'), badge.vector, badge.image);
+              $('download-svg').hidden = !badge.vector;
               $('front').alt = 'Promise Badge: ' + badge.promise;
               $('back').src = '/api/badge/back.png?locale=' + encodeURIComponent(navigator.language) + '&v=' + badge.id;
               $('back').alt = 'Commitment Date: ' + date;
@@ -379,7 +393,7 @@ enum StudioAssets {
             } else if (event.status === 'ready') {
               const picture = button.querySelector('.picture');
               const image = document.createElement('img');
-              image.src = event.image;
+              showImage(image, event.vector, event.image);
               image.alt = '';
               picture.replaceChildren(image);
               const described = [event.style, event.fallbackFrom ? 'by ' + event.backend + ' instead' : null].filter(Boolean).join(', ');

@@ -1,4 +1,5 @@
 import BadgeKit
+import ProceduralBackend
 import Foundation
 import Synchronization
 
@@ -101,7 +102,9 @@ package final class StudioJob: Sendable, CandidateProgress {
             state.withLock { $0.made[candidate.number] = made }
             send("candidate", CandidateEvent(
                 number: candidate.number, status: "ready", seconds: elapsed,
-                image: "/api/jobs/\(id)/candidates/\(candidate.number).png", style: made.metadata.styleDrawn?.name,
+                image: "/api/jobs/\(id)/candidates/\(candidate.number).png",
+                vector: Provenance.isRedrawable(made.metadata) ? "/api/jobs/\(id)/candidates/\(candidate.number).svg" : nil,
+                style: made.metadata.styleDrawn?.name,
                 seed: made.metadata.seed.map(String.init), backend: made.metadata.backend,
                 fallbackFrom: made.metadata.extra["fallback-from"].map { OutsideText.printable($0, keepingNewlines: false) }))
         case let .failure(error):
@@ -132,6 +135,8 @@ package final class StudioJob: Sendable, CandidateProgress {
         var status: String
         var seconds: Double
         var image: String?
+        /// The candidate as SVG, for a badge the art engine can draw again.
+        var vector: String?
         var style: String?
         var seed: String?
         var backend: String?

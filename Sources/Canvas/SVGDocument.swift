@@ -25,9 +25,24 @@ public enum SVGDocument {
     /// The document for `scene`, with `title` and `metadata` (name, value)
     /// in its `<metadata>`, under `namespace`.
     public static func data(_ scene: Scene, title: String? = nil, metadata: [(String, String)] = []) -> Data {
-        var writer = SVGWriter(width: scene.width, height: scene.height)
-        writer.write(scene.operations)
-        return Data(writer.document(title: title, metadata: metadata).utf8)
+        Written(scene).document(title: title, metadata: metadata)
+    }
+
+    /// A scene's drawing and definitions, written once: documents of it with
+    /// any title and metadata are put together without writing it again.
+    public struct Written: Sendable {
+        let writer: SVGWriter
+
+        public init(_ scene: Scene) {
+            var writer = SVGWriter(width: scene.width, height: scene.height)
+            writer.write(scene.operations)
+            writer.flush()
+            self.writer = writer
+        }
+
+        public func document(title: String? = nil, metadata: [(String, String)] = []) -> Data {
+            Data(writer.finished(title: title, metadata: metadata).utf8)
+        }
     }
 
     /// The namespace of the metadata's elements.
@@ -35,7 +50,7 @@ public enum SVGDocument {
 }
 
 /// Builds one document: the drawing, and the definitions it refers to.
-struct SVGWriter {
+struct SVGWriter: Sendable {
     let width: Int
     let height: Int
     private var body = ""
@@ -58,13 +73,7 @@ struct SVGWriter {
         body.reserveCapacity(16_384)
     }
 
-    func document(title: String?, metadata: [(String, String)]) -> String {
-        var writer = self
-        writer.flush()
-        return writer.finished(title: title, metadata: metadata)
-    }
-
-    private func finished(title: String?, metadata: [(String, String)]) -> String {
+    func finished(title: String?, metadata: [(String, String)]) -> String {
         var out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\""
         if title != nil { out += " role=\"img\" aria-label=\"\(Self.escaped(title ?? ""))\"" }
         out += ">"
@@ -149,7 +158,7 @@ struct SVGWriter {
 
     /// Writes the run of shapes painted alike: one alone with its attributes,
     /// several in a group that carries them.
-    private mutating func flush() {
+    mutating func flush() {
         writePolygon()
         flushRun()
     }
@@ -500,8 +509,12 @@ struct SVGWriter {
 
 /// Glyph outlines as SVG path data, by face, glyph and size, read from the
 /// font files once per process: a font file does not change under a run.
+/// A server draws whatever promises it is sent, in any script and at any
+/// size the fitting tries, so the outlines kept are bounded: past `limit`
+/// the table starts again.
 final class GlyphOutlines: Sendable {
     static let shared = GlyphOutlines()
+    static let limit = 8192
 
     private struct State {
         var outlines: [ShapedGlyph.Key: String?] = [:]
@@ -515,6 +528,7 @@ final class GlyphOutlines: Sendable {
     func outline(_ key: ShapedGlyph.Key) -> String? {
         state.withLock { state in
             if let known = state.outlines[key] { return known }
+            if state.outlines.count >= Self.limit { state.outlines.removeAll(keepingCapacity: true) }
             if state.faces[key.face] == nil {
                 state.faces[key.face] = .some(try? FontFace(file: key.face.file, index: key.face.index, name: key.face.file))
             }

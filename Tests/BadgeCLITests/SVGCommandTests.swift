@@ -143,6 +143,44 @@ import Testing
         #expect(bad.status == 400 && (bad.error?["parameter"] as? String) == "size", "\(bad.text)")
     }
 
+    /// The studio names the SVG of a procedural badge in its state and serves
+    /// it, byte for byte what `badge export` writes, revalidated by the badge's
+    /// id; a badge that cannot be redrawn has no SVG, and says why.
+    @Test func theStudioServesTheCurrentBadgeAsSVG() async throws {
+        let s = try Sandbox()
+        #expect(try await s.run(["generate", "--seed", "3", "--size", "128", "Swim every week"]).status == 0)
+        let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
+        let exported = try await s.run(["export", "--output", "-"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let served = try await Served.start(s)
+        defer { served.end() }
+        let state = try await served.studio("GET", "/api/state")
+        let badge = try #require((try JSONSerialization.jsonObject(with: state.body) as? [String: Any])?["badge"] as? [String: Any])
+        #expect(badge["vector"] as? String == "/api/badge.svg?v=\(metadata.id)", "\(badge)")
+        let svg = try await served.studio("GET", "/api/badge.svg?v=\(metadata.id)")
+        #expect(svg.status == 200 && svg.header("content-type") == "image/svg+xml", "\(svg.status) \(svg.text.prefix(300))")
+        #expect(svg.text == exported.stdout, "the studio's SVG is not the one export writes")
+        #expect(svg.header("etag") == "\"\(metadata.id)-svg\"" && svg.header("cache-control") == "private, no-cache")
+        #expect(svg.header("content-security-policy")?.contains("script-src 'none'") == true)
+        let again = try await served.studio("GET", "/api/badge.svg", headers: ["If-None-Match": "\"\(metadata.id)-svg\""])
+        #expect(again.status == 304 && again.body.isEmpty, "\(again.status)")
+        let download = try await served.studio("GET", "/api/badge.svg?download=1")
+        #expect(download.header("content-disposition") == "attachment; filename=\"promise-badge.svg\"")
+
+        // An imported photo is not drawn again: no vector in the state, and a 404 that says why.
+        let photo = s.root.appendingPathComponent("photo.png")
+        #expect(try await s.run(["generate", "--size", "64", "--output", photo.path, "Photo"]).status == 0)
+        #expect(try await s.run(["import", photo.path, "A photo"]).status == 0)
+        let after = try await served.studio("GET", "/api/state")
+        let imported = try #require((try JSONSerialization.jsonObject(with: after.body) as? [String: Any])?["badge"] as? [String: Any])
+        #expect(imported["vector"] == nil || imported["vector"] is NSNull, "\(imported)")
+        let none = try await served.studio("GET", "/api/badge.svg")
+        #expect(none.status == 404 && none.error?["code"] as? String == "unsupported-format", "\(none.status) \(none.text)")
+        #expect(none.text.contains("only a procedural badge of this art engine can be drawn as SVG"), "\(none.text)")
+        let png = try await served.studio("GET", "/api/badge.png")
+        #expect(png.status == 200 && png.body == s.badge)
+    }
+
     /// `badge card html --svg`: the page's front is the badge as SVG, with the badge's own metadata.
     @Test func theCardPageCanEmbedTheSVGFront() async throws {
         let s = try Sandbox()

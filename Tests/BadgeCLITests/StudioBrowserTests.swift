@@ -107,6 +107,12 @@ import Testing
         let front = try GDImage.decodePNG(Data(contentsOf: URL(fileURLWithPath: try #require(report["front_shot"] as? String))))
         let frontDifference = Self.meanDifference(front, committed)
         #expect(frontDifference < 12, "the main view is not the committed badge: a mean difference of \(frontDifference) of 255")
+        // A procedural badge is shown as its SVG, in the main view and in the candidates.
+        let frontSource = report["front_source"] as? String ?? ""
+        #expect(frontSource.contains("/api/badge.svg?v=\(picked)"), "the main view does not show the SVG: \(frontSource)")
+        #expect(report["svg_download_shown"] as? Bool == true, "no Download SVG for a procedural badge")
+        let candidateSources = report["candidate_sources"] as? [String] ?? []
+        #expect(candidateSources.count == 4 && candidateSources.allSatisfy { $0.hasSuffix(".svg") }, "\(candidateSources)")
         let shots = try #require(report["candidate_shots"] as? [String])
         #expect(shots.count == 4)
         var grids: [[Double]] = []

@@ -91,6 +91,7 @@ def main():
         report["candidates"] = page.eval_on_selector_all("#candidates .candidate", "bs => bs.map(b => b.querySelector('.label').textContent)")
         # Each candidate's picture as the page shows it, for the test to look at.
         report["candidate_shots"] = [element_shot(f".candidate[data-number='{n}'] img", f"candidate-{n}") for n in range(1, 5)]
+        report["candidate_sources"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.currentSrc)")
         shot(page, "four-candidates")
         page.click(".candidate[data-number='3']")
         page.wait_for_selector("#sheet", state="hidden")
@@ -102,6 +103,8 @@ def main():
         report["date"] = page.locator("#date").inner_text()
         report["promise"] = page.locator("#promise").inner_text()
         report["front_shot"] = element_shot("#front", "main-view-front")
+        report["front_source"] = page.evaluate("document.querySelector('#front').currentSrc")
+        report["svg_download_shown"] = page.locator("#download-svg").is_visible()
         shot(page, "committed")
 
         # Download: the PNG of the badge shown.
