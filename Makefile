@@ -13,7 +13,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 STAGE := .build/stage
 
-.PHONY: deps build binary demo test test-release test-optimised bench fuzz man gallery clean version stage install uninstall deb check-package
+.PHONY: deps build binary demo test test-release test-optimised sanitize bench fuzz man gallery clean version stage install uninstall deb check-package
 
 deps:
 	@scripts/install-deps.sh
@@ -56,6 +56,15 @@ test-release: stage
 test-optimised:
 	$(SWIFT) build -c release -Xswiftc -enable-testing --build-tests --scratch-path .build-optimised
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build-optimised --skip-build --skip BadgeCLITests
+
+# The suites that exercise badge's threads, locks and raw memory under
+# ThreadSanitizer, then AddressSanitizer, each in a scratch path of its own
+# (.build-tsan, .build-asan); prints each stage's time (scripts/sanitize.sh;
+# docs/DEVELOPING.md, "Sanitizers", has what runs, its cost and why CI does not).
+# SANITIZERS=thread or SANITIZERS=address runs one.
+SANITIZERS ?= thread address
+sanitize:
+	SWIFT=$(SWIFT) scripts/sanitize.sh $(SANITIZERS)
 
 bench: build
 	@scripts/install-deps.sh --with-bench

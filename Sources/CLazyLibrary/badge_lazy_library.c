@@ -2,6 +2,11 @@
 
 #include <stdio.h>
 
+// `state` is read without the lock by badge_lazy_library_load's first line,
+// so every write of it is atomic, a failure's too: only its writes are under
+// the lock.
+static void fail(badge_lazy_library *library) { __atomic_store_n(&library->state, -1, __ATOMIC_RELEASE); }
+
 #if defined(__linux__)
 #include <dlfcn.h>
 
@@ -12,7 +17,7 @@ static void resolve(badge_lazy_library *library) {
         const char *reason = dlerror();
         snprintf(library->message, sizeof(library->message), "cannot load %s (%s)", library->soname,
                  reason ? reason : "unknown reason");
-        library->state = -1;
+        fail(library);
         return;
     }
     for (size_t i = 0; i < library->count; i++) {
@@ -20,7 +25,7 @@ static void resolve(badge_lazy_library *library) {
         if (!symbol) {
             snprintf(library->message, sizeof(library->message), "%s has no function %s (an older version?)",
                      library->soname, library->names[i]);
-            library->state = -1;
+            fail(library);
             return;
         }
         library->table[i] = symbol;
@@ -30,7 +35,7 @@ static void resolve(badge_lazy_library *library) {
 #else
 static void resolve(badge_lazy_library *library) {
     snprintf(library->message, sizeof(library->message), "cannot load %s: badge loads it on Linux only", library->soname);
-    library->state = -1;
+    fail(library);
 }
 #endif
 
