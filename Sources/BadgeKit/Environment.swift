@@ -106,6 +106,13 @@ public struct HTTPRequest: Sendable {
         self.allowsInsecureHTTP = allowsInsecureHTTP
         self.caCertificates = caCertificates
     }
+
+    /// Whether sending the request twice does what sending it once does (RFC 9110,
+    /// 9.2.2): GET, HEAD, OPTIONS, TRACE, PUT and DELETE. A POST queues a run, makes
+    /// an image, uploads a file: each copy is another one.
+    public var isIdempotent: Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(method.uppercased())
+    }
 }
 
 /// One field of a multipart/form-data body: a text value, or a file (with a
@@ -146,6 +153,10 @@ public struct HTTPResponse: Sendable {
 
 public protocol HTTPTransport: Sendable {
     /// Performs one exchange. Throws `BadgeError` (.network, .timeout, .cancelled).
+    /// A request that is not idempotent (`HTTPRequest.isIdempotent`) goes out
+    /// at most once: a transport never sends it again by itself, so an answer
+    /// lost on the way back is an error its caller sees and can act on (as
+    /// ComfyUI's client does by looking its run up before sending it again).
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 

@@ -86,6 +86,13 @@ final class Transfer: @unchecked Sendable {
         codes.append(badge_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)))
         codes.append(badge_curl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent))
         codes.append(badge_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+        if !r.isIdempotent {
+            // libcurl sends a request again, unasked, when a connection it reused turns out
+            // to be closed before any answer ("Connection died, retrying a fresh connect"),
+            // although the server may have acted on the first copy. On a connection of its
+            // own the request goes out once, and a lost answer is an error badge sees.
+            codes.append(badge_curl_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1))
+        }
         codes.append(badge_curl_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(r.maxResponseBytes)))
         if r.maxRedirects > 0 {
             codes.append(badge_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))

@@ -176,6 +176,25 @@ struct CurlTransportTests {
         }
     }
 
+    /// A POST goes out once even when the answer to it would be lost on a
+    /// kept-alive connection: libcurl sends a request again by itself when a
+    /// reused connection dies before any answer, and a POST that queued a run
+    /// would then run twice. A POST gets a connection of its own; GETs, which
+    /// may be sent again, keep reusing theirs.
+    @Test func aPostIsNeverSentTwiceBehindTheCallersBack() async throws {
+        try await withServer { server in
+            #expect(try await transport.send(HTTPRequest(url: server.url("/connection"))).body == Data("1".utf8))
+            #expect(try await transport.send(HTTPRequest(url: server.url("/connection"))).body == Data("2".utf8),
+                    "a GET reuses the kept-alive connection")
+            let response = try await transport.send(HTTPRequest(method: "POST", url: server.url("/drop-if-reused"), body: Data("run".utf8)))
+            #expect(response.status == 200 && response.body == Data("run".utf8))
+            // "2,1" would be the POST on the reused connection, dropped, and sent again unasked.
+            let seen = String(decoding: try server.get("/reused-posts"), as: UTF8.self)
+            #expect(seen == "1", "the server saw the POST as request(s) \(seen) of their connections")
+            #expect(try await transport.send(HTTPRequest(url: server.url("/connection"))).status == 200)
+        }
+    }
+
     @Test func anAnswerThatIsNotHTTPOrHasGiantHeadersIsNamed() async throws {
         try await withServer { server in
             for (path, message) in [("/not-http", "the server's answer is not HTTP: its first line is no HTTP status line"),

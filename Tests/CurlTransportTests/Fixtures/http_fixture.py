@@ -13,6 +13,8 @@ barrier = {"count": 0}
 stalls = {"count": 0}
 # How many /drop requests have arrived: GET /dropped.
 drops = {"count": 0}
+# For each POST /drop-if-reused, which request of its connection it was (1: the first): GET /reused-posts.
+reused_posts = []
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -23,6 +25,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def parse_request(self):
+        # Counts the requests of this connection (a handler serves one connection).
+        self.on_connection = getattr(self, "on_connection", 0) + 1
+        return super().parse_request()
 
     def send_body(self, status, body, headers=()):
         self.send_response(status)
@@ -35,6 +42,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length)
+        if self.path == "/drop-if-reused":
+            # Acted on, then, on a connection that served a request before, closed with
+            # no answer: what a server that timed out an idle keep-alive connection does.
+            with arrived:
+                reused_posts.append(self.on_connection)
+            if self.on_connection > 1:
+                self.close_connection = True
+                return
         auth = self.headers.get("Authorization", "")
         self.send_body(200, body, [("X-Auth-Seen", "yes" if auth else "no"), ("X-Method", "POST")])
 
@@ -65,6 +80,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with arrived:
                 count = drops["count"]
             self.send_body(200, str(count).encode())
+        elif url.path == "/reused-posts":
+            with arrived:
+                seen = list(reused_posts)
+            self.send_body(200, ",".join(map(str, seen)).encode())
+        elif url.path == "/connection":
+            # Which request of its connection this is.
+            self.send_body(200, str(self.on_connection).encode())
         elif url.path == "/stalled":
             with arrived:
                 count = stalls["count"]
