@@ -142,25 +142,22 @@ struct ComfyClient {
 
     /// Polls the run's history until it has finished; returns its first output image.
     func follow(_ id: String) async throws -> ViewTarget {
-        let deadline = ContinuousClock.now.advanced(by: options.timeout)
+        let deadline = PollDeadline(after: options.timeout)
         let historyURL = url("history/" + id)
         let context = ResponseContext(backend: name, url: Redact.url(historyURL))
         var wait = Self.firstPoll
-        let timedOut = BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
-                                  path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
         while true {
-            // Each poll gets what is left of the deadline, not a time of its own: a slow
-            // or huge answer cannot carry the run past it.
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw timedOut }
-            let response = try await generator.sendWithRetries(get(historyURL, timeout: min(.seconds(30), left)), via: http)
+            let response = try await generator.sendWithRetries(get(historyURL, timeout: deadline.pollTimeout()), via: http)
             guard (200..<300).contains(response.status) else { throw generator.serverError(response, url: context.url) }
             let history = try JSONBody.decode(ComfyHistoryAnswer.self, from: response, context: context, userInfo: [ComfyHistoryAnswer.runID: id])
             if let run = history.run, let done = try Self.result(of: run, context: context) {
                 return done
             }
-            if ContinuousClock.now.advanced(by: wait) > deadline { throw timedOut }
-            try await Task.sleep(for: wait)
+            guard let nap = deadline.wait(wait) else {
+                throw BadgeError(.timeout, "the ComfyUI run \(OutsideText.printable(id)) did not finish within \(options.timeout)", backend: name,
+                                 path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
+            }
+            try await Task.sleep(for: nap)
             wait = min(wait * 2, options.pollInterval)
         }
     }

@@ -45,26 +45,20 @@ struct JobsClient {
             throw CancellationError()
         }
 
-        let deadline = ContinuousClock.now.advanced(by: options.timeout)
+        let deadline = PollDeadline(after: options.timeout)
         var status = try Self.status(of: job, context: context)
         var wait = options.pollInterval
         do {
             while case .running = status {
-                if ContinuousClock.now.advanced(by: wait) > deadline {
+                guard let nap = deadline.wait(wait) else {
                     throw BadgeError(.timeout, "the job \(id) did not finish within \(options.timeout)", backend: generator.name,
                                      path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
                 }
-                try await Task.sleep(for: wait)
+                try await Task.sleep(for: nap)
                 let statusURL = url(options.statusPath, id: id)
-                // A poll gets what is left of the deadline, not a time of its own.
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else {
-                    throw BadgeError(.timeout, "the job \(id) did not finish within \(options.timeout)", backend: generator.name,
-                                     path: context.url, hint: "raise timeoutSeconds for this backend, or try again later")
-                }
                 let polled = try await generator.sendWithRetries(
                     HTTPRequest(url: statusURL, headers: [("Accept", "application/json")] + credentials,
-                                connectTimeout: options.connectTimeout, timeout: min(.seconds(30), left), idleTimeout: options.idleTimeout,
+                                connectTimeout: options.connectTimeout, timeout: deadline.pollTimeout(), idleTimeout: options.idleTimeout,
                                 maxResponseBytes: options.maxResponseBytes, allowsInsecureHTTP: options.allowsInsecureHTTP,
                                 caCertificates: options.caCertificates),
                     via: http)

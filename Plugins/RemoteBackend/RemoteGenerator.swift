@@ -472,7 +472,8 @@ extension RemoteGenerator: ProbingGenerator {
 
 extension RemoteGenerator {
     /// ComfyUI answered `/system_stats`: is it ComfyUI, and can it run the
-    /// workflows? `GET /object_info` (once) describes every node class the
+    /// workflows? `GET /object_info` (once for every backend of that server,
+    /// `ObjectInfoMemo`) describes every node class the
     /// server has: each workflow node's `class_type` must be there, and each
     /// input the workflow sets from a list of allowed values (a checkpoint,
     /// a sampler) must be one of them. Inputs badge fills itself are skipped.
@@ -486,7 +487,7 @@ extension RemoteGenerator {
         var info = request
         info.url = options.baseURL.appendingPathComponent("object_info")
         info.maxResponseBytes = 64 << 20
-        let response = try await http.send(info)
+        let response = try await ObjectInfoMemo.shared.response(to: info, via: http)
         let wanted = Set(workflows.flatMap { $0.nodes.map(\.classType) })
         guard (200..<300).contains(response.status),
               let classes = JSONBody.decodeIfValid(ComfyObjectInfo.self, from: response.body, userInfo: [ComfyObjectInfo.classes: wanted])?.classes

@@ -27,6 +27,92 @@ struct ComfyUIQueueTests {
         #expect(result.stderr.contains("the answer to POST /prompt was lost, but the run is queued"), "\(result.stderr)")
     }
 
+    /// A server that closes a kept-alive connection as a POST arrives acts on
+    /// the POST and answers nothing. libcurl would send it again by itself,
+    /// so the upload and the run would each happen twice; every POST goes on a
+    /// connection of its own, and each is received once, as the first request
+    /// of its connection. img2img: the upload comes first, then the run.
+    @Test func aPostIsNeverSentAgainOnAReusedConnection() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        let config = try ComfyUITests.config(s, server, modes: ["drop-on-reuse"])
+        let result = try await ComfyUITests.run(s, config, "drop-on-reuse", ["--source", RemoteSourceTests.photo.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let requests = try ComfyUITests.received(server, mode: "drop-on-reuse")
+        let posts = requests.filter { $0.method == "POST" }
+        #expect(posts.map(\.path) == ["/upload/image", "/prompt"], "\(posts.map(\.path))")
+        #expect(posts.allSatisfy { $0.connectionRequest == 1 }, "a POST went out on a reused connection: \(posts.map { "\($0.path) #\($0.connectionRequest)" })")
+        #expect(requests.contains { $0.method == "GET" && $0.connectionRequest > 1 }, "GETs still reuse their connections")
+        #expect(s.badge != nil, "the run's image was committed")
+    }
+
+    /// The same server, three candidates (`--choose 3 --pick 2`) and a batch of
+    /// four jobs, each with a source picture: as many runs queued as were asked
+    /// for, not one more.
+    @Test func candidatesAndBatchJobsEachQueueOneRun() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        let config = try ComfyUITests.config(s, server, modes: ["drop-on-reuse"])
+        // img2img, as the review ran them: each run's upload comes first, on the same connection.
+        let photo = RemoteSourceTests.photo.path
+        let chosen = try await ComfyUITests.run(s, config, "drop-on-reuse", ["--choose", "3", "--pick", "2", "--source", photo])
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        var prompts = try ComfyUITests.received(server, mode: "drop-on-reuse").filter { $0.path == "/prompt" }
+        #expect(prompts.count == 3, "--choose 3 queued \(prompts.count) runs")
+        let list = s.root.appendingPathComponent("jobs.json")
+        let jobs = ["Run", "Swim", "Read", "Cook"].map { #"{"name": "\#($0)", "prompt": "\#($0)", "backend": "drop-on-reuse", "size": 128, "source": "\#(photo)"}"# }
+        try Data("[\(jobs.joined(separator: ", "))]".utf8).write(to: list)
+        let out = s.root.appendingPathComponent("out")
+        let batch = try await s.run(["batch", "--config", config.path, list.path, "--output", out.path], extraEnvironment: ["BADGE_E2E_KEY": ComfyUITests.key])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        prompts = try ComfyUITests.received(server, mode: "drop-on-reuse").filter { $0.path == "/prompt" }
+        #expect(prompts.count == 3 + 4, "the batch of 4 queued \(prompts.count - 3) runs")
+        #expect(prompts.allSatisfy { $0.connectionRequest == 1 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".png") }.count == 4)
+    }
+
+    /// Ctrl-C while `--choose 3 --pick 2` waits on its runs is a stop, as it is
+    /// for any command: 130, said plainly, each run abandoned, the badge kept.
+    @Test func ctrlCDuringChooseAndPickIsAStop() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        #expect(try await s.run(["generate", "--size", "64", "first"]).status == 0)
+        let before = s.badge
+        let config = try ComfyUITests.config(s, server, modes: ["hang"], extra: #", "timeoutSeconds": 600"#)
+        let generate = try FirstTenMinutesTests.Watched(try s.start(
+            ["generate", "--config", config.path, "--backend", "hang", "--size", "256", "--choose", "3", "--pick", "2", "x"],
+            extraEnvironment: ["BADGE_E2E_KEY": ComfyUITests.key]))
+        try await waitUntil("the three runs are polled", timeout: .seconds(60)) {
+            Set(try ComfyUITests.received(server, mode: "hang").filter { $0.path.hasPrefix("/history/") }.map(\.path)).count == 3
+        }
+        generate.process.interrupt()
+        #expect(generate.finish() == 130, "\(generate.stderr)")
+        #expect(generate.stderr.hasSuffix("badge: stopped (Ctrl-C); the current badge is unchanged\n"), "\(generate.stderr)")
+        #expect(!generate.stderr.contains("error:"), "\(generate.stderr)")
+        let deleted = try ComfyUITests.received(server, mode: "hang").filter { $0.path == "/queue" && $0.method == "POST" }
+            .flatMap { $0.body["delete"] as? [String] ?? [] }
+        #expect(Set(deleted).count >= 3, "every run is removed: \(deleted)")
+        #expect(s.badge == before)
+    }
+
+    /// A run that takes 2.6 s, with timeoutSeconds 3: the polls back off to a
+    /// second apart, and the one that would come after the deadline is made at
+    /// the deadline instead. The run is fetched, never interrupted or deleted.
+    @Test func aRunThatFinishesBeforeTheDeadlineIsFetched() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: ComfyUITests.server)
+        defer { server.stop() }
+        let config = try ComfyUITests.config(s, server, modes: ["slow-run"], extra: #", "timeoutSeconds": 3"#)
+        let result = try await ComfyUITests.run(s, config, "slow-run")
+        #expect(result.status == 0, "\(result.stderr)")
+        let requests = try ComfyUITests.received(server, mode: "slow-run")
+        #expect(requests.contains { $0.path == "/view" }, "the image was fetched")
+        #expect(!requests.contains { $0.path == "/interrupt" || $0.path == "/queue" }, "\(requests.map(\.path))")
+    }
+
     /// A 200 whose node_errors is not empty queued the valid outputs anyway: badge deletes that run, then reports the errors.
     @Test func aQueuedRunWithNodeErrorsIsDeletedThenReported() async throws {
         let s = try Sandbox()

@@ -124,3 +124,26 @@ struct JobsTests {
         #expect(JobsClient.output(["images": [42, .null]]) == nil)
     }
 }
+
+/// The deadline of a followed run (ComfyUI's and the jobs dialect's polls):
+/// the last poll is at the deadline, never a poll interval before it.
+struct PollDeadlineTests {
+    @Test func theLastWaitEndsAtTheDeadlineAndNoneFollowsIt() {
+        let start = ContinuousClock.now
+        let deadline = PollDeadline(after: .seconds(4), from: start)
+        #expect(deadline.wait(.seconds(1), now: start) == .seconds(1))
+        // 3.4 s in, a 1 s wait would pass the deadline: the next poll is at 4 s, not never.
+        #expect(deadline.wait(.seconds(1), now: start.advanced(by: .milliseconds(3400))) == .milliseconds(600))
+        #expect(deadline.wait(.seconds(1), now: start.advanced(by: .seconds(4))) == nil)
+        #expect(deadline.wait(.seconds(1), now: start.advanced(by: .seconds(5))) == nil)
+    }
+
+    @Test func aPollGetsWhatIsLeftWithinItsBounds() {
+        let start = ContinuousClock.now
+        let deadline = PollDeadline(after: .seconds(100), from: start)
+        #expect(deadline.pollTimeout(now: start) == PollDeadline.longestPoll)
+        #expect(deadline.pollTimeout(now: start.advanced(by: .seconds(90))) == .seconds(10))
+        // The look at the deadline itself still gets time to be answered.
+        #expect(deadline.pollTimeout(now: start.advanced(by: .seconds(100))) == PollDeadline.lastLook)
+    }
+}

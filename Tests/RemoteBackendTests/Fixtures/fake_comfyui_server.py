@@ -8,7 +8,9 @@ in API format and a client_id; node_errors when it does not validate), GET
 /history/{prompt_id}, GET /view?filename=&subfolder=&type=, GET /queue,
 POST /interrupt, POST /queue {"delete": [...]}, GET /system_stats and
 GET /object_info/CheckpointLoaderSimple. GET /_requests returns what was
-received, with the problems found in each workflow.
+received, with the problems found in each workflow and which request of its
+connection each was. In mode "drop-on-reuse" every POST that arrives on a
+connection that served a request before is acted on and left unanswered.
 
 A workflow is validated as ComfyUI's execution.validate_prompt does, against
 the node classes and inputs of Tests/Data/comfyui/object_info.json (what a
@@ -218,13 +220,22 @@ class Handler(JSONHandler):
     def record(self, mode, route, body=None, problems=()):
         with lock:
             received.append({"mode": mode, "method": self.command, "path": route, "query": urlsplit(self.path).query,
-                             "body": body, "violations": list(problems), "authorization": self.headers.get("Authorization")})
+                             "body": body, "violations": list(problems), "authorization": self.headers.get("Authorization"),
+                             "connection_request": self.on_connection})
+
+    def reply(self, status, body, content_type="application/json", headers=()):
+        if getattr(self, "drop_answer", False):
+            # Acted on, and the answer lost: the connection closes with nothing written.
+            self.close_connection = True
+            return
+        super().reply(status, body, content_type, headers)
 
     def split(self):
         parts = urlsplit(self.path).path.strip("/").split("/")
         return parts[0], "/" + "/".join(parts[1:])
 
     def do_GET(self):
+        self.drop_answer = False
         if self.path == "/_requests":
             with lock:
                 return self.reply(200, received)
@@ -267,7 +278,9 @@ class Handler(JSONHandler):
                 return self.reply(200, {})
             run["polls"] += 1
             polls = run["polls"]
-        if mode in ("hang", "pending", "pending-copies") or (mode == "ok" and polls < 3):
+        # "slow-run": a run that takes 2.6 s from being queued.
+        slow = mode == "slow-run" and time.monotonic() - run["queued_at"] < 2.6
+        if mode in ("hang", "pending", "pending-copies") or (mode == "ok" and polls < 3) or slow:
             # Queued or running: ComfyUI's history has no entry for the run yet.
             return self.reply(200, {})
         outputs = {"9": {"images": [{"filename": "badge_00001_.png", "subfolder": "", "type": "output"}]}}
@@ -289,6 +302,9 @@ class Handler(JSONHandler):
     def do_POST(self):
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         mode, route = self.split()
+        # As a server that closed an idle kept-alive connection as the request arrived:
+        # every POST on a connection that served a request before is acted on, unanswered.
+        self.drop_answer = mode == "drop-on-reuse" and self.on_connection > 1
         with lock:
             counters[(mode, route)] = counters.get((mode, route), 0) + 1
             n = counters[(mode, route)]
@@ -408,7 +424,8 @@ class Handler(JSONHandler):
         prompt_id = body.get("prompt_id") or str(uuid.uuid4())
         with lock:
             number = len(runs)
-            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number, "client_id": body.get("client_id"), "prompt": prompt}
+            runs[prompt_id] = {"mode": mode, "polls": 0, "number": number, "client_id": body.get("client_id"), "prompt": prompt,
+                               "queued_at": time.monotonic()}
         return self.reply(200, {"prompt_id": prompt_id, "number": number, "node_errors": {}})
 
 

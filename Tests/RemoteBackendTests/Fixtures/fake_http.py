@@ -51,6 +51,11 @@ class JSONHandler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def parse_request(self):
+        # Which request of its connection this is (1: the first): a handler serves one connection.
+        self.on_connection = getattr(self, "on_connection", 0) + 1
+        return super().parse_request()
+
     def reply(self, status, body, content_type="application/json", headers=()):
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
