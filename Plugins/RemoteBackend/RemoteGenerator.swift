@@ -114,8 +114,9 @@ package struct RemoteGenerator: MultiImageGenerator {
     /// through here, in this one place: secrets out, control characters out.
     func scrubbed(_ error: BadgeError) -> BadgeError {
         var error = error
-        error.message = Redact.scrub(error.message, secrets: secrets)
-        error.cause = error.cause.map { Redact.scrub($0, secrets: secrets) }
+        let secrets = secrets
+        error.message = Redact.scrub(Redact.withholdingEchoes(error.message, secrets: secrets), secrets: secrets)
+        error.cause = error.cause.map { Redact.scrub(Redact.withholdingEchoes($0, secrets: secrets), secrets: secrets) }
         error.hint = error.hint.map { Redact.scrub($0, secrets: secrets) }
         error.path = error.path.map { Redact.scrub($0, secrets: secrets) }
         return error
@@ -543,5 +544,17 @@ enum Redact {
     /// control characters and bidi overrides.
     static func scrub(_ text: String, secrets: [String]) -> String {
         OutsideText.printable(SecretScrubber(secrets: secrets).scrub(text))
+    }
+
+    /// What badge says of a server's answer is its own words up to the first
+    /// ": " ("HTTP 401: ", "ComfyUI refused the workflow: "), then the server's.
+    /// When those carry a secret in any form (`SecretScrubber.echoes`), they
+    /// go whole: a piece too short to mask is still a piece. (A text with no
+    /// server words after a colon, such as a job's id, is masked by `scrub`.)
+    static func withholdingEchoes(_ text: String, secrets: [String]) -> String {
+        guard let colon = text.range(of: ": "), SecretScrubber(secrets: secrets).echoes(String(text[colon.upperBound...])) else {
+            return text
+        }
+        return text[..<colon.upperBound] + "(the server's words are left out: they repeat the key, in part or encoded)"
     }
 }

@@ -126,6 +126,64 @@ public struct SecretScrubber: Sendable {
         return String(out)
     }
 
+    /// The shortest run of a secret's letters and digits that `echoes` takes for it.
+    static let echoWindow = 8
+
+    /// Whether `text` (what a server said) carries a secret in any form a
+    /// reader could put back together: its letters and digits in order with
+    /// anything between them (spaces, dashes, line breaks: "sk-SECR ETKEY-1
+    /// 2345678"), reversed, percent-encoded, or inside a base64, base64url or
+    /// hex token. A run of `echoWindow` of the secret's letters and digits is
+    /// enough. Such a text is withheld whole rather than masked piece by piece,
+    /// since a piece too short to mask still gives a piece away.
+    public func echoes(_ text: String) -> Bool {
+        guard !secrets.isEmpty, !text.isEmpty else { return false }
+        let windows = Set(secrets.flatMap { secret -> [ArraySlice<UInt8>] in
+            let letters = Self.lettersAndDigits(Array(secret.utf8))
+            guard letters.count >= Self.echoWindow else { return letters.isEmpty ? [] : [letters[...]] }
+            return (0...(letters.count - Self.echoWindow)).map { letters[$0..<($0 + Self.echoWindow)] }
+        }.map { Array($0) })
+        guard let shortest = windows.map(\.count).min() else { return false }
+        func carries(_ bytes: [UInt8]) -> Bool {
+            let letters = Self.lettersAndDigits(bytes)
+            guard letters.count >= shortest else { return false }
+            for candidate in [letters, Array(letters.reversed())] {
+                for start in 0...(candidate.count - shortest) {
+                    for length in Set(windows.map(\.count)) where start + length <= candidate.count {
+                        if windows.contains(Array(candidate[start..<(start + length)])) { return true }
+                    }
+                }
+            }
+            return false
+        }
+        let bytes = Array(text.utf8)
+        if carries(bytes) { return true }
+        if let decoded = text.removingPercentEncoding, decoded != text, carries(Array(decoded.utf8)) { return true }
+        // Tokens that may be an encoding of it: base64 (either alphabet) or hex.
+        let tokens = text.split { !($0.isASCII && ($0.isLetter || $0.isNumber || "+/=_-".contains($0))) }
+        for token in tokens where token.count >= 12 && token.count <= 64 << 10 {
+            let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            let padded = standard.padding(toLength: (standard.count + 3) / 4 * 4, withPad: "=", startingAt: 0)
+            if let data = Data(base64Encoded: padded), carries(Array(data)) { return true }
+            if token.count % 2 == 0, token.allSatisfy(\.isHexDigit) {
+                var hex: [UInt8] = []
+                var index = token.startIndex
+                while index < token.endIndex {
+                    let next = token.index(index, offsetBy: 2)
+                    if let byte = UInt8(token[index..<next], radix: 16) { hex.append(byte) }
+                    index = next
+                }
+                if carries(hex) { return true }
+            }
+        }
+        return false
+    }
+
+    /// The ASCII letters and digits of `bytes`, in order.
+    private static func lettersAndDigits(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.filter { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+
     private static func isWordBreak(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x22 || byte == 0x27 || byte == 0x3A || byte == 0x3D || byte == 0x28 || byte == 0x5B || byte == 0x7B || byte == 0x2C
     }

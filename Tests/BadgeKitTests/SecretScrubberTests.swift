@@ -74,3 +74,40 @@ struct SecretScrubberTests {
         #expect(OutsideText.escapingControls(inJSON: Data("{\"a\": \"plain\"}".utf8)) == Data("{\"a\": \"plain\"}".utf8))
     }
 }
+
+/// Issue #58: a key a server echoes in pieces shorter than any mask takes
+/// (spaces every 7 characters, dashes every 3), reversed or encoded, is
+/// still the key: `echoes` finds it, and the server's words are withheld.
+struct SecretEchoTests {
+    static let key = "sk-SECRETKEY-1234567890abcdef"
+    let scrubber = SecretScrubber(secrets: [key])
+
+    static func chunks(_ text: String, _ size: Int) -> [String] {
+        let chars = Array(text)
+        return stride(from: 0, to: chars.count, by: size).map { String(chars[$0..<min($0 + size, chars.count)]) }
+    }
+
+    @Test func everyFormOfTheKeyIsAnEcho() {
+        let base64: String = Data(Self.key.utf8).base64EncodedString()
+        let hex: String = Data(Self.key.utf8).map { String(format: "%02x", $0) }.joined()
+        let percent: String = Self.key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let echoed: [String] = [
+            Self.chunks(Self.key, 7).joined(separator: " "), Self.chunks(Self.key, 3).joined(separator: "-"), String(Self.key.reversed()),
+            base64, base64.replacingOccurrences(of: "=", with: ""), hex, percent,
+        ]
+        let forms: [String] = ["HTTP 401: key was " + echoed[0]] + echoed.dropFirst().map { "key was " + $0 } + ["only its middle: CRETKEY12345"]
+        for form in forms {
+            #expect(scrubber.echoes(form), "\(form)")
+        }
+        // The piece scrubber alone lets the spaced form through: every piece is under 8 characters.
+        #expect(scrubber.scrub(forms[0]) == forms[0])
+    }
+
+    @Test func wordsThatShareLessThanAWindowWithTheKeyAreKept() {
+        for text in ["Incorrect API key provided", "HTTP 401: sk- keys are refused", "request 1234567 failed", "abcdef SECRET",
+                     "the model sd_xl_base_1.0.safetensors is not loaded", ""] {
+            #expect(!scrubber.echoes(text), "\(text)")
+        }
+        #expect(!SecretScrubber(secrets: []).echoes("anything"))
+    }
+}

@@ -29,10 +29,24 @@ struct HostileServerTests {
                 Issue.record("an HTTP 400 must fail")
             } catch let error as BadgeError {
                 #expect(!error.description.contains(RemoteHarness.key), "\(error)")
-                #expect(error.message == "HTTP 400: ]0;pwned[2Jrefused 31mfor you (request id req-********)", "\(error)")
+                // The server's words and its request id, which repeats the key, are left out whole.
+                #expect(error.message == "HTTP 400: (the server's words are left out: they repeat the key, in part or encoded)", "\(error)")
                 #expect(!Self.hasControls(error.description), "\(error.description.unicodeScalars.map(\.value))")
             }
             #expect(h.currentBadge == h.previousBadge)
+        }
+    }
+
+    /// The same escapes with no key echoed: the server's words are shown, their controls taken out.
+    @Test func escapesInAServersMessageAreTakenOut() async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: "escapes-in-message", options: ["retries": "0"])
+                Issue.record("an HTTP 400 must fail")
+            } catch let error as BadgeError {
+                #expect(error.message == "HTTP 400: ]0;pwned[2Jrefused 31mfor you (request id req-[31m42)", "\(error)")
+                #expect(!Self.hasControls(error.description), "\(error.description.unicodeScalars.map(\.value))")
+            }
         }
     }
 

@@ -288,10 +288,25 @@ struct RemoteBackendTests {
                 _ = try await h.run(mode: "echo-key")
                 Issue.record("must fail")
             } catch let error as BadgeError {
-                #expect(error.description.contains("HTTP 401"))
-                #expect(error.description.contains("********"))
+                #expect(error.message == "HTTP 401: (the server's words are left out: they repeat the key, in part or encoded)", "\(error)")
                 #expect(!error.description.contains(RemoteHarness.key))
             }
+        }
+    }
+
+    /// Issue #58: echoed in pieces shorter than any mask, reversed or in base64,
+    /// the key is still the key: the server's words are left out whole.
+    @Test(arguments: ["spaced", "dashed", "reversed", "base64"])
+    func theKeyEchoedInPiecesOrEncodedIsLeftOutWhole(form: String) async throws {
+        try await withHarness { h in
+            do {
+                _ = try await h.run(mode: "echo-key-pieces-" + form, options: ["retries": "0"])
+                Issue.record("must fail")
+            } catch let error as BadgeError {
+                #expect(error.message == "HTTP 401: (the server's words are left out: they repeat the key, in part or encoded)", "\(error)")
+                #expect(error.hint?.hasPrefix("check the key in ") == true, "\(error)")
+            }
+            #expect(h.currentBadge == h.previousBadge)
         }
     }
 

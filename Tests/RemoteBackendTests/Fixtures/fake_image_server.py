@@ -396,6 +396,16 @@ class Handler(JSONHandler):
             message = (f"Incorrect API key provided: {key[:3]}...{key[-4:]}; you sent {key}, or {key[:half]}\n{key[half:]}"
                        f" or {key[:half]}\u200d{key[half:]}")
             return self.reply(401, {"error": {"message": message}}, headers=[("x-request-id", key)])
+        if mode.startswith("echo-key-pieces-"):
+            # The key echoed in pieces too short to mask one by one: split by spaces every 7
+            # characters, by dashes every 3, reversed, or base64-encoded.
+            key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
+            form = mode[len("echo-key-pieces-"):]
+            echoed = {"spaced": " ".join(key[i:i + 7] for i in range(0, len(key), 7)),
+                      "dashed": "-".join(key[i:i + 3] for i in range(0, len(key), 3)),
+                      "reversed": key[::-1],
+                      "base64": base64.b64encode(key.encode()).decode()}[form]
+            return self.reply(401, {"error": {"message": f"key was {echoed}"}})
         if mode == "json-values":
             # 60 MB of values under a 64 MiB maxResponseBytes: 30 million zeros.
             return self.reply(200, b'{"data":[' + b"0," * 30_000_000 + b'0]}')
@@ -434,6 +444,10 @@ class Handler(JSONHandler):
             auth = self.headers.get("Authorization") or ""
             return self.reply(400, {"error": {"message": "\x1b]0;pwned\x07\x1b[2Jrefused \u009b31mfor you"}},
                               headers=[("x-request-id", "req-" + auth)])
+        if mode == "escapes-in-message":
+            # Terminal escapes in the message and request id, and no key: the words are shown, cleaned.
+            return self.reply(400, {"error": {"message": "\x1b]0;pwned\x07\x1b[2Jrefused \u009b31mfor you"}},
+                              headers=[("x-request-id", "req-\x1b[31m42")])
         if mode == "escapes-in-revised-prompt":
             return self.reply(200, {"data": [{"b64_json": B64, "revised_prompt": "calm\x1b[2J\x1b]0;pwned\x07 sea"}]})
         if mode == "url-other-port":
