@@ -18,10 +18,10 @@ import Foundation
 public enum BadgeMain {
     /// Runs the command in `arguments` (by default the process's own) with
     /// badge's backends and `backends`, printing what it prints, and returns
-    /// its exit status: 0 success, 1 failure (the current badge is unchanged,
-    /// Ctrl-C included; or standard output failed for a command whose work is
-    /// what it prints, such as `show`), 64 usage error, 130 a `--choose` cancelled with Esc or
-    /// Ctrl-C (1 with `q`). Global options may come before the command
+    /// its exit status: 0 success, 1 failure (the current badge is unchanged;
+    /// or standard output failed for a command whose work is what it prints,
+    /// such as `show`), 64 usage error, 130 a command stopped with Ctrl-C (a
+    /// `--choose` cancelled with Esc too; 1 with `q`), 143 one stopped by SIGTERM. Global options may come before the command
     /// (`GlobalArguments`).
     public static func run(
         registering backends: [any RegisteringGenerator.Type] = [],
@@ -78,6 +78,14 @@ public enum BadgeMain {
         } catch let cancelled as ChoiceCancelled {
             Terminal.note(ChoiceCancelled.message)
             return cancelled.exitStatus
+        } catch let stopped as StoppedBySignal {
+            if Terminal.jsonMode {
+                Terminal.printError(BadgeError(.cancelled, String(stopped.message.dropFirst("badge: ".count).prefix { $0 != "\n" }),
+                                               hint: stopped.kept?.hint))
+            } else {
+                Terminal.note(stopped.message)
+            }
+            return stopped.exitStatus
         } catch {
             return report(error)
         }
@@ -322,7 +330,7 @@ struct Badge: AsyncParsableCommand {
             commitment date inside the PNG, and the badges it replaced.
 
             Exit codes: 0 success, 1 failure (the current badge is unchanged), 64 usage error, \
-            130 a --choose cancelled with Esc or Ctrl-C.
+            130 stopped with Ctrl-C (or a --choose cancelled with Esc), 143 stopped by SIGTERM.
             """,
         version: BadgeMetadata.version,
         subcommands: [

@@ -151,6 +151,7 @@ struct BatchCommand: AsyncParsableCommand {
         let started = clock.now
         let writer = try BatchReportWriter(directory: directory, shard: shard, count: plan.items.count,
                                            checkpointInterval: .seconds(checkpoint))
+        Interrupts.commandSaysItsStop.store(true, ordering: .relaxed)
         progress.start()
         _ = await withTaskCancellationHandler {
             await runner.stream(plan.items, into: directory, events: progress.handle) { index, result in writer.record(index, result) }
@@ -179,8 +180,8 @@ struct BatchCommand: AsyncParsableCommand {
             try await writeContactSheet(contactSheet, items: plan.items, directory: directory, workingDirectory: cwd)
         }
         if interrupted {
-            throw BadgeError(.cancelled, "interrupted: \(summary.made + summary.upToDate) of \(total) badges are done",
-                             hint: "run the same command again to make the rest; finished badges are kept")
+            throw CommandStopped(kept: "\(summary.made + summary.upToDate) of \(total) badges are done",
+                                 hint: "run the same command again to make the rest; finished badges are kept")
         }
         if let commitItem {
             try await commitResult(commitItem, directory: directory, context: context, date: commitmentDate, zone: zone)

@@ -1,6 +1,7 @@
 import BadgeKit
 import ExecBackend
 import Foundation
+import Synchronization
 
 /// Ctrl-C (and SIGTERM) cancel the running command's task, so every stage
 /// unwinds through its own cleanup and the store is left as it was. A second
@@ -9,6 +10,10 @@ import Foundation
 /// with it: the store's commit protocol makes that safe too, and a later run
 /// sweeps whatever temporaries were left.
 enum Interrupts {
+    /// Set by a command that says itself, at the first Ctrl-C, what stopping
+    /// does (a batch: which badges are kept): the listener then says nothing.
+    static let commandSaysItsStop = Atomic<Bool>(false)
+
     static func runCancellable(_ body: sending @escaping () async throws -> Void) async throws {
         // The handlers are in place before the command starts: a Ctrl-C the moment it
         // has begun (its workspace made, say) cancels it rather than killing the process.
@@ -20,9 +25,42 @@ enum Interrupts {
         listener.run(task)
         do {
             try await task.value
-        } catch is CancellationError {
-            throw BadgeError(.cancelled, "cancelled; the current badge is unchanged")
+        } catch let choice as ChoiceCancelled {
+            // The picker's own keys (q, Esc, Ctrl-C in raw mode) say what they mean.
+            throw choice
+        } catch {
+            // Whatever the command threw once a signal had cancelled it came of the stop.
+            if let number = listener.stopSignal {
+                throw StoppedBySignal(signal: number, kept: error as? CommandStopped)
+            }
+            if let stopped = error as? CommandStopped { throw StoppedBySignal(signal: SIGINT, kept: stopped) }
+            if error is CancellationError { throw BadgeError(.cancelled, "cancelled; the current badge is unchanged") }
+            throw error
         }
+    }
+}
+
+/// What a command that was stopped says it kept (a batch: the badges it
+/// finished), thrown when it notices it has been cancelled.
+struct CommandStopped: Error {
+    var kept: String
+    var hint: String?
+}
+
+/// A command the person stopped with Ctrl-C (or that SIGTERM stopped): not an
+/// error. badge says so on a line of its own and exits 128 + the signal's
+/// number, as a shell reports a program the signal ended: 130 for Ctrl-C.
+struct StoppedBySignal: Error {
+    var signal: Int32
+    var kept: CommandStopped?
+
+    var exitStatus: Int32 { 128 + signal }
+
+    var message: String {
+        let by = signal == SIGINT ? "Ctrl-C" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        var text = "badge: stopped (\(by)); " + (kept?.kept ?? "the current badge is unchanged")
+        if let hint = kept?.hint { text += "\nhint: " + hint }
+        return text
     }
 }
 
@@ -57,7 +95,11 @@ private final class InterruptListener: @unchecked Sendable {
     private let listening: Bool
     private let lock = NSLock()
     private var count = 0
+    private var first: Int32?
     private var task: Task<Void, any Error>?
+
+    /// The signal that stopped the running command, if one did.
+    var stopSignal: Int32? { lock.withLock { first } }
 
     private init() {
         var ends: [Int32] = [-1, -1]
@@ -79,6 +121,7 @@ private final class InterruptListener: @unchecked Sendable {
     func catchSignals() -> [Int32: sigaction] {
         lock.withLock {
             count = 0
+            first = nil
             task = nil
         }
         guard listening else { return [:] }
@@ -108,10 +151,11 @@ private final class InterruptListener: @unchecked Sendable {
             let got = read(readEnd, &byte, 1)
             if got < 0 && errno == EINTR { continue }
             guard got == 1 else { return }
-            let count = interrupt()
-            if count == 1 {
-                // Stopping may take a moment (a plugin's grace, a commit under way): say it is heard.
-                Terminal.write(to: STDERR_FILENO, Data("badge: stopping (again to end at once)\n".utf8))
+            let count = interrupt(Int32(byte))
+            if count == 1 && !Interrupts.commandSaysItsStop.load(ordering: .relaxed) {
+                // Stopping may take a moment (a plugin's grace, a commit under way): say it is
+                // heard, on a line of its own (a spinner's line is cleared first).
+                Terminal.write(to: STDERR_FILENO, Data(((Terminal.stderrIsTerminal ? "\r\u{1B}[2K" : "") + "badge: stopping (again to end at once)\n").utf8))
             }
             if count > 1 {
                 let number = Int32(byte)
@@ -128,9 +172,10 @@ private final class InterruptListener: @unchecked Sendable {
     }
 
     /// Counts one interrupt and cancels the task; returns how many there have been.
-    private func interrupt() -> Int {
+    private func interrupt(_ number: Int32) -> Int {
         lock.withLock {
             count += 1
+            if first == nil { first = number }
             task?.cancel()
             return count
         }

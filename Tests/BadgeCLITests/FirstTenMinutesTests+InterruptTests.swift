@@ -77,11 +77,15 @@ extension FirstTenMinutesTests {
         batch.process.interrupt()
         #expect(batch.wait { _, stderr in stderr.contains("stopping…") }, "no word of stopping: \(batch.stderr)")
         let status = batch.finish()
-        #expect(status == 1, "\(batch.stderr)")
-        #expect(batch.stderr.contains("interrupted:"), "\(batch.stderr)")
+        #expect(status == 130, "\(batch.stderr)")
+        #expect(batch.stderr.range(of: #"badge: stopped \(Ctrl-C\); [0-9]+ of 40 badges are done\nhint: run the same command again to make the rest; finished badges are kept"#,
+                                   options: .regularExpression) != nil, "\(batch.stderr)")
+        #expect(!batch.stderr.contains("error:"), "a stop is no error: \(batch.stderr)")
+        // One word of stopping, the batch's own, which says what is kept.
+        #expect(!batch.stderr.contains("badge: stopping (again to end at once)"), "\(batch.stderr)")
         // "stopping…" came before the batch's last word, not with it.
         let stderr = batch.stderr
-        if let stopping = stderr.range(of: "stopping…"), let interrupted = stderr.range(of: "interrupted:") {
+        if let stopping = stderr.range(of: "stopping…"), let interrupted = stderr.range(of: "badge: stopped") {
             #expect(stopping.lowerBound < interrupted.lowerBound)
         }
     }
@@ -93,8 +97,10 @@ extension FirstTenMinutesTests {
         #expect(generate.wait { _, stderr in stderr.contains("workspace ready") }, "\(generate.stderr)")
         generate.process.interrupt()
         let status = generate.finish()
-        #expect(status == 1, "\(generate.stderr)")
-        #expect(generate.stderr.contains("cancelled"), "\(generate.stderr)")
+        #expect(status == 130, "\(generate.stderr)")
+        #expect(generate.stderr.contains("badge: stopping (again to end at once)\n"), "\(generate.stderr)")
+        #expect(generate.stderr.hasSuffix("\nbadge: stopped (Ctrl-C); the current badge is unchanged\n"), "\(generate.stderr)")
+        #expect(!generate.stderr.contains("error:"), "a stop is no error: \(generate.stderr)")
         #expect(s.badge == nil && s.leftoverWorkspaces.isEmpty)
     }
 

@@ -188,8 +188,8 @@ struct StoreProcessTests {
         }
         let stderr = try await held.stderrAfter()
         #expect(child.terminationReason == .exit)
-        #expect(child.terminationStatus == 1, "\(stderr)")
-        #expect(stderr.contains("cancelled"), "\(stderr)")
+        #expect(child.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("badge: stopped (Ctrl-C); the current badge is unchanged"), "\(stderr)")
         #expect(s.badge == before)
         #expect(s.storeObject.temporaryFiles().isEmpty)
         #expect(s.leftoverWorkspaces.isEmpty, "\(s.leftoverWorkspaces)")

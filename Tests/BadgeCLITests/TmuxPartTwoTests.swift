@@ -87,7 +87,7 @@ struct TmuxPartTwoTests {
             try pane.screen().range(of: #"▏ [1-9][0-9]*/\#(count)"#, options: .regularExpression) != nil || pane.exitStatus != nil
         }
         try pane.send("C-c")
-        #expect(try await pane.waitForExit() == 1, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
+        #expect(try await pane.waitForExit() == 130, "exit status \(pane.exitStatus.map(String.init) ?? "none")\n\(pane.screenText)")
         // The bar's last drawing with "stopping" in it.
         let bars = pane.output.components(separatedBy: "\r").filter { $0.contains("stopping… ") && $0.contains("▕") }
         let last = try #require(bars.last, "no bar says stopping:\n\(pane.output.suffix(2000))")
