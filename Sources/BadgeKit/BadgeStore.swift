@@ -11,9 +11,21 @@ public struct StoredBadge: Sendable, Equatable {
     /// For a history entry, when it was replaced: its file's status-change time, which the
     /// hard link into `history/` (and the rename over `badge.png`) set, and nothing later does.
     public var replacedAt: Date?
-    /// What a commit made private: a store made by an earlier badge (0755, files 0644)
-    /// is tightened to 0700 and 0600 on its first commit. Empty when nothing changed.
-    public var tightened: [String] = []
+    /// What a commit made private: a store others could read (an earlier badge's 0755,
+    /// files 0644, or a folder made with mkdir) is tightened to 0700 and 0600 on its
+    /// first commit. Empty when nothing changed.
+    public var tightened: [TightenedPath] = []
+}
+
+/// A path of the store that a commit made its owner's alone, and the mode it had.
+public struct TightenedPath: Sendable, Equatable {
+    public var path: String
+    public var mode: mode_t
+
+    public init(path: String, mode: mode_t) {
+        self.path = path
+        self.mode = mode
+    }
 }
 
 /// The persistence stage: one directory holding the one current `badge.png`,
@@ -73,7 +85,7 @@ public struct BadgeStore: Sendable {
         /// nil while there is no history directory (only when reading).
         let history: Int32?
         /// What `tighten` made private during this operation.
-        var tightened: [String] = []
+        var tightened: [TightenedPath] = []
 
         init(directory: Int32, history: Int32?) {
             self.directory = directory
@@ -145,9 +157,9 @@ public struct BadgeStore: Sendable {
     }
 
     /// What a command says when a commit made the store private (`StoredBadge.tightened`).
-    public static func tightenedMessage(_ paths: [String]) -> String {
-        "other users could read the store (an earlier badge made it 0755, its files 0644); it is now yours alone "
-            + "(0700, files 0600): \(paths.count) \(paths.count == 1 ? "path" : "paths") changed, from \(paths[0])"
+    public static func tightenedMessage(_ paths: [TightenedPath]) -> String {
+        "the store was open to other users (\(paths[0].path) was \(String(format: "%04o", paths[0].mode))); it is now yours alone "
+            + "(0700, files 0600): \(paths.count) \(paths.count == 1 ? "path" : "paths") changed"
     }
 
     /// Makes a store that others may read (one an earlier badge made: 0755,
@@ -155,8 +167,8 @@ public struct BadgeStore: Sendable {
     /// 0600 for the badge, the lock and the history's files. Returns the paths
     /// it changed. Only regular files and directories of the owner are
     /// touched (the store is already known to be writable by the owner alone).
-    private func tighten(_ store: Handle) -> [String] {
-        var changed: [String] = []
+    private func tighten(_ store: Handle) -> [TightenedPath] {
+        var changed: [TightenedPath] = []
         // The owner's bits stay as they are; the group's and others' go.
         func narrow(_ fd: Int32, _ name: String?, url: URL) {
             var info = stat()
@@ -164,7 +176,9 @@ public struct BadgeStore: Sendable {
             guard found == 0, info.st_uid == geteuid(), info.st_mode & 0o077 != 0,
                   info.st_mode & S_IFMT == (name == nil ? S_IFDIR : S_IFREG) else { return }
             let mode = info.st_mode & 0o700
-            if (name.map { fchmodat(fd, $0, mode, 0) } ?? fchmod(fd, mode)) == 0 { changed.append(url.path) }
+            if (name.map { fchmodat(fd, $0, mode, 0) } ?? fchmod(fd, mode)) == 0 {
+                changed.append(TightenedPath(path: url.path, mode: info.st_mode & 0o7777))
+            }
         }
         narrow(store.directory, nil, url: directory)
         narrow(store.directory, Self.badgeFileName, url: badgeURL)

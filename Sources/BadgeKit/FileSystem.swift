@@ -238,11 +238,14 @@ func writeAll(_ fd: Int32, _ data: Data) -> Int32 {
 /// Reads a file the user named (a configuration, a manifest): opened once,
 /// checked by descriptor and read from it, at most `maxBytes`. A failure
 /// says in plain words whether it is missing, not a regular file (a FIFO,
-/// /dev/zero), too large or unreadable.
+/// /dev/zero), too large or unreadable. What it says is then taken only if
+/// no other user could have written it (`FileTrust`).
 func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String, maxBytes: Int = 64 << 20) throws -> Data {
     do {
-        return try RegularFile.contents(of: url.path, limit: maxBytes)
-    } catch {
+        let data = try RegularFile.contents(of: url.path, limit: maxBytes)
+        try FileTrust.check(url.path, what: what, code: code)
+        return data
+    } catch let error as RegularFile.Failure {
         let cause: String
         var why = hint
         switch error {

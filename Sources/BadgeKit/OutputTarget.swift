@@ -11,6 +11,11 @@ import Foundation
 /// - A symbolic link is followed (up to 40 links); what it leads to gets the same rules, so a
 ///   regular file there is replaced atomically in its own folder. A link into `/proc` (such as
 ///   `/dev/stdout`, which leads to `/proc/self/fd/1`) names an open descriptor and is written into.
+/// - In a sticky folder others may write to (`/tmp`), a symbolic link or a FIFO that belongs
+///   neither to badge's user nor to the folder's owner is refused: another user planted it, to
+///   have a file of yours overwritten or to read the badge. These are the kernel's
+///   `fs.protected_symlinks` and `fs.protected_fifos` (2), which badge's own resolving of links
+///   would otherwise get around.
 /// - A regular file, or a name with nothing there, is written whole or not at all: a temporary
 ///   file beside it, fsynced and renamed over it (`AtomicFileWriter`).
 /// - A directory, a block device, a socket or anything else is an error that says what it is.
@@ -59,9 +64,13 @@ public enum OutputTarget: Sendable, Equatable, CustomStringConvertible {
             switch info.st_mode & S_IFMT {
             case S_IFREG:
                 return .replace(current)
-            case S_IFIFO, S_IFCHR:
+            case S_IFIFO:
+                try refusePlanted(current, info, kind: "a FIFO")
+                return .writeInto(current)
+            case S_IFCHR:
                 return .writeInto(current)
             case S_IFLNK:
+                if !current.hasPrefix("/proc/") { try refusePlanted(current, info, kind: "a symbolic link") }
                 // /proc/<pid>/fd/N and friends are links to open descriptors, not names.
                 if current.hasPrefix("/proc/") { return .writeInto(current) }
                 guard let target = readLink(current) else { throw .system("readlink", errno, current) }
@@ -73,6 +82,18 @@ public enum OutputTarget: Sendable, Equatable, CustomStringConvertible {
             }
         }
         throw .system("readlink", ELOOP, path)
+    }
+
+    /// Throws when `path` (a link or a FIFO, `info` its lstat) is in a sticky
+    /// folder that others may write to, and belongs neither to badge's user
+    /// nor to the folder's owner.
+    private static func refusePlanted(_ path: String, _ info: stat, kind: String) throws(OutputFailure) {
+        guard info.st_uid != geteuid() else { return }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var folderInfo = stat()
+        guard stat(folder, &folderInfo) == 0, folderInfo.st_mode & S_ISVTX != 0, folderInfo.st_mode & 0o022 != 0,
+              info.st_uid != folderInfo.st_uid else { return }
+        throw .planted(kind, path, owner: info.st_uid, folder: folder)
     }
 
     private static func readLink(_ path: String) -> String? {
@@ -93,6 +114,9 @@ package enum OutputFailure: Error, Equatable {
     case terminal
     /// A FIFO with no process reading it.
     case noReader(String)
+    /// A symbolic link or a FIFO (its kind, its path) that another user (`owner`) put in a sticky
+    /// folder others may write to (`folder`).
+    case planted(String, String, owner: uid_t, folder: String)
 }
 
 /// Writes a file the user named under the `OutputTarget` policy.
@@ -170,6 +194,11 @@ package struct OutputWriter: Sendable {
         case .terminal:
             return BadgeError(.usage, "standard output is a terminal; \(what) is not printed there", path: "-",
                               hint: "pipe it into a program or a file (--output - | ...), or give a file name")
+        case let .planted(kind, path, owner, folder):
+            let where_ = path == target.displayPath ? "" : " (where \(target.displayPath) leads)"
+            return BadgeError(.io, "cannot write \(what): \(path)\(where_) is \(kind) of another user (uid \(owner)) in \(folder), "
+                                  + "a folder others can write to; badge does not write through it", path: path,
+                              hint: "give a name of your own, or a folder only you can write to")
         case let .noReader(path):
             return BadgeError(.io, "cannot write \(what): no process is reading the FIFO", path: path,
                               hint: "start the reader first, or give a file name")

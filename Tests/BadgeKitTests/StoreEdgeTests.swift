@@ -77,7 +77,7 @@ struct StoreEdgeTests {
 
         let (png, metadata) = try StoreFixture.badge(3)
         let stored = try store.commit(.stamping(metadata, into: png))
-        #expect(Set(stored.tightened) == Set([store.directory.path, store.historyURL.path, store.badgeURL.path, entry.path, lock.path]),
+        #expect(Set(stored.tightened.map(\.path)) == Set([store.directory.path, store.historyURL.path, store.badgeURL.path, entry.path, lock.path]),
                 "\(stored.tightened)")
         #expect(try mode(store.directory) == 0o700)
         #expect(try mode(store.historyURL) == 0o700)
@@ -87,10 +87,25 @@ struct StoreEdgeTests {
         }
         #expect(try mode(store.badgeURL) == 0o600)
         let message = BadgeStore.tightenedMessage(stored.tightened)
-        #expect(message.contains("it is now yours alone (0700, files 0600)") && message.contains("5 paths changed"), "\(message)")
+        #expect(message == "the store was open to other users (\(store.directory.path) was 0755); it is now yours alone (0700, files 0600): 5 paths changed",
+                "\(message)")
 
         let (next, nextMetadata) = try StoreFixture.badge(4)
         #expect(try store.commit(.stamping(nextMetadata, into: next)).tightened.isEmpty, "a private store is left as it is")
+    }
+
+    /// An empty folder made with mkdir (0755) and given as the store: the warning
+    /// says what was found, and claims no earlier badge made it so.
+    @Test func aFolderMadeWithMkdirIsTightenedWithWhatItWas() throws {
+        let f = StoreFixture()
+        let store = f.store()
+        #expect(mkdir(store.directory.path, 0o755) == 0 && chmod(store.directory.path, 0o755) == 0)
+        let (png, metadata) = try StoreFixture.badge(1)
+        let stored = try store.commit(.stamping(metadata, into: png))
+        #expect(stored.tightened == [TightenedPath(path: store.directory.path, mode: 0o755)], "\(stored.tightened)")
+        #expect(BadgeStore.tightenedMessage(stored.tightened)
+                == "the store was open to other users (\(store.directory.path) was 0755); it is now yours alone (0700, files 0600): 1 path changed")
+        #expect(try mode(store.directory) == 0o700)
     }
 
     /// Two foreign files at badge.png, each replaced within the same second,
