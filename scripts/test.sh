@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: installs what the tests use, builds, runs every test target,
+# `make test`: installs what the tests use (beside the build), builds, runs every test target,
 # and builds and checks the consumer package against a tagged clone
 # (check-consumer.sh). The consumer's build runs beside the suite with the
 # lowest CPU weight (scripts/beside.sh), on the CPU the suite leaves idle (its
@@ -93,10 +93,21 @@ consumer() {
   scripts/check-consumer.sh --built
 }
 
-stage deps deps
+# What the build needs comes first. What only the tests use (Chromium, tesseract,
+# Playwright, ...) is installed beside the build, which does not need it: on a new
+# machine its downloads and unpacking then take no time of their own.
+scripts/install-deps.sh
+deps_log=$(mktemp)
+stage deps deps >"$deps_log" 2>&1 &
+deps_job=$!
 # Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
 scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
+deps_status=0
+wait "$deps_job" || deps_status=$?
+cat "$deps_log"
+rm -f "$deps_log"
+[ "$deps_status" -eq 0 ] || { echo "test: installing what the tests use failed (status $deps_status)" >&2; exit "$deps_status"; }
 if [ "$consumer_build_mode" = own ] && scripts/beside.sh --check; then
   scripts/beside.sh scripts/check-consumer.sh --build-only >"$consumer_log" 2>&1 &
   consumer_build=$!

@@ -256,6 +256,14 @@ final class Sandbox: @unchecked Sendable {
 }
 
 extension Trait where Self == ConditionTrait {
+    /// A test whose work a debug build takes minutes of CPU for (4096 px in
+    /// every style): it runs against the release binary (BADGE_BIN, as
+    /// `make test-release` and CI run the end-to-end suite), saying so elsewhere.
+    static var needsTheReleaseBinary: Self {
+        .disabled(if: Sandbox.hasTestSeams,
+                  "draws what a debug build takes minutes of CPU for: runs against the release binary (make test-release)")
+    }
+
     /// A test that holds a run at a stage through the debug-only seams
     /// (BADGE_TEST_HOLD): it runs against a debug build, and against a release
     /// build (BADGE_BIN) it is skipped, saying why.
