@@ -73,6 +73,28 @@ struct ComfyUIQueueTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".png") }.count == 4)
     }
 
+    /// The OpenAI and AUTOMATIC1111 dialects against a server that answers
+    /// nothing to a POST on a reused connection: a batch of three jobs each
+    /// makes three images, each asked for once, each on a connection of its own.
+    @Test func theOtherDialectsPostOnceToo() async throws {
+        let s = try Sandbox()
+        let server = try FixtureServer(script: RemoteSourceTests.imageServer)
+        defer { server.stop() }
+        let config = try RemoteSourceTests.config(s, server, ["drop-on-reuse": #""api": "openai""#, "drop-on-reuse-a1111": #""api": "automatic1111""#])
+        for backend in ["drop-on-reuse", "drop-on-reuse-a1111"] {
+            let list = s.root.appendingPathComponent("\(backend).json")
+            let jobs = ["Run", "Swim", "Read"].map { #"{"name": "\#($0)", "prompt": "\#($0)", "backend": "\#(backend)", "size": 64}"# }
+            try Data("[\(jobs.joined(separator: ", "))]".utf8).write(to: list)
+            let result = try await s.run(["batch", "--config", config.path, list.path, "--output", s.root.appendingPathComponent("out-\(backend)").path, "--concurrency", "1"],
+                                         extraEnvironment: ["BADGE_E2E_KEY": RemoteSourceTests.key])
+            #expect(result.status == 0, "\(backend): \(result.stdout) \(result.stderr)")
+            let all = try #require(try JSONSerialization.jsonObject(with: try server.get("/_requests")) as? [[String: Any]])
+            let posts = all.filter { $0["mode"] as? String == backend }
+            #expect(posts.count == 3, "\(backend): \(posts.count) images asked for")
+            #expect(posts.allSatisfy { $0["connection_request"] as? Int == 1 }, "\(backend): \(posts.map { $0["connection_request"] ?? "?" })")
+        }
+    }
+
     /// Ctrl-C while `--choose 3 --pick 2` waits on its runs is a stop, as it is
     /// for any command: 130, said plainly, each run abandoned, the badge kept.
     @Test func ctrlCDuringChooseAndPickIsAStop() async throws {

@@ -259,7 +259,11 @@ class Handler(JSONHandler):
             violations = txt2img_violations(body)
         with lock:
             received.append({"mode": mode, "path": self.path, "body": body, "violations": violations,
-                             "authorization": self.headers.get("Authorization")})
+                             "authorization": self.headers.get("Authorization"), "connection_request": self.on_connection})
+        if mode.startswith("drop-on-reuse") and self.on_connection > 1:
+            # The image is made, and the answer lost: a server that closed an idle kept-alive connection.
+            self.close_connection = True
+            return
         port = self.server.server_address[1]
         a1111 = self.path.endswith(("/sdapi/v1/txt2img", "/sdapi/v1/img2img"))
         count = requested_count(body)
@@ -307,7 +311,7 @@ class Handler(JSONHandler):
                 return self.reply(200, PNG, "image/png")
             if mode == "raw-json":
                 return self.reply(200, {"error": "Model is currently loading", "estimated_time": 20})
-        if mode == "ok":
+        if mode == "ok" or mode.startswith("drop-on-reuse"):
             return self.reply(200, ok)
         if mode == "drop-always" or (mode == "drop-once" and n == 1):
             # The connection is lost after the request arrived and before any answer
