@@ -78,6 +78,7 @@ struct SecretScrubberTests {
 /// Issue #58: a key a server echoes in pieces shorter than any mask takes
 /// (spaces every 7 characters, dashes every 3), reversed or encoded, is
 /// still the key: `echoes` finds it, and the server's words are withheld.
+@Suite(.threadsOfTheirOwn)
 struct SecretEchoTests {
     static let key = "sk-SECRETKEY-1234567890abcdef"
     let scrubber = SecretScrubber(secrets: [key])

@@ -127,6 +127,7 @@ struct JobsTests {
 
 /// The deadline of a followed run (ComfyUI's and the jobs dialect's polls):
 /// the last poll is at the deadline, never a poll interval before it.
+@Suite(.threadsOfTheirOwn)
 struct PollDeadlineTests {
     @Test func theLastWaitEndsAtTheDeadlineAndNoneFollowsIt() {
         let start = ContinuousClock.now
