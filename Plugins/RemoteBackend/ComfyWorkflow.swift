@@ -69,6 +69,11 @@ struct ComfyWorkflow: Sendable {
         } catch {
             throw file.error("cannot read the workflow \(path): \(error)", hint: "export the workflow from ComfyUI in API format and give its path")
         }
+        // What the server runs, with the key: as trusted as the configuration that names it.
+        if let distrust = FileTrust.distrust(of: path) {
+            let (message, hint) = distrust.words(path: path, what: "workflow \(path)")
+            throw file.error(message, hint: hint)
+        }
         let graph = try JSONParser.parse(data, file: path)
         guard case let .object(nodes) = graph.value else {
             throw BadgeError(.config, "the workflow is \(graph.kindName), not a ComfyUI workflow in API format", path: path,

@@ -104,6 +104,11 @@ struct RemoteOptions: Sendable {
                 throw ca.error("cannot read the CA file \(path): \(error)",
                                hint: "give the path of a PEM bundle (relative paths start at the configuration file's directory)")
             }
+            // Whoever could write it could add a CA of theirs, and read the key on its way.
+            if let distrust = FileTrust.distrust(of: path) {
+                let (message, hint) = distrust.words(path: path, what: "CA file \(path)")
+                throw ca.error(message, hint: hint)
+            }
             // OpenSSL reads CERTIFICATE, TRUSTED CERTIFICATE and X509 CERTIFICATE blocks.
             guard ["CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE"].contains(where: { pem.range(of: Data("-----BEGIN \($0)-----".utf8)) != nil }) else {
                 throw ca.error("the CA file \(path) holds no PEM certificate (no -----BEGIN CERTIFICATE----- line)",

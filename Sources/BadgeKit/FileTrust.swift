@@ -110,6 +110,13 @@ package enum FileTrust {
         case linkOwner(String, uid_t)
 
         func error(path: String, what: String, code: BadgeError.Code, backend: String?) -> BadgeError {
+            let (message, hint) = words(path: path, what: what)
+            return BadgeError(code, message, backend: backend, path: path, hint: hint)
+        }
+
+        /// What is wrong, in words ("the configuration file can be written by
+        /// every user (mode 0666), ..."), and what fixes it.
+        package func words(path: String, what: String) -> (message: String, hint: String) {
             let octal = { (mode: mode_t) in String(format: "%04o", mode) }
             let who = { (mode: mode_t) in mode & 0o002 != 0 ? "every user" : "its group" }
             let message: String
@@ -131,7 +138,7 @@ package enum FileTrust {
                 message = "the \(what) is reached through a symbolic link of another user (uid \(uid)), who could point it anywhere: \(link)"
                 hint = "give the path without that link, or replace the link with one of your own"
             }
-            return BadgeError(code, message, backend: backend, path: path, hint: hint)
+            return (message, hint)
         }
     }
 }

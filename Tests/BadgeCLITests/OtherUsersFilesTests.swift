@@ -108,6 +108,35 @@ struct OtherUsersFilesTests {
         #expect(FileManager.default.fileExists(atPath: marker.path), "a script of the user's own runs")
     }
 
+    /// A CA file (whoever writes it can add a CA of theirs and read the key on
+    /// its way) and a ComfyUI workflow (what the server runs, with the key) are
+    /// as trusted as the configuration that names them.
+    @Test func aCAFileOrAWorkflowOthersCanWriteIsRefusedWithTheConfig() async throws {
+        let s = try Sandbox()
+        let ca = s.root.appendingPathComponent("ca.pem")
+        try FileManager.default.copyItem(at: Sandbox.repository.appendingPathComponent("Tests/Data/tls/ca.pem"), to: ca)
+        let workflow = s.root.appendingPathComponent("workflow.json")
+        try FileManager.default.copyItem(at: ComfyUITests.examples.appendingPathComponent("txt2img-sd15.json"), to: workflow)
+        for file in [ca, workflow] { #expect(chmod(file.path, 0o666) == 0) }
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"""
+            {"backends": {"tls": {"type": "http", "api": "openai", "url": "https://127.0.0.1:9/v1", "caFile": "ca.pem"},
+                          "comfy": {"type": "http", "api": "comfyui", "url": "http://127.0.0.1:9", "workflow": "workflow.json", "inputs": {"prompt": "6.inputs.text"}}}}
+            """#.utf8).write(to: config)
+        let first = try await s.run(["config", "validate", config.path])
+        #expect(first.status == 1, "\(first.stderr)")
+        #expect(first.stderr.contains("the CA file \(ca.path) can be written by every user (mode 0666), who could change what badge does as you"),
+                "\(first.stderr)")
+        #expect(first.stderr.contains("hint: make it yours alone to write: chmod go-w \(ca.path)"), "\(first.stderr)")
+        #expect(chmod(ca.path, 0o644) == 0)
+        let second = try await s.run(["config", "validate", config.path])
+        #expect(second.status == 1, "\(second.stderr)")
+        #expect(second.stderr.contains("the workflow \(workflow.path) can be written by every user (mode 0666)"), "\(second.stderr)")
+        #expect(chmod(workflow.path, 0o644) == 0)
+        let fixed = try await s.run(["config", "validate", config.path])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+    }
+
     /// A manifest names sources and outputs: one that others can write is refused before any job.
     @Test func aManifestOthersCanWriteIsRefused() async throws {
         let s = try Sandbox()
