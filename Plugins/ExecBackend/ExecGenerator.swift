@@ -212,14 +212,14 @@ package struct ExecGenerator: BadgeGenerator {
                 hint: options.program.contains("/") ? "check the path in command[0] (relative paths start at the configuration file's directory) and chmod +x"
                     : "install it, or give its full path in command[0]")
         }
-        // What runs as badge's user: the program, and the script an interpreter runs (its
-        // first argument that is not an option, when that is a file).
+        // What runs as badge's user: the program, and every file its arguments name (the
+        // script an interpreter runs, through env, uv run or options before it).
         try FileTrust.check(executable, what: "program \(executable)", code: .backendUnavailable, backend: name)
-        if let script = options.arguments.first(where: { !$0.hasPrefix("-") }) {
-            let path = URL.file(script, relativeTo: options.workingDirectory).path
+        for argument in options.arguments where !argument.isEmpty && !argument.hasPrefix("-") {
+            let path = URL.file(argument, relativeTo: options.workingDirectory).path
             var info = stat()
             if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
-                try FileTrust.check(path, what: "script \(path)", code: .backendUnavailable, backend: name)
+                try FileTrust.check(path, what: "file \(path) in its command", code: .backendUnavailable, backend: name)
             }
         }
         return (executable, environment)

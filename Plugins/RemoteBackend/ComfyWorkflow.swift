@@ -64,13 +64,16 @@ struct ComfyWorkflow: Sendable {
     static func load(_ file: ConfigValue, mapping: ConfigValue?, required: [Slot], base: URL) throws -> ComfyWorkflow {
         let path = BadgeConfig.resolvePath(try file.nonEmptyString(), relativeTo: base).path
         let data: Data
+        let opened: stat
         do {
-            data = try RegularFile.contents(of: path, limit: maxFileBytes)
+            let file = try RegularFile(path)
+            data = try file.readAll(limit: maxFileBytes)
+            opened = file.status
         } catch {
             throw file.error("cannot read the workflow \(path): \(error)", hint: "export the workflow from ComfyUI in API format and give its path")
         }
         // What the server runs, with the key: as trusted as the configuration that names it.
-        if let distrust = FileTrust.distrust(of: path) {
+        if let distrust = FileTrust.distrust(of: path, opened: opened) {
             let (message, hint) = distrust.words(path: path, what: "workflow \(path)")
             throw file.error(message, hint: hint)
         }

@@ -98,14 +98,17 @@ struct RemoteOptions: Sendable {
         if let ca = config.value("caFile") {
             let path = BadgeConfig.resolvePath(try ca.nonEmptyString(), relativeTo: directory).path
             let pem: Data
+            let opened: stat
             do {
-                pem = try RegularFile.contents(of: path, limit: Self.maxCAFileBytes)
+                let file = try RegularFile(path)
+                pem = try file.readAll(limit: Self.maxCAFileBytes)
+                opened = file.status
             } catch {
                 throw ca.error("cannot read the CA file \(path): \(error)",
                                hint: "give the path of a PEM bundle (relative paths start at the configuration file's directory)")
             }
             // Whoever could write it could add a CA of theirs, and read the key on its way.
-            if let distrust = FileTrust.distrust(of: path) {
+            if let distrust = FileTrust.distrust(of: path, opened: opened) {
                 let (message, hint) = distrust.words(path: path, what: "CA file \(path)")
                 throw ca.error(message, hint: hint)
             }

@@ -242,8 +242,9 @@ func writeAll(_ fd: Int32, _ data: Data) -> Int32 {
 /// no other user could have written it (`FileTrust`).
 func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String, maxBytes: Int = 64 << 20) throws -> Data {
     do {
-        let data = try RegularFile.contents(of: url.path, limit: maxBytes)
-        try FileTrust.check(url.path, what: what, code: code)
+        let file = try RegularFile(url.path)
+        let data = try file.readAll(limit: maxBytes)
+        try FileTrust.check(url.path, opened: file.status, what: what, code: code)
         return data
     } catch let error as RegularFile.Failure {
         let cause: String

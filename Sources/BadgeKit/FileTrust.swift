@@ -18,29 +18,37 @@ import Foundation
 ///   sticky folder anyone may make one).
 package enum FileTrust {
     /// Why a file is not trusted, or nil when it is. `path` is taken as it is
-    /// (absolute, or relative to the working directory).
-    package static func distrust(of path: String) -> Distrust? {
+    /// (absolute, or relative to the working directory), `..` as the kernel
+    /// takes it (after the link before it). `opened`: the status of the
+    /// descriptor the file was read from; the path must still lead to that
+    /// file, or it was swapped (`.replaced`). Without it, a path that leads
+    /// nowhere is the reader's to report (nil).
+    package static func distrust(of path: String, opened: stat? = nil) -> Distrust? {
         let me = geteuid()
         func trusted(_ uid: uid_t) -> Bool { uid == me || uid == 0 }
-        /// The write bits of others, and of the group unless it is the user's own.
-        func othersWrite(_ info: stat) -> Bool {
-            info.st_mode & 0o002 != 0 || (info.st_mode & 0o020 != 0 && !isPrivateGroup(info.st_gid))
+        /// The write bits of others, and of the group unless it is the user's own. (A POSIX
+        /// ACL's named users hide behind the group bits, its mask: write access the owner
+        /// gave someone by name is the owner's choice, as with a group of the owner's own.)
+        func othersWrite(_ info: stat, _ path: String) -> Bool {
+            guard info.st_mode & 0o002 == 0 else { return true }
+            return info.st_mode & 0o020 != 0 && !isPrivateGroup(info.st_gid)
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }  // What cannot be found is the reader's to report.
+        guard stat(path, &info) == 0 else { return opened == nil ? nil : .replaced }
+        if let opened, opened.st_dev != info.st_dev || opened.st_ino != info.st_ino { return .replaced }
         if !trusted(info.st_uid) { return .owner(info.st_uid) }
-        if othersWrite(info) { return .writable(info.st_mode & 0o7777) }
+        if othersWrite(info, path) { return .writable(info.st_mode & 0o7777) }
 
         func folder(_ folder: String, _ info: stat) -> Distrust? {
             if !trusted(info.st_uid) { return .folderOwner(folder, info.st_uid) }
-            if othersWrite(info) && info.st_mode & S_ISVTX == 0 { return .folderWritable(folder, info.st_mode & 0o7777) }
+            if othersWrite(info, folder) && info.st_mode & S_ISVTX == 0 { return .folderWritable(folder, info.st_mode & 0o7777) }
             return nil
         }
-        // As written: each name on the way, its links not followed.
-        let written = URL(fileURLWithPath: path).standardizedFileURL.path
+        // As written: each name on the way, its links not followed (but those before it).
+        let written = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         for prefix in prefixes(of: written) {
             var entry = stat()
-            guard lstat(prefix, &entry) == 0 else { continue }
+            guard lstat(prefix, &entry) == 0 else { return opened == nil ? nil : .replaced }
             if entry.st_mode & S_IFMT == S_IFLNK {
                 if !trusted(entry.st_uid) { return .linkOwner(prefix, entry.st_uid) }
             } else if prefix != written, let problem = folder(prefix, entry) {
@@ -48,20 +56,20 @@ package enum FileTrust {
             }
         }
         // As resolved: the folders the file is really in.
-        guard let resolved = realpath(written, nil) else { return nil }
+        guard let resolved = realpath(written, nil) else { return opened == nil ? nil : .replaced }
         let real = String(cString: resolved)
         free(resolved)
         for prefix in prefixes(of: real) where prefix != real {
             var entry = stat()
-            guard stat(prefix, &entry) == 0 else { continue }
+            guard stat(prefix, &entry) == 0 else { return .replaced }
             if let problem = folder(prefix, entry) { return problem }
         }
         return nil
     }
 
     /// Throws the error that says why `path` is not trusted, and what fixes it.
-    package static func check(_ path: String, what: String, code: BadgeError.Code, backend: String? = nil) throws {
-        guard let distrust = distrust(of: path) else { return }
+    package static func check(_ path: String, opened: stat? = nil, what: String, code: BadgeError.Code, backend: String? = nil) throws {
+        guard let distrust = distrust(of: path, opened: opened) else { return }
         throw distrust.error(path: path, what: what, code: code, backend: backend)
     }
 
@@ -83,6 +91,15 @@ package enum FileTrust {
             if strcmp(name, userName) != 0 { return false }
             member = member?.advanced(by: 1)
         }
+        // A user whose primary group it is belongs to it without being listed.
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16 << 10)
+        setpwent()
+        defer { endpwent() }
+        while getpwent_r(&entry, &buffer, buffer.count, &found) == 0, found != nil {
+            if entry.pw_gid == gid && entry.pw_uid != geteuid() { return false }
+        }
         return true
     }
 
@@ -90,7 +107,7 @@ package enum FileTrust {
     private static func prefixes(of path: String) -> [String] {
         var prefixes = ["/"]
         var current = ""
-        for part in path.split(separator: "/") {
+        for part in path.split(separator: "/") where part != "." {
             current += "/" + part
             prefixes.append(current)
         }
@@ -108,6 +125,8 @@ package enum FileTrust {
         case folderWritable(String, mode_t)
         /// A symbolic link on the way belongs to another user.
         case linkOwner(String, uid_t)
+        /// What was read is no longer what the path leads to: swapped, moved or removed meanwhile.
+        case replaced
 
         func error(path: String, what: String, code: BadgeError.Code, backend: String?) -> BadgeError {
             let (message, hint) = words(path: path, what: what)
@@ -134,6 +153,9 @@ package enum FileTrust {
             case let .folderWritable(folder, mode):
                 message = "the \(what) is in \(folder), which \(who(mode)) can write to (mode \(octal(mode))), who could replace it"
                 hint = "chmod go-w \(folder), or keep the file in a folder of your own"
+            case .replaced:
+                message = "the \(what) was replaced, moved or removed while badge read it, so what was read cannot be vouched for"
+                hint = "check who else can change it, and run the command again"
             case let .linkOwner(link, uid):
                 message = "the \(what) is reached through a symbolic link of another user (uid \(uid)), who could point it anywhere: \(link)"
                 hint = "give the path without that link, or replace the link with one of your own"

@@ -14,6 +14,8 @@ public struct RegularFile: ~Copyable {
     /// When the file's contents last changed (its mtime): for a history
     /// entry, when the store moved it there (`BadgeStore` sets it then).
     public let modified: Date
+    /// What fstat said of the descriptor when the file was opened.
+    package let status: stat
 
     /// Why a file could not be read.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -57,6 +59,7 @@ public struct RegularFile: ~Copyable {
             throw .notRegular(Self.kind(info.st_mode))
         }
         self.fd = fd
+        self.status = info
         self.size = Int(info.st_size)
         self.modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }

@@ -91,6 +91,37 @@ final class FileTrustTests {
         #expect(FileTrust.distrust(of: link) == nil)
     }
 
+    /// `..` after a link is the link's target's parent, as the kernel takes it:
+    /// the folder checked is the one the file is really in.
+    @Test func dotDotAfterALinkIsTheTargetsParent() throws {
+        let open = root.appendingPathComponent("team")
+        _ = try file("team/inner/placeholder")
+        let config = try file("team/config.json")
+        #expect(chmod(open.path, 0o777) == 0)
+        let link = root.appendingPathComponent("badge").path
+        #expect(symlink(open.appendingPathComponent("inner").path, link) == 0)
+        // Named as the path names it (".../badge/.."), the folder is team, 0777.
+        guard case let .folderWritable(folder, mode) = FileTrust.distrust(of: link + "/../config.json") else {
+            Issue.record("the folder link/.. leads to is not checked")
+            return
+        }
+        #expect(mode == 0o777 && realpath(folder, nil).map { String(cString: $0) } == open.path, "\(folder)")
+        #expect(FileTrust.distrust(of: config) == .folderWritable(open.path, 0o777))
+    }
+
+    /// Read from a descriptor, then the path no longer leads to that file: not vouched for.
+    @Test func aFileSwappedAfterItWasReadIsNotTrusted() throws {
+        let path = try file("swapped.json")
+        var opened = stat()
+        #expect(stat(path, &opened) == 0)
+        #expect(FileTrust.distrust(of: path, opened: opened) == nil)
+        #expect(unlink(path) == 0)
+        #expect(FileTrust.distrust(of: path, opened: opened) == .replaced)
+        _ = try file("other.json")
+        #expect(rename(root.appendingPathComponent("other.json").path, path) == 0)
+        #expect(FileTrust.distrust(of: path, opened: opened) == .replaced)
+    }
+
     @Test func theErrorSaysWhoCouldChangeItAndWhatFixesIt() throws {
         let path = try file("b.json", mode: 0o666)
         do {
