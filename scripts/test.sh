@@ -67,9 +67,13 @@ suite() {
 # The consumer's build, in a session of its own so that all of it can be stopped.
 consumer_log=$(mktemp)
 consumer_build=
+deps_job=
+deps_log=
 stop_consumer_build() {
   [ -n "$consumer_build" ] && kill -- -"$consumer_build" 2>/dev/null
-  rm -f "$consumer_log"
+  # An install still running beside a build that failed is waited for: it holds dpkg's lock.
+  [ -n "$deps_job" ] && wait "$deps_job" 2>/dev/null
+  rm -f "$consumer_log" ${deps_log:+"$deps_log"}
 }
 trap stop_consumer_build EXIT
 
@@ -107,6 +111,7 @@ scripts/check-suites.py
 stage build "$SWIFT" build --build-tests
 deps_status=0
 wait "$deps_job" || deps_status=$?
+deps_job=
 cat "$deps_log"
 rm -f "$deps_log"
 [ "$deps_status" -eq 0 ] || { echo "test: installing what the tests use failed (status $deps_status)" >&2; exit "$deps_status"; }

@@ -5,7 +5,7 @@ import Synchronization
 /// the same server with the same credentials: eight backends of one server
 /// cost one fetch of what can be megabytes. An answer is kept for `lifetime`,
 /// so a server that has since gained a model or a node is seen soon after;
-/// a fetch that failed is not kept.
+/// a fetch that failed, or was answered with an error, is not kept.
 final class ObjectInfoMemo: Sendable {
     static let shared = ObjectInfoMemo()
     static let lifetime: Duration = .seconds(30)
@@ -34,10 +34,17 @@ final class ObjectInfoMemo: Sendable {
             return answer
         }
         do {
-            return try await answer.value
+            let response = try await answer.value
+            // An error's answer (a server still starting) is not kept either.
+            if !(200..<300).contains(response.status) { forget(key, started: now) }
+            return response
         } catch {
-            entries.withLock { entries in entries.removeAll { $0.key == key && $0.started == now } }
+            forget(key, started: now)
             throw error
         }
+    }
+
+    private func forget(_ key: String, started: ContinuousClock.Instant) {
+        entries.withLock { entries in entries.removeAll { $0.key == key && $0.started == started } }
     }
 }

@@ -115,9 +115,11 @@ package struct RemoteGenerator: MultiImageGenerator {
     func scrubbed(_ error: BadgeError) -> BadgeError {
         var error = error
         let secrets = secrets
-        error.message = Redact.scrub(Redact.withholdingEchoes(error.message, secrets: secrets), secrets: secrets)
-        error.cause = error.cause.map { Redact.scrub(Redact.withholdingEchoes($0, secrets: secrets), secrets: secrets) }
-        error.hint = error.hint.map { Redact.scrub($0, secrets: secrets) }
+        // Masked first; what is left of an echo once the key's pieces are masked (pieces
+        // shorter than a mask, an encoding) takes the server's words out whole.
+        error.message = Redact.withholdingEchoes(Redact.scrub(error.message, secrets: secrets), secrets: secrets)
+        error.cause = error.cause.map { Redact.withholdingEchoes(Redact.scrub($0, secrets: secrets), secrets: secrets) }
+        error.hint = error.hint.map { Redact.withholdingEchoes(Redact.scrub($0, secrets: secrets), secrets: secrets) }
         error.path = error.path.map { Redact.scrub($0, secrets: secrets) }
         return error
     }
@@ -548,13 +550,19 @@ enum Redact {
 
     /// What badge says of a server's answer is its own words up to the first
     /// ": " ("HTTP 401: ", "ComfyUI refused the workflow: "), then the server's.
-    /// When those carry a secret in any form (`SecretScrubber.echoes`), they
-    /// go whole: a piece too short to mask is still a piece. (A text with no
-    /// server words after a colon, such as a job's id, is masked by `scrub`.)
+    /// When those still carry a secret once masked (`scrub` first, then
+    /// `SecretScrubber.echoes`), they go whole: a piece too short to mask is
+    /// still a piece. When the words
+    /// before the colon carry it too (or there is no colon: "HTTP 401 (request
+    /// id …)"), the whole text goes.
     static func withholdingEchoes(_ text: String, secrets: [String]) -> String {
-        guard let colon = text.range(of: ": "), SecretScrubber(secrets: secrets).echoes(String(text[colon.upperBound...])) else {
-            return text
+        let scrubber = SecretScrubber(secrets: secrets)
+        guard scrubber.echoes(text) else { return text }
+        let withheld = "(the server's words are left out: they repeat the key, in part or encoded)"
+        if let colon = text.range(of: ": "), !scrubber.echoes(String(text[..<colon.lowerBound])) {
+            return text[..<colon.upperBound] + withheld
         }
-        return text[..<colon.upperBound] + "(the server's words are left out: they repeat the key, in part or encoded)"
+        // The server's words before any colon (a request id, a node's class): nothing of them stays.
+        return withheld
     }
 }

@@ -138,45 +138,79 @@ public struct SecretScrubber: Sendable {
     /// since a piece too short to mask still gives a piece away.
     public func echoes(_ text: String) -> Bool {
         guard !secrets.isEmpty, !text.isEmpty else { return false }
-        let windows = Set(secrets.flatMap { secret -> [ArraySlice<UInt8>] in
-            let letters = Self.lettersAndDigits(Array(secret.utf8))
-            guard letters.count >= Self.echoWindow else { return letters.isEmpty ? [] : [letters[...]] }
-            return (0...(letters.count - Self.echoWindow)).map { letters[$0..<($0 + Self.echoWindow)] }
-        }.map { Array($0) })
-        guard let shortest = windows.map(\.count).min() else { return false }
+        // Windows are taken within each word of a secret ("Bearer sk-…" gives none across
+        // the space), and only from words with a window's worth of letters and digits:
+        // a shorter secret is masked whole by `scrub`, never looked for in pieces.
+        var windows: Set<UInt64> = []
+        for word in secrets.flatMap({ $0.split(separator: " ") }) {
+            let letters = Self.lettersAndDigits(Array(word.utf8))
+            guard letters.count >= Self.echoWindow else { continue }
+            for start in 0...(letters.count - Self.echoWindow) {
+                windows.insert(Self.pack(letters[start..<(start + Self.echoWindow)]))
+            }
+        }
+        guard !windows.isEmpty else { return false }
         func carries(_ bytes: [UInt8]) -> Bool {
             let letters = Self.lettersAndDigits(bytes)
-            guard letters.count >= shortest else { return false }
+            guard letters.count >= Self.echoWindow else { return false }
             for candidate in [letters, Array(letters.reversed())] {
-                for start in 0...(candidate.count - shortest) {
-                    for length in Set(windows.map(\.count)) where start + length <= candidate.count {
-                        if windows.contains(Array(candidate[start..<(start + length)])) { return true }
-                    }
+                for start in 0...(candidate.count - Self.echoWindow)
+                where windows.contains(Self.pack(candidate[start..<(start + Self.echoWindow)])) {
+                    return true
                 }
             }
             return false
         }
-        let bytes = Array(text.utf8)
-        if carries(bytes) { return true }
-        if let decoded = text.removingPercentEncoding, decoded != text, carries(Array(decoded.utf8)) { return true }
-        // Tokens that may be an encoding of it: base64 (either alphabet) or hex.
-        let tokens = text.split { !($0.isASCII && ($0.isLetter || $0.isNumber || "+/=_-".contains($0))) }
-        for token in tokens where token.count >= 12 && token.count <= 64 << 10 {
-            let standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-            let padded = standard.padding(toLength: (standard.count + 3) / 4 * 4, withPad: "=", startingAt: 0)
-            if let data = Data(base64Encoded: padded), carries(Array(data)) { return true }
-            if token.count % 2 == 0, token.allSatisfy(\.isHexDigit) {
-                var hex: [UInt8] = []
-                var index = token.startIndex
-                while index < token.endIndex {
-                    let next = token.index(index, offsetBy: 2)
-                    if let byte = UInt8(token[index..<next], radix: 16) { hex.append(byte) }
-                    index = next
+        // What a server says is looked at up to 64 KiB: a key echoed further in is masked by `scrub` alone.
+        let bytes = Array(text.utf8.prefix(64 << 10))
+        if carries(bytes) || carries(Self.percentDecoded(bytes)) { return true }
+        // Runs that may be an encoding of it: base64 (either alphabet) or hex, split at
+        // anything else ("key=c2st…" gives "c2st…"), each tried at every alignment.
+        var runs: [[UInt8]] = []
+        var run: [UInt8] = []
+        for byte in bytes + [0] {
+            let isCode = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2B || byte == 0x2F || byte == 0x2D || byte == 0x5F
+            if isCode { run.append(byte); continue }
+            if run.count >= 12 { runs.append(run) }
+            run = []
+        }
+        for run in runs {
+            let standard = String(decoding: run.map { $0 == 0x2D ? 0x2B : $0 == 0x5F ? 0x2F : $0 }, as: UTF8.self)
+            for skip in 0..<4 {
+                let body = String(standard.dropFirst(skip))
+                let length = body.count / 4 * 4
+                if length >= 12, let data = Data(base64Encoded: String(body.prefix(length))), carries(Array(data)) { return true }
+            }
+            if run.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }) {
+                for skip in 0..<2 {
+                    let digits = Array(run.dropFirst(skip))
+                    let hex = stride(from: 0, to: digits.count - 1, by: 2).compactMap {
+                        UInt8(String(decoding: digits[$0...($0 + 1)], as: UTF8.self), radix: 16)
+                    }
+                    if carries(hex) { return true }
                 }
-                if carries(hex) { return true }
             }
         }
         return false
+    }
+
+    /// `%XX` escapes decoded, anything else (a stray `%` too) kept as it is.
+    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x25, index + 2 < bytes.count,
+               let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
+                out.append(value)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     /// The ASCII letters and digits of `bytes`, in order.

@@ -159,6 +159,7 @@ struct BatchCommand: AsyncParsableCommand {
             progress.interrupted()
         }
         progress.stop()
+        Interrupts.commandSaysItsStop.store(false, ordering: .relaxed)
         let interrupted = Task.isCancelled
 
         let duration = clock.now - started
@@ -176,7 +177,7 @@ struct BatchCommand: AsyncParsableCommand {
                                       failures: writer.failures,
                                       reportPath: outputURL.appendingPathComponent(writer.manifestName).path))
         }
-        if let contactSheet {
+        if let contactSheet, !interrupted {
             try await writeContactSheet(contactSheet, items: plan.items, directory: directory, workingDirectory: cwd)
         }
         if interrupted {

@@ -124,6 +124,7 @@ private final class InterruptListener: @unchecked Sendable {
             first = nil
             task = nil
         }
+        Interrupts.commandSaysItsStop.store(false, ordering: .relaxed)
         guard listening else { return [:] }
         var previous: [Int32: sigaction] = [:]
         for number in Self.signals {

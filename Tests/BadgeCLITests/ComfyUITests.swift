@@ -135,7 +135,7 @@ struct ComfyUITests {
             #expect(results[mode]?.status == 0, "\(stderr(mode))")
             #expect(try Self.received(server, mode: mode).filter { $0.path == "/prompt" }.count == (mode == "retry-after" ? 2 : 3))
         }
-        #expect(results["echo-key"]?.status == 1 && stderr("echo-key").contains("HTTP 401: (the server's words are left out: they repeat the key"),
+        #expect(results["echo-key"]?.status == 1 && stderr("echo-key").contains("HTTP 401") && stderr("echo-key").contains("********"),
                 "\(stderr("echo-key"))")
         for (mode, result) in results {
             #expect(!result.stderr.contains(Self.key) && !result.stdout.contains(Self.key), "\(mode) printed the key")

@@ -57,7 +57,7 @@ struct KeyLeakSweepTests {
             outputs.append(("stderr of \(arguments)", Data(result.stderr.utf8)))
         }
         // The runs reached the server's echoes: the errors say the key was masked.
-        #expect(outputs.contains { String(decoding: $0.1, as: UTF8.self).contains("HTTP 401: (the server's words are left out: they repeat the key, in part or encoded)") },
+        #expect(outputs.contains { String(decoding: $0.1, as: UTF8.self).contains("Incorrect API key provided: ********") },
                 "\(outputs.map { String(decoding: $0.1, as: UTF8.self) })")
         #expect(outputs.contains { String(decoding: $0.1, as: UTF8.self).contains("job ******** did not finish") },
                 "\(outputs.map { String(decoding: $0.1, as: UTF8.self) })")

@@ -236,7 +236,7 @@ struct RemoteSourceTests {
         #expect(flaky.status == 0, "\(flaky.stderr)")
         #expect(try Self.received(server, mode: "flaky503").map(\.path) == Array(repeating: "/flaky503/v1/images/edits", count: 3))
         let echoed = try await run("echo-key")
-        #expect(echoed.status == 1 && echoed.stderr.contains("HTTP 401: (the server's words are left out: they repeat the key"), "\(echoed.stderr)")
+        #expect(echoed.status == 1 && echoed.stderr.contains("********"), "\(echoed.stderr)")
         for result in [html, truncated, huge, flaky, echoed] {
             #expect(!result.stderr.contains(Self.key) && !result.stdout.contains(Self.key))
         }

@@ -91,10 +91,11 @@ struct SecretEchoTests {
     @Test func everyFormOfTheKeyIsAnEcho() {
         let base64: String = Data(Self.key.utf8).base64EncodedString()
         let hex: String = Data(Self.key.utf8).map { String(format: "%02x", $0) }.joined()
-        let percent: String = Self.key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        // Every byte escaped, and a stray "%" beside it.
+        let percent: String = Self.key.utf8.map { String(format: "%%%02X", $0) }.joined() + " (100% used)"
         let echoed: [String] = [
             Self.chunks(Self.key, 7).joined(separator: " "), Self.chunks(Self.key, 3).joined(separator: "-"), String(Self.key.reversed()),
-            base64, base64.replacingOccurrences(of: "=", with: ""), hex, percent,
+            base64, base64.replacingOccurrences(of: "=", with: ""), hex, percent, "key=" + base64, "auth_x" + base64,
         ]
         let forms: [String] = ["HTTP 401: key was " + echoed[0]] + echoed.dropFirst().map { "key was " + $0 } + ["only its middle: CRETKEY12345"]
         for form in forms {
@@ -110,5 +111,9 @@ struct SecretEchoTests {
             #expect(!scrubber.echoes(text), "\(text)")
         }
         #expect(!SecretScrubber(secrets: []).echoes("anything"))
+        // Windows are within a secret's words: "Bearer sk" is not a piece of "Bearer sk-…".
+        #expect(!SecretScrubber(secrets: ["Bearer " + Self.key]).echoes("send Bearer skeleton keys"))
+        // A secret too short for a window is masked whole, never looked for in pieces.
+        #expect(!SecretScrubber(secrets: ["1234"]).echoes("request 41234 failed"))
     }
 }
