@@ -244,7 +244,7 @@ func readUserFile(_ url: URL, what: String, code: BadgeError.Code, hint: String,
     do {
         let file = try RegularFile(url.path)
         let data = try file.readAll(limit: maxBytes)
-        try FileTrust.check(url.path, opened: file.status, what: what, code: code)
+        try FileTrust.check(url.path, reading: file, what: what, code: code)
         return data
     } catch let error as RegularFile.Failure {
         let cause: String

@@ -20,9 +20,10 @@ package enum FileTrust {
     /// Why a file is not trusted, or nil when it is. `path` is taken as it is
     /// (absolute, or relative to the working directory), `..` as the kernel
     /// takes it (after the link before it). `opened`: the status of the
-    /// descriptor the file was read from; the path must still lead to that
-    /// file, or it was swapped (`.replaced`). Without it, a path that leads
-    /// nowhere is the reader's to report (nil).
+    /// descriptor the file was read from, which must still be open (a closed
+    /// file's inode number can be given to the next file made); the path
+    /// must still lead to that file, or it was swapped (`.replaced`). Without
+    /// it, a path that leads nowhere is the reader's to report (nil).
     package static func distrust(of path: String, opened: stat? = nil) -> Distrust? {
         let me = geteuid()
         func trusted(_ uid: uid_t) -> Bool { uid == me || uid == 0 }
@@ -68,9 +69,16 @@ package enum FileTrust {
     }
 
     /// Throws the error that says why `path` is not trusted, and what fixes it.
-    package static func check(_ path: String, opened: stat? = nil, what: String, code: BadgeError.Code, backend: String? = nil) throws {
-        guard let distrust = distrust(of: path, opened: opened) else { return }
+    package static func check(_ path: String, what: String, code: BadgeError.Code, backend: String? = nil) throws {
+        guard let distrust = distrust(of: path) else { return }
         throw distrust.error(path: path, what: what, code: code, backend: backend)
+    }
+
+    /// Throws unless `path` is trusted and still leads to `file`, the file
+    /// read from it (borrowed, so open for the whole check).
+    package static func check(_ path: String, reading file: borrowing RegularFile, what: String, code: BadgeError.Code) throws {
+        guard let distrust = distrust(of: path, opened: file.status) else { return }
+        throw distrust.error(path: path, what: what, code: code, backend: nil)
     }
 
     /// Whether `gid` is the group of badge's user alone: named as the user is,

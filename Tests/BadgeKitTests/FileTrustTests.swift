@@ -112,14 +112,16 @@ final class FileTrustTests {
     /// Read from a descriptor, then the path no longer leads to that file: not vouched for.
     @Test func aFileSwappedAfterItWasReadIsNotTrusted() throws {
         let path = try file("swapped.json")
-        var opened = stat()
-        #expect(stat(path, &opened) == 0)
-        #expect(FileTrust.distrust(of: path, opened: opened) == nil)
+        // Held open as a reader holds it, so its inode number is not given to the file made next.
+        let read = try RegularFile(path)
+        #expect(FileTrust.distrust(of: path, opened: read.status) == nil)
         #expect(unlink(path) == 0)
-        #expect(FileTrust.distrust(of: path, opened: opened) == .replaced)
+        #expect(FileTrust.distrust(of: path, opened: read.status) == .replaced)
         _ = try file("other.json")
         #expect(rename(root.appendingPathComponent("other.json").path, path) == 0)
-        #expect(FileTrust.distrust(of: path, opened: opened) == .replaced)
+        #expect(FileTrust.distrust(of: path, opened: read.status) == .replaced)
+        let error = #expect(throws: BadgeError.self) { try FileTrust.check(path, reading: read, what: "configuration file", code: .config) }
+        #expect(error?.code == .config && error?.message.hasPrefix("the configuration file was replaced, moved or removed while badge read it") == true)
     }
 
     @Test func theErrorSaysWhoCouldChangeItAndWhatFixesIt() throws {
