@@ -234,8 +234,8 @@ if [ "$status" -eq 1 ]; then
   serve_failed "badge serve exited (status $status) without saying where it listens"
 fi
 [ "$status" -eq 0 ] || serve_failed "badge serve did not say where it listens within 30 s"
-[[ $line =~ ^The\ studio\ is\ at\ (http://127\.0\.0\.1:[0-9]+)/\?token=([0-9a-f]+)$ ]] \
-  || serve_failed "badge serve's first line is not 'The studio is at http://127.0.0.1:PORT/?token=TOKEN'"
+[[ $line =~ ^The\ studio\ is\ at\ (http://127\.0\.0\.1:[0-9]+)/#token=([0-9a-f]+)$ ]] \
+  || serve_failed "badge serve's first line is not 'The studio is at http://127.0.0.1:PORT/#token=TOKEN'"
 base=${BASH_REMATCH[1]} token=${BASH_REMATCH[2]}
 # GET base+PATH into a file, within 30 s: prints "STATUS CONTENT-TYPE".
 serve_get() {
@@ -248,7 +248,7 @@ answer=$(serve_get /healthz "$scratch/healthz.json")
 [ "$answer" = "200 application/json; charset=utf-8" ] && [ "$(cat "$scratch/healthz.json")" = '{"status":"ok"}' ] \
   || serve_failed "GET /healthz: $answer: $(head -c 300 "$scratch/healthz.json" 2>/dev/null)"
 
-# The studio's API takes the run's token in X-Badge-Token (the page's cookie, or this).
+# The studio's API takes the run's token in X-Badge-Token, as the page sends it.
 # Each backend is available, or says why not; procedural, which needs nothing, is.
 answer=$(serve_get /api/backends "$scratch/backends.json" -H "X-Badge-Token: $token")
 [ "$answer" = "200 application/json; charset=utf-8" ] \

@@ -15,11 +15,14 @@ import Synchronization
 ///
 /// Only a program that starts no children of its own besides plugins may
 /// enable it (the `badge` executable): in a process that also runs, say, test
-/// servers, those would be taken for orphans.
+/// servers, those would be taken for orphans. The one other program badge
+/// starts, xdg-open (`serve --open`), runs in a session of its own that is
+/// `spare`d: it and the browser it leaves behind are never taken for orphans.
 package enum OrphanReaper {
     private struct State {
         var enabled = false
         var running = 0
+        var sparedSessions: Set<pid_t> = []
     }
 
     private static let state = Mutex(State())
@@ -39,19 +42,40 @@ package enum OrphanReaper {
         return true
     }
 
-    /// Stops taking in orphans, for a process about to start a program that
-    /// must outlive it (`badge serve --open`: the browser that `xdg-open`
-    /// starts would become badge's and be killed with the plugins' orphans).
-    /// A setsid grandchild of a plugin then outlives its run, as without `enable`.
-    package static func disable() {
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(nil, "prctl") else { return }
-        _ = unsafeBitCast(symbol, to: Prctl.self)(36, 0, 0, 0, 0)  // PR_SET_CHILD_SUBREAPER off
-        state.withLock { $0.enabled = false }
+    /// Runs `run`, which starts a program that must outlive badge in a
+    /// session of its own and calls `spare` with its pid as soon as it has
+    /// it. Until then no orphans are killed; from then on every process of
+    /// that session is left alone, however long `run` goes on.
+    package static func sparingTheSession<T: Sendable>(
+        _ run: (_ spare: @Sendable (pid_t) async -> Void) async throws -> T
+    ) async rethrows -> T {
+        runStarted()
+        let held = Mutex(true)
+        @Sendable func release() async {
+            guard held.withLock({ held in defer { held = false }; return held }) else { return }
+            await runEnded(group: nil)
+        }
+        do {
+            let value = try await run { leader in
+                state.withLock { _ = $0.sparedSessions.insert(leader) }
+                await release()
+            }
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
+    /// Whether `pid` is in a session `sparingTheSession` was told of.
+    static func isSpared(_ pid: pid_t) -> Bool {
+        let session = getsid(pid)
+        return session > 0 && state.withLock { $0.sparedSessions.contains(session) }
     }
 
     /// Whether this process takes in orphans: then every child of it is a
-    /// plugin or a plugin's orphan.
+    /// plugin, a plugin's orphan, or of a spared session.
     static var isEnabled: Bool { state.withLock { $0.enabled } }
 
     /// A plugin run begins.
@@ -88,13 +112,21 @@ package enum OrphanReaper {
         }.value
     }
 
-    /// Kills and reaps every child of this process (in the badge executable,
-    /// once no plugin runs, all of them are plugins' orphans). Repeats while
-    /// it finds any: a killed orphan's own children come to badge in turn.
+    /// Kills and reaps every child of this process but those of spared
+    /// sessions (in the badge executable, once no plugin runs, all the others
+    /// are plugins' orphans). Repeats while it finds any: a killed orphan's
+    /// own children come to badge in turn.
     static func killOrphans() {
         let me = getpid()
         for _ in 0..<50 {
-            let orphans = children(of: me)
+            let children = children(of: me)
+            let spared = children.filter(isSpared), orphans = children.filter { !isSpared($0) }
+            // A spared process that has ended (the browser, once closed) is only reaped;
+            // not the session's leader, whose end the one who started it waits for.
+            for pid in spared where getsid(pid) != pid {
+                var status: Int32 = 0
+                _ = waitpid(pid, &status, WNOHANG)
+            }
             if orphans.isEmpty { return }
             for pid in orphans { _ = kill(pid, SIGKILL) }
             for pid in orphans {

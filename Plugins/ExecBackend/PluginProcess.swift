@@ -203,7 +203,9 @@ package enum LivePluginGroups {
     package static func killAll() {
         var leaders = groups.withLock { $0 }
         if OrphanReaper.isEnabled {
-            for child in OrphanReaper.children(of: getpid()) where getpgid(child) == child { leaders.insert(child) }
+            for child in OrphanReaper.children(of: getpid()) where getpgid(child) == child && !OrphanReaper.isSpared(child) {
+                leaders.insert(child)
+            }
         }
         for pgid in leaders where pgid > 1 { _ = kill(-pgid, SIGKILL) }
     }

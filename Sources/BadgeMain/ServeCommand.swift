@@ -22,9 +22,10 @@ struct ServeCommand: AsyncParsableCommand {
               GET /healthz
 
             It listens on 127.0.0.1 unless --listen names another address; then a token \
-            is required (--token or $BADGE_SERVE_TOKEN). The studio's URL carries a token \
-            made for this run. Ctrl-C or SIGTERM stop it: renders in flight are cancelled \
-            and a commit under way finishes.
+            is required ($BADGE_SERVE_TOKEN or --token-file). The studio's URL carries the \
+            token (made for this run unless given) after #, which the browser never sends; \
+            the page sends it with each request. Ctrl-C or SIGTERM stop it: renders in \
+            flight are cancelled and a commit under way finishes.
             """
     )
 
@@ -33,10 +34,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Address and port to listen on, HOST:PORT (port 0: any free port).", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
 
-    @Option(help: ArgumentHelp("The token the studio requires (default: $BADGE_SERVE_TOKEN, else a new one each run; required off loopback).", valueName: "token"))
+    @Option(help: ArgumentHelp("A file of yours alone (0600) whose first line is the token the studio requires (default: $BADGE_SERVE_TOKEN, else a new one each run; one or the other is required off loopback).", valueName: "path"))
+    var tokenFile: String?
+
+    /// Refused: every user can read a command line. Kept to say so.
+    @Option(help: .hidden)
     var token: String?
 
-    @Flag(help: "Open the studio in the default browser (xdg-open).")
+    @Flag(help: "Open the studio in the default browser (xdg-open, given a 0600 page that leads to the URL).")
     var open = false
 
     @Flag(help: "Serve only badges by URL and /healthz: no studio, no store (for a deployment behind a load balancer).")
@@ -81,13 +86,19 @@ struct ServeCommand: AsyncParsableCommand {
         if let concurrency { settings.renderConcurrency = concurrency }
         settings.requestTimeout = .seconds(requestTimeout)
         settings.renderQueue = queue ?? 4 * settings.renderConcurrency
+        if token != nil {
+            throw BadgeError(.usage, "--token puts the token on the command line, which every user of this machine can read (/proc/PID/cmdline)",
+                             hint: "give it in $\(ServeSettings.tokenVariable), or in a file of yours alone with --token-file PATH")
+        }
         let variable = ProcessInfo.processInfo.environment[ServeSettings.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
-        if let given = token ?? variable {
-            try ServeSettings.checkToken(given, source: token != nil ? "--token" : "$\(ServeSettings.tokenVariable)")
-            settings.token = given
+        if let tokenFile {
+            settings.token = try ServeSettings.readToken(file: tokenFile)
+        } else if let variable {
+            try ServeSettings.checkToken(variable, source: "$\(ServeSettings.tokenVariable)")
+            settings.token = variable
         } else if !settings.listensOnLoopback && !renderOnly {
             throw BadgeError(.usage, "--listen \(listen): the studio can change your badge, so off loopback it needs a token",
-                             hint: "export \(ServeSettings.tokenVariable)=$(openssl rand -hex 32), or pass --token; --render-only serves badges by URL with no studio")
+                             hint: "export \(ServeSettings.tokenVariable)=$(openssl rand -hex 32), or give --token-file PATH; --render-only serves badges by URL with no studio")
         }
         for name in allowedHosts where AccessPolicyName.isValid(name) == false {
             throw BadgeError(.usage, "--allow-host \(name.debugDescription) is not a host name", hint: "give a name such as badges.example.org")
@@ -102,11 +113,12 @@ struct ServeCommand: AsyncParsableCommand {
         var requestLogger = Logger(label: "badge") { _ in StderrLogHandler(logLevel: .info) }
         requestLogger.logLevel = .info
         let serveContext = ServeContext(config: context.config, environment: context.environment, registry: context.registry, store: context.store)
-        let open = open
+        let opener = open ? BrowserOpener() : nil
+        defer { opener?.remove() }
         try await StudioServer.run(settings: settings, context: serveContext, logger: context.environment.logger, requestLogger: requestLogger) { listening in
             let what = settings.renderOnly ? "Serving badges by URL" : "The studio is at"
             Terminal.out("\(what) \(listening.url)\n(Ctrl-C stops it.)")
-            if open { Self.openBrowser(listening.url) }
+            opener?.open(listening.url)
         }
         Terminal.out("Stopped.")
     }
@@ -119,23 +131,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
         _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
-    /// xdg-open, in a session of its own (a Ctrl-C to badge leaves the browser
-    /// open) with every signal at its default (badge ignores SIGPIPE); not
-    /// waited for. A failure is only a warning: the URL is printed anyway. The
-    /// browser it starts must not be taken for an exec plugin's orphan.
-    static func openBrowser(_ url: String) {
-        OrphanReaper.disable()
-        Task.detached {
-            var platform = PlatformOptions()
-            platform.createSession = true
-            do {
-                _ = try await Subprocess.run(.name("xdg-open"), arguments: [url], platformOptions: platform, output: .discarded)
-            } catch {
-                Terminal.write(to: STDERR_FILENO, Data("badge: warning: cannot open a browser (xdg-open: \(error)); open the URL above\n".utf8))
-            }
-        }
     }
 }
 

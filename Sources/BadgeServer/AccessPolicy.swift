@@ -8,15 +8,19 @@ import Hummingbird
 ///   or one given with `--allow-host`; so a page elsewhere cannot reach the
 ///   studio by pointing its own domain at 127.0.0.1 (DNS rebinding). Listening
 ///   on every address, the stateless API answers any `Host`; the studio never does.
-/// - The studio's API needs the token: the cookie the start-up URL sets, or the
-///   `X-Badge-Token` header. A request that changes something needs the header
-///   (a page elsewhere cannot set it on a request to here) and an `Origin` equal
-///   to this server's own.
+/// - The studio's API needs the token in the `X-Badge-Token` header, on every
+///   request, GETs included. No cookie carries it: a browser sends a host's
+///   cookies to every port of that host, so any other server on 127.0.0.1
+///   would be handed it. The start-up URL gives it in its fragment (`#token=`),
+///   which a browser never sends; the page keeps it in `sessionStorage`, which
+///   is scoped to the origin, port and all. A request that changes something
+///   also needs an `Origin` equal to this server's own.
+/// - The page, its script and its style hold no secret and no state: they are
+///   served to any request that names this server.
 /// - Every answer says what the browser may do with it (CSP, no sniffing, no
 ///   framing, no referrer).
 struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
     let settings: ServeSettings
-    let tokenCookie: String
 
     static var tokenHeader: HTTPField.Name { HTTPField.Name("X-Badge-Token")! }
     static var hostHeader: HTTPField.Name { HTTPField.Name("Host")! }
@@ -45,16 +49,17 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
         case .public, .asset:
             return try await next(request, context)
         case .page:
-            return try await page(request, context: context, next: next)
+            // A token in the query would reach this server's log and the browser's history.
+            guard request.uri.queryParameters["token"] == nil else {
+                return Reply.html(StudioAssets.tokenInQuery, status: .badRequest)
+            }
+            return try await next(request, context)
         case .api:
-            guard let presented = token(in: request), Self.same(presented, settings.token) else {
-                return Reply.problem(.unauthorized, code: "token", "the studio needs its token",
-                                     hint: "open the URL badge serve printed (it ends in ?token=...)")
+            guard let presented = request.headers[Self.tokenHeader], Self.same(presented, settings.token) else {
+                return Reply.problem(.unauthorized, code: "token", "the studio needs its token in the X-Badge-Token header",
+                                     hint: "open the URL badge serve printed (it ends in #token=...)")
             }
             if request.method != .get && request.method != .head {
-                guard let header = request.headers[Self.tokenHeader], Self.same(header, settings.token) else {
-                    return Reply.problem(.forbidden, code: "token", "a request that changes the store needs the X-Badge-Token header")
-                }
                 // The studio's own page, served here or through a proxy that adds TLS.
                 let authority = request.head.authority ?? ""
                 let expected = ["http://\(authority)", "https://\(authority)"]
@@ -67,28 +72,6 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
         case .notFound:
             return Reply.nothing(at: path, hint: settings.renderOnly ? "this server draws badges at /v1/badge.png, /v1/badge.svg and /v1/badge.json" : nil)
         }
-    }
-
-    /// `/`: the studio page with a valid cookie; with a valid `?token=`, the
-    /// cookie is set and the address bar loses the token (a redirect to `/`).
-    private func page(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let given = request.uri.queryParameters["token"] {
-            guard Self.same(String(given), settings.token) else {
-                return Reply.html(StudioAssets.wrongToken, status: .unauthorized)
-            }
-            var response = Response(status: .seeOther, headers: [.location: "/", .cacheControl: "no-store"])
-            response.headers[values: .setCookie].append("\(tokenCookie)=\(settings.token); Path=/; HttpOnly; SameSite=Strict")
-            return response
-        }
-        guard let presented = token(in: request), Self.same(presented, settings.token) else {
-            return Reply.html(StudioAssets.wrongToken, status: .unauthorized)
-        }
-        return try await next(request, context)
-    }
-
-    private func token(in request: Request) -> String? {
-        if let header = request.headers[Self.tokenHeader], !header.isEmpty { return header }
-        return request.cookies[tokenCookie]?.value
     }
 
     enum Area: Equatable {

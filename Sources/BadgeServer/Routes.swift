@@ -10,12 +10,12 @@ import NIOCore
 /// server only renders, the studio page, its assets and its API (`/api/...`).
 enum Routes {
     static func router(
-        settings: ServeSettings, render: RenderService, studio: Studio?, logger: Logger, tokenCookie: String
+        settings: ServeSettings, render: RenderService, studio: Studio?, logger: Logger
     ) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         let routes = RouteRegistrar(router: router)
         router.add(middleware: RequestLog(logger: logger))
-        router.add(middleware: AccessPolicy(settings: settings, tokenCookie: tokenCookie))
+        router.add(middleware: AccessPolicy(settings: settings))
         router.add(middleware: MethodCheck(routes: routes.table))
 
         routes.get("/healthz") { _, _ in Reply.json(["status": "ok"]) }
@@ -54,7 +54,6 @@ enum Routes {
         routes.get("/studio/icon.svg") { _, _ in Reply.asset(StudioAssets.icon, type: "image/svg+xml") }
         routes.get("/studio/card.css") { _, _ in Reply.asset(CardScript.style, type: "text/css; charset=utf-8") }
 
-        routes.get("/api/session") { _, _ in Reply.json(["token": settings.token]) }
         routes.get("/api/state") { _, _ in await answer { Reply.json(try await studio.state()) } }
         routes.get("/api/backends") { _, _ in Reply.json(await studio.backends()) }
         routes.get("/api/badge.png") { request, _ in

@@ -9,8 +9,8 @@ package struct ServeSettings: Sendable {
     package var host: String
     /// 0 asks the system for a free port; the URL printed names the real one.
     package var port: Int
-    /// Guards the studio: every studio request carries it (a cookie, or the
-    /// `X-Badge-Token` header, which a state change needs).
+    /// Guards the studio: every request to its API carries it in the
+    /// `X-Badge-Token` header.
     package var token: String
     /// Only the stateless API (`/v1/...`, `/healthz`): no studio, no store.
     package var renderOnly: Bool
@@ -126,12 +126,44 @@ package struct ServeSettings: Sendable {
         return (shown.contains(":") ? "[\(shown)]" : shown) + ":\(port)"
     }
 
-    /// Whether a user-supplied token is strong enough to guard a store on a network.
+    /// Whether a user-supplied token is strong enough to guard a store on a
+    /// network (`TokenStrength`). The error never shows the token, nor any of it.
     package static func checkToken(_ token: String, source: String) throws {
-        guard token.utf8.count >= 16, token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-            throw BadgeError(.usage, "\(source): a token is 16 to 256 printable ASCII characters without spaces",
-                             hint: "make one with: openssl rand -hex 32")
+        let hint = "make one with: openssl rand -hex 32 (64 hex digits, 256 bits)"
+        guard !token.isEmpty, token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            throw BadgeError(.usage, "\(source): a token is 1 to 256 printable ASCII characters without spaces", hint: hint)
         }
+        if let weakness = TokenStrength.weakness(of: token) {
+            throw BadgeError(.usage, "\(source): the token is too easy to guess: \(weakness)", hint: hint)
+        }
+    }
+
+    /// The token in a file (`--token-file`): its first line, without the
+    /// line's end. The file must be the user's alone, to read as to write: a
+    /// token others can read guards nothing.
+    package static func readToken(file path: String) throws -> String {
+        let data: Data
+        do {
+            let file = try RegularFile(path)
+            let mode = file.status.st_mode & 0o777
+            guard mode & 0o066 == 0 else {
+                let can = mode & 0o044 != 0 ? "read" : "change"
+                throw BadgeError(.usage, "--token-file: other users can \(can) the token file (mode 0\(String(mode, radix: 8)))",
+                                 path: path, hint: "make it yours alone: chmod 600 \(path)")
+            }
+            data = try file.readAll(limit: 4096)
+            try FileTrust.check(path, reading: file, what: "token file", code: .usage)
+        } catch let failure as RegularFile.Failure {
+            throw BadgeError(.usage, "--token-file: the token file cannot be read: \(failure)", path: path,
+                             hint: "write one with: (umask 077; openssl rand -hex 32 > \(path))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw BadgeError(.usage, "--token-file: the token file is not UTF-8 text", path: path)
+        }
+        let token = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        try checkToken(token, source: "--token-file \(path)")
+        return token
     }
 
     /// `text` in quotes as an answer shows it: at most 80 characters, and a

@@ -5,13 +5,15 @@ enum StudioAssets {
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; "
         + "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    static let wrongToken = """
+    /// The answer to `/?token=...`: a token in the query is sent to the
+    /// server, logged by proxies and kept in the browser's history.
+    static let tokenInQuery = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Promise Badge studio</title></head>
-        <body><main><h1>This studio needs its token</h1>
-        <p>Open the address <code>badge serve</code> printed when it started: it ends in <code>?token=</code> and a long key.
-        The key keeps other pages and other people away from your badge.</p></main></body></html>
+        <body><main><h1>The token goes after #, not ?</h1>
+        <p>Open the address <code>badge serve</code> printed when it started: it ends in <code>#token=</code> and a long key,
+        which the browser keeps to itself rather than send it anywhere.</p></main></body></html>
 
         """
 
@@ -32,6 +34,11 @@ enum StudioAssets {
           <button id="new" type="button" class="primary" aria-haspopup="dialog">New Badge</button>
         </header>
         <main id="main">
+          <section id="locked" class="empty" hidden>
+            <h2>This studio needs its token</h2>
+            <p>Open the address <code>badge serve</code> printed when it started: it ends in <code>#token=</code> and a long key.
+            The key keeps other pages and other people away from your badge; this tab keeps it until it is closed.</p>
+          </section>
           <section id="empty" class="empty" hidden>
             <div class="placeholder" aria-hidden="true"></div>
             <h2>No badge yet</h2>
@@ -47,8 +54,8 @@ enum StudioAssets {
             <p class="date" id="date"></p>
             <p class="promise" id="promise"></p>
             <p class="hint">Tap the badge, drag it, or press Space to turn it over.</p>
-            <p class="actions"><a id="download" class="button" href="/api/badge.png?download=1" download="promise-badge.png">Download PNG</a>
-              <a id="download-svg" class="button" href="/api/badge.svg?download=1" download="promise-badge.svg" hidden>Download SVG</a></p>
+            <p class="actions"><a id="download" class="button" href="/api/badge.png?download=1" data-source="/api/badge.png?download=1" download="promise-badge.png">Download PNG</a>
+              <a id="download-svg" class="button" href="/api/badge.svg?download=1" data-source="/api/badge.svg?download=1" download="promise-badge.svg" hidden>Download SVG</a></p>
           </section>
           <section id="earlier" class="earlier" hidden>
             <h2>Earlier badges</h2>
@@ -200,19 +207,57 @@ enum StudioAssets {
           const sheet = $('sheet'), form = $('form');
           // For scripts and tests: what the page shows and is doing.
           const studio = window.studio = { ready: false, badge: null, job: null, candidates: {}, error: null };
-          let token = null, backends = null, source = null, ticking = null;
+          let backends = null, events = null, ticking = null;
+
+          // The token comes in the address's fragment (#token=...), which the browser
+          // never sends; this tab keeps it in sessionStorage, which no other origin (no
+          // other port) can read, and it goes to this server in X-Badge-Token alone.
+          const token = (() => {
+            const given = /^#token=([0-9A-Za-z._~%-]+)$/.exec(location.hash);
+            if (given) {
+              sessionStorage.setItem('badge-token', decodeURIComponent(given[1]));
+              history.replaceState(null, '', location.pathname);
+            }
+            return sessionStorage.getItem('badge-token');
+          })();
+
+          function locked() {
+            sessionStorage.removeItem('badge-token');
+            for (const id of ['empty', 'current', 'earlier']) $(id).hidden = true;
+            $('new').hidden = true;
+            $('locked').hidden = false;
+            studio.locked = true;
+          }
+
+          async function request(path, init) {
+            init.headers = Object.assign({ 'X-Badge-Token': token }, init.headers);
+            init.credentials = 'omit';
+            const response = await fetch(path, init);
+            if (response.ok) return response;
+            const data = await response.json().catch(() => null);
+            const e = data && data.error;
+            if (response.status === 401 && e && e.code === 'token') locked();
+            throw new Error(e ? e.message + (e.hint ? ' (' + e.hint + ')' : '') : 'the server answered ' + response.status);
+          }
 
           async function api(path, body) {
-            const init = { method: body === undefined ? 'GET' : 'POST', headers: {}, credentials: 'same-origin' };
-            if (token) init.headers['X-Badge-Token'] = token;
+            const init = { method: body === undefined ? 'GET' : 'POST', headers: {} };
             if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
-            const response = await fetch(path, init);
-            const data = await response.json().catch(() => null);
-            if (!response.ok) {
-              const e = data && data.error;
-              throw new Error(e ? e.message + (e.hint ? ' (' + e.hint + ')' : '') : 'the server answered ' + response.status);
-            }
-            return data;
+            return (await request(path, init)).json();
+          }
+
+          // A picture of the API, fetched with the token, as a blob: URL; the one an
+          // element showed before is let go. data-source names what it shows.
+          const shown = new WeakMap();
+          async function picture(element, path, attribute) {
+            element.dataset.wanted = path;
+            const url = URL.createObjectURL(await (await request(path, { headers: {} })).blob());
+            // Asked for something else meanwhile: that one will be shown.
+            if (element.dataset.wanted !== path) { URL.revokeObjectURL(url); return; }
+            if (shown.has(element)) URL.revokeObjectURL(shown.get(element));
+            shown.set(element, url);
+            element.dataset.source = path;
+            element[attribute || 'src'] = url;
           }
 
           function say(id, text, isError) {
@@ -234,11 +279,30 @@ enum StudioAssets {
           // any zoom and on any screen; should the SVG not come, its PNG.
           function showImage(img, vector, png) {
             img.onerror = null;
+            const asPNG = () => { img.onerror = null; picture(img, png).catch((e) => say('status', e.message, true)); };
             if (vector) {
-              img.onerror = () => { img.onerror = null; img.src = png; };
-              img.src = vector;
+              img.onerror = asPNG;
+              picture(img, vector).catch(asPNG);
             } else {
-              img.src = png;
+              asPNG();
+            }
+          }
+
+          // A download of the API's: fetched with the token, then saved from a blob: URL.
+          async function download(event) {
+            event.preventDefault();
+            const link = event.currentTarget;
+            try {
+              const url = URL.createObjectURL(await (await request(link.dataset.source, { headers: {} })).blob());
+              const save = document.createElement('a');
+              save.href = url;
+              save.download = link.getAttribute('download');
+              document.body.append(save);
+              save.click();
+              save.remove();
+              setTimeout(() => URL.revokeObjectURL(url), 60_000);
+            } catch (e) {
+              say('status', e.message, true);
             }
           }
 
@@ -252,7 +316,8 @@ enum StudioAssets {
               showImage($('front'), badge.vector, badge.image);
               $('download-svg').hidden = !badge.vector;
               $('front').alt = 'Promise Badge: ' + badge.promise;
-              $('back').src = '/api/badge/back.png?locale=' + encodeURIComponent(navigator.language) + '&v=' + badge.id;
+              picture($('back'), '/api/badge/back.png?locale=' + encodeURIComponent(navigator.language) + '&v=' + badge.id)
+                .catch((e) => say('status', e.message, true));
               $('back').alt = 'Commitment Date: ' + date;
               $('date').textContent = date;
               $('promise').textContent = badge.promise;
@@ -264,7 +329,7 @@ enum StudioAssets {
             list.replaceChildren(...state.history.map((entry) => {
               const item = document.createElement('li');
               const picture = document.createElement('img');
-              picture.src = entry.image;
+              showImage(picture, null, entry.image);
               picture.alt = '';
               const what = document.createElement('span');
               what.className = 'what';
@@ -303,7 +368,7 @@ enum StudioAssets {
             const style = $('style');
             for (const name of state.styles) { const o = document.createElement('option'); o.value = name; o.textContent = name; style.append(o); }
             const count = $('count');
-            for (const n of state.counts) { const o = document.createElement('option'); o.value = n; o.textContent = n; o.selected = n === state.count; count.append(o); }
+            for (const n of state.counts) { const o = document.createElement('option'); o.value = n; o.textContent = n; o.defaultSelected = o.selected = n === state.count; count.append(o); }
             $('backend').dataset.default = state.defaultBackend;
           }
 
@@ -320,7 +385,7 @@ enum StudioAssets {
             select.replaceChildren(...backends.map((b) => {
               const o = new Option(b.name + (b.available ? '' : ' (unavailable)'), b.name);
               o.disabled = !b.available;
-              o.selected = b.name === select.dataset.default && b.available;
+              o.defaultSelected = o.selected = b.name === select.dataset.default && b.available;
               return o;
             }));
             select.disabled = false;
@@ -341,10 +406,22 @@ enum StudioAssets {
             if (style.disabled) style.value = '';
           }
 
+          // The sheet opens fresh: no promise, options at their defaults, no candidates
+          // (closing it cancelled any that were being made).
           function openSheet() {
+            if (events) { events.abort(); events = null; }
+            clearInterval(ticking);
+            ticking = null;
+            form.reset();
+            $('candidates').replaceChildren();
+            studio.job = null;
+            studio.jobStatus = null;
+            studio.candidates = {};
+            $('generate').disabled = false;
+            $('cancel').disabled = true;
             say('sheet-status', '');
             if (!sheet.open) sheet.showModal();
-            if (!backends) loadBackends();
+            if (!backends) loadBackends(); else describeBackend();
             $('promise-input').focus();
           }
 
@@ -414,7 +491,7 @@ enum StudioAssets {
           }
 
           function finished(done) {
-            if (source) { source.close(); source = null; }
+            if (events) { events.abort(); events = null; }
             clearInterval(ticking);
             ticking = null;
             $('generate').disabled = false;
@@ -464,10 +541,39 @@ enum StudioAssets {
             $('generate').disabled = true;
             $('cancel').disabled = false;
             ticking = setInterval(tick, 100);
-            source = new EventSource(started.events);
-            source.addEventListener('candidate', (e) => update(JSON.parse(e.data)));
-            source.addEventListener('done', (e) => finished(JSON.parse(e.data)));
-            source.onerror = () => { if (source && !studio.jobStatus) { finished({ status: 'failed', message: 'the connection to badge serve was lost' }); } };
+            follow(started.events, { candidate: update, done: finished });
+          }
+
+          // The job's Server-Sent Events, read from a fetch (an EventSource cannot send
+          // the token): each "event: NAME" and "data: JSON" block goes to its handler.
+          async function follow(path, handlers) {
+            const controller = events = new AbortController();
+            const lost = () => { if (events === controller && !studio.jobStatus) finished({ status: 'failed', message: 'the connection to badge serve was lost' }); };
+            try {
+              const response = await request(path, { headers: { Accept: 'text/event-stream' }, signal: controller.signal });
+              const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+              let buffer = '';
+              for (;;) {
+                const { value, done } = await reader.read();
+                if (done) break;
+                buffer = (buffer + value).replace(/\r\n?/g, '\n');
+                let end;
+                while ((end = buffer.indexOf('\n\n')) >= 0) {
+                  const block = buffer.slice(0, end);
+                  buffer = buffer.slice(end + 2);
+                  let name = 'message';
+                  const data = [];
+                  for (const line of block.split('\n')) {
+                    if (line.startsWith('event:')) name = line.slice(6).trim();
+                    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+                  }
+                  if (handlers[name] && data.length) handlers[name](JSON.parse(data.join('\n')));
+                }
+              }
+              lost();
+            } catch (e) {
+              if (e.name !== 'AbortError') lost();
+            }
           }
 
           async function pick(number) {
@@ -487,6 +593,8 @@ enum StudioAssets {
           }
 
           $('new').addEventListener('click', openSheet);
+          $('download').addEventListener('click', download);
+          $('download-svg').addEventListener('click', download);
           $('close').addEventListener('click', closeSheet);
           $('cancel').addEventListener('click', stopJob);
           $('backend').addEventListener('change', describeBackend);
@@ -506,8 +614,8 @@ enum StudioAssets {
           });
 
           (async () => {
+            if (!token) { locked(); studio.ready = true; return; }
             try {
-              token = (await api('/api/session')).token;
               const state = await api('/api/state');
               fillOptions(state);
               show(state);

@@ -28,9 +28,7 @@ package enum StudioServer {
         let render = RenderService(
             backend: try proceduralBackend(context), environment: context.environment, limits: context.config.intake, gate: gate)
         let studio = settings.renderOnly ? nil : Studio(context: context, maxJobs: settings.maxJobs)
-        // Named for this run: cookies are kept by host, not port, so two studios never share one.
-        let tokenCookie = "badge-token-" + ServeSettings.newToken().prefix(8)
-        let router = Routes.router(settings: settings, render: render, studio: studio, logger: requestLogger, tokenCookie: tokenCookie)
+        let router = Routes.router(settings: settings, render: render, studio: studio, logger: requestLogger)
         let timeout = TimeAmount.nanoseconds(Int64(settings.requestTimeout.components.seconds) * 1_000_000_000
             + settings.requestTimeout.components.attoseconds / 1_000_000_000)
         var channel = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestReadDeadline(timeout: timeout)], idleTimeout: timeout)
@@ -46,7 +44,9 @@ package enum StudioServer {
                 listening.withLock { $0 = true }
                 let port = channel.localAddress?.port ?? settings.port
                 let base = "http://\(settings.authority(port: port))/"
-                onListening(Listening(port: port, url: settings.renderOnly ? base + "v1/badge.png?promise=Run+a+marathon" : base + "?token=\(settings.token)"))
+                // In the fragment, which a browser never sends (AccessPolicy); escaped but for unreserved characters.
+                let token = settings.token.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? settings.token
+                onListening(Listening(port: port, url: settings.renderOnly ? base + "v1/badge.png?promise=Run+a+marathon" : base + "#token=" + token))
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
@@ -72,6 +72,9 @@ package enum StudioServer {
             throw BadgeError(.io, "the server on \(address) stopped", cause: "\(error)")
         }
     }
+
+    /// RFC 3986's unreserved characters.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// The render API's backend: the configured procedural instance named
     /// `procedural`, else the first of that type, else a built-in one.

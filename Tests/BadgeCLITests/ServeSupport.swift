@@ -99,7 +99,8 @@ final class Served: @unchecked Sendable {
         }
         self.port = port
         url = String(line[start.lowerBound...].split(separator: " ")[0])
-        token = components.queryItems?.first { $0.name == "token" }?.value ?? ""
+        // The token is in the fragment: #token=...
+        token = components.percentEncodedFragment.flatMap { $0.hasPrefix("token=") ? String($0.dropFirst(6)).removingPercentEncoding : nil } ?? ""
     }
 
     var stdout: String { output.text }

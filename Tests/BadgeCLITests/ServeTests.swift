@@ -200,8 +200,6 @@ import Glibc
         #expect(noToken.status == 401 && noToken.error?["code"] as? String == "token")
         let wrongToken = try await served.request("POST", "/api/generate", headers: json.merging(["Origin": origin, "X-Badge-Token": (served.token.hasPrefix("0") ? "1" : "0") + served.token.dropFirst()]) { $1 }, body: body)
         #expect(wrongToken.status == 401)
-        let cookieOnly = try await served.request("POST", "/api/generate", headers: json.merging(["Origin": origin, "Cookie": "badge-token-0=\(served.token)"]) { $1 }, body: body)
-        #expect(cookieOnly.status == 401 || cookieOnly.status == 403)
         let foreignOrigin = try await served.request("POST", "/api/generate", headers: json.merging(["Origin": "http://evil.example", "X-Badge-Token": served.token]) { $1 }, body: body)
         #expect(foreignOrigin.status == 403 && foreignOrigin.error?["code"] as? String == "origin")
         let noOrigin = try await served.request("POST", "/api/generate", headers: json.merging(["X-Badge-Token": served.token]) { $1 }, body: body)
@@ -215,37 +213,105 @@ import Glibc
                                          body: Data(#"{"id": "0000000000000000"}"#.utf8))
         #expect(restore.status == 403)
         #expect(s.badge == before, "a refused request changed the store")
-        // The page itself, without its token, says how to get in and shows nothing of the store.
-        let page = try await served.request("GET", "/")
-        #expect(page.status == 401 && page.text.contains("?token=") && !page.text.contains("Keep this one"))
-        // With it: the cookie is set and the token leaves the address bar.
-        let login = try await served.request("GET", "/?token=\(served.token)")
-        #expect(login.status == 303 && login.header("location") == "/")
-        #expect(login.header("set-cookie")?.contains("HttpOnly") == true && login.header("set-cookie")?.contains("SameSite=Strict") == true)
-        let cookie = try #require(login.header("set-cookie")?.split(separator: ";").first.map(String.init))
-        #expect(cookie.hasSuffix("=" + served.token))
-        let studioPage = try await served.request("GET", "/", headers: ["Cookie": cookie])
-        #expect(studioPage.status == 200 && studioPage.text.contains("New Badge"))
+        // The page holds nothing of the store: its script asks with the token it was given.
+        let studioPage = try await served.request("GET", "/")
+        #expect(studioPage.status == 200 && studioPage.text.contains("New Badge") && !studioPage.text.contains("Keep this one"))
+        #expect(studioPage.header("set-cookie") == nil)
         let csp = try #require(studioPage.header("content-security-policy"))
         #expect(csp.contains("default-src 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe"))
+        // A token in the query (sent, logged, kept in history) is refused, and the page says where it goes.
+        let inQuery = try await served.request("GET", "/?token=\(served.token)")
+        #expect(inQuery.status == 400 && inQuery.text.contains("#token=") && inQuery.header("set-cookie") == nil)
+        // No cookie opens anything: every API request, GETs with effects included, needs the header.
+        let cookie = ["Cookie": "badge-token-0=\(served.token); badge-token=\(served.token)"]
+        for path in ["/api/state", "/api/backends", "/api/badge/back.png", "/api/badge.png"] {
+            let answer = try await served.request("GET", path, headers: cookie)
+            #expect(answer.status == 401 && answer.error?["code"] as? String == "token", "\(path): \(answer.status)")
+            #expect(answer.error?["hint"] as? String == "open the URL badge serve printed (it ends in #token=...)")
+        }
+        #expect(try await served.studio("GET", "/api/state").status == 200)
         #expect(!served.stderr.contains(served.token), "the token was logged")
     }
 
-    /// --open hands the studio's URL, token and all, to the desktop's opener (xdg-open).
-    @Test func openHandsTheURLToXdgOpen() async throws {
+    /// --open gives xdg-open a page of the user's alone that leads to the studio:
+    /// no process's command line holds the token. The orphan reaper stays on: a
+    /// plugin's setsid daemon is killed after its run, while the browser xdg-open
+    /// left behind (in xdg-open's session) is left alone.
+    @Test func openGivesXdgOpenAPrivatePageAndNoCommandLineHoldsTheToken() async throws {
         let s = try Sandbox()
         let bin = s.root.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        let opened = s.root.appendingPathComponent("opened.txt")
+        let opened = s.root.appendingPathComponent("opened.txt"), browserPid = s.root.appendingPathComponent("browser.pid")
         let opener = bin.appendingPathComponent("xdg-open")
-        try Data("#!/bin/sh\nprintf '%s' \"$1\" > '\(opened.path)'\n".utf8).write(to: opener)
+        try Data("""
+            #!/bin/sh
+            # A browser that stays on after xdg-open has gone, in its session.
+            sh -c 'echo $$ > "\(browserPid.path).tmp" && mv "\(browserPid.path).tmp" "\(browserPid.path)"; exec sleep 300' </dev/null >/dev/null 2>&1 &
+            printf '%s' "$1" > '\(opened.path).tmp' && mv '\(opened.path).tmp' '\(opened.path)'
+
+            """.utf8).write(to: opener)
         chmod(opener.path, 0o755)
-        let served = try await Served.start(s, ["--open"], environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        let png = s.root.appendingPathComponent("plugin.png"), daemonPid = s.root.appendingPathComponent("daemon.pid")
+        try TestPNG.solid(width: 64, height: 64, rgb: (1, 2, 3)).write(to: png)
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"""
+            {"backends": {"daemon": {"type": "exec", "command": ["\#(PluginOrphanTests.fixtures.path)/setsid.sh"],
+                                     "env": {"PNG_SOURCE": "\#(png.path)", "CHILD_PID_FILE": "\#(daemonPid.path)"}}}}
+            """#.utf8).write(to: config)
+        let served = try await Served.start(s, ["--open", "--config", config.path],
+                                            environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
         defer { served.end() }
         try await Self.waitFor("xdg-open to be called", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: opened.path) }
-        try await Self.waitFor("xdg-open to write the URL", timeout: .seconds(30)) { (try? String(contentsOf: opened, encoding: .utf8)) == served.url }
+        try await Self.waitFor("the browser to start", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: browserPid.path) }
+        let browser = try #require(pid_t(String(contentsOf: browserPid, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(browser, SIGKILL) }
+
+        // xdg-open was given a file: URL of a page, which holds the token; its folder and it are the user's alone.
+        let target = try String(contentsOf: opened, encoding: .utf8)
+        #expect(target.hasPrefix("file:///") && target.hasSuffix("/open.html") && !target.contains(served.token), "\(target)")
+        let page = try #require(URL(string: target)).path
+        var info = stat(), folder = stat()
+        #expect(stat(page, &info) == 0 && stat((page as NSString).deletingLastPathComponent, &folder) == 0)
+        #expect(info.st_mode & 0o777 == 0o600 && folder.st_mode & 0o777 == 0o700 && info.st_uid == geteuid())
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<meta http-equiv=\"refresh\" content=\"0;url=\(served.url)\">"), "\(html)")
+        // No process's command line holds the token.
+        for name in try FileManager.default.contentsOfDirectory(atPath: "/proc") where Int(name) != nil {
+            guard let cmdline = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { continue }
+            #expect(!String(decoding: cmdline, as: UTF8.self).contains(served.token), "/proc/\(name)/cmdline holds the token")
+        }
+
+        // A plugin run through the studio: its setsid daemon is killed, the browser is not.
+        let started = try await served.studio("POST", "/api/generate", json: #"{"promise": "x", "backend": "daemon", "count": 2}"#)
+        let job = try #require(started.json?["job"] as? String, "\(started.status) \(started.text)")
+        let events = try await Self.events(served, job)
+        #expect(events.contains { $0.data["status"] as? String == "ready" }, "\(events.map(\.data))")
+        let daemon = try #require(pid_t(String(contentsOf: daemonPid, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        try await Self.waitFor("the plugin's daemon to be killed", timeout: .seconds(30)) { kill(daemon, 0) != 0 }
+        #expect(kill(browser, 0) == 0, "the browser xdg-open started was killed with the plugins' orphans")
+
+        // Stopped, it leaves no page behind.
+        #expect(try await served.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: (page as NSString).deletingLastPathComponent))
         let refused = try await s.run(["serve", "--open", "--render-only"], timeout: 30)
         #expect(refused.status == 64 && refused.stderr.contains("--open opens the studio, which --render-only leaves out"), "\(refused.stderr)")
+    }
+
+    /// No browser to open: a warning that says so, with xdg-open's own words, and the server goes on.
+    @Test func openWithoutABrowserSaysSo() async throws {
+        let s = try Sandbox()
+        let bin = s.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let opener = bin.appendingPathComponent("xdg-open")
+        try Data("#!/bin/sh\necho 'xdg-open: no method available for opening' \"$1\" >&2\nexit 3\n".utf8).write(to: opener)
+        chmod(opener.path, 0o755)
+        let served = try await Served.start(s, ["--open"], environment: ["PATH": bin.path + ":/usr/bin:/bin"])
+        defer { served.end() }
+        try await Self.waitFor("the warning", timeout: .seconds(30)) { served.stderr.contains("badge: warning: xdg-open") }
+        #expect(served.stderr.contains("badge: warning: xdg-open could not open a browser (exit status 3: xdg-open: no method available for opening file:///"),
+                "\(served.stderr)")
+        #expect(served.stderr.contains("); open the URL above") && !served.stderr.contains(served.token))
+        #expect(try await served.request("GET", "/healthz").status == 200)
     }
 
     @Test func aPortInUseIsAClearError() async throws {
@@ -264,8 +330,35 @@ import Glibc
         let refused = try await s.run(["serve", "--listen", "0.0.0.0:0"], timeout: 30)
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("off loopback it needs a token") && refused.stderr.contains("BADGE_SERVE_TOKEN"), "\(refused.stderr)")
-        let weak = try await s.run(["serve", "--listen", "0.0.0.0:0", "--token", "short"], timeout: 30)
-        #expect(weak.status == 64 && weak.stderr.contains("16 to 256"), "\(weak.stderr)")
+    }
+
+    /// A token comes from the environment or a file of the user's alone, never
+    /// the command line, and a weak one is refused with the reason; no error shows it.
+    @Test func aTokenIsTakenFromTheEnvironmentOrAPrivateFileAndAWeakOneIsRefused() async throws {
+        let s = try Sandbox()
+        let onTheLine = try await s.run(["serve", "--token", "0f3a9c1e5b7d2f4a6c8e0b1d3f5a7c9e"], timeout: 30)
+        #expect(onTheLine.status == 64 && onTheLine.stderr.hasPrefix("error: --token puts the token on the command line, which every user"), "\(onTheLine.stderr)")
+        #expect(onTheLine.stderr.contains("--token-file PATH") && !onTheLine.stderr.contains("0f3a9c1e"))
+        for (weak, reason) in [("password1234", "12 characters of 36 kinds hold at most 62 bits of randomness, and 128 are needed"),
+                               ("0123456789abcdef0123456789abcdef0123", "steps go to the same or the next character"),
+                               ("Zq" + String(repeating: "x", count: 30), "it is made of only 3 different characters, and 8 are needed")] {
+            let refused = try await s.run(["serve", "--listen", "0.0.0.0:0"], extraEnvironment: ["BADGE_SERVE_TOKEN": weak], timeout: 30)
+            #expect(refused.status == 64 && refused.stderr.hasPrefix("error: $BADGE_SERVE_TOKEN: the token is too easy to guess: "), "\(refused.stderr)")
+            #expect(refused.stderr.contains(reason) && refused.stderr.contains("openssl rand -hex 32"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains(weak), "the error shows the token")
+        }
+        let strong = "9d1c4b7e2a5f8036c1e4b7a29d5f8c30" + "e6b9a2d5f8c1e4b73a6d9f2c5e8b1a47"
+        let file = s.root.appendingPathComponent("token")
+        try Data((strong + "\n").utf8).write(to: file)
+        chmod(file.path, 0o644)
+        let readable = try await s.run(["serve", "--token-file", file.path], timeout: 30)
+        #expect(readable.status == 64 && readable.stderr.hasPrefix("error: \(file.path): --token-file: other users can read the token file (mode 0644)"), "\(readable.stderr)")
+        #expect(readable.stderr.contains("chmod 600 \(file.path)") && !readable.stderr.contains(strong))
+        chmod(file.path, 0o600)
+        let served = try await Served.start(s, ["--token-file", file.path])
+        defer { served.end() }
+        #expect(served.token == strong)
+        #expect(try await served.studio("GET", "/api/state").status == 200)
     }
 
     /// With few open files (64) and many idle connections held, the server

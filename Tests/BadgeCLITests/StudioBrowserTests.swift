@@ -90,6 +90,8 @@ import Testing
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
         // The download is the badge the page showed then (restored now, the same file).
         #expect(report["download_name"] as? String == "promise-badge.png")
+        let reopened = try #require(report["reopened"] as? [String: Any])
+        #expect(reopened["promise"] as? String == "" && reopened["candidates"] as? Int == 0 && reopened["status"] as? String == "", "\(reopened)")
         #expect(report["restored_id"] as? String == picked && report["restored_promise"] as? String == "Run a marathon before I turn forty")
         let show = try await s.run(["show", "--json"])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
@@ -110,6 +112,9 @@ import Testing
         // A procedural badge is shown as its SVG, in the main view and in the candidates.
         let frontSource = report["front_source"] as? String ?? ""
         #expect(frontSource.contains("/api/badge.svg?v=\(picked)"), "the main view does not show the SVG: \(frontSource)")
+        // Pictures come through fetch (with the token) as blob: URLs.
+        #expect((report["front_url"] as? String)?.hasPrefix("blob:http://127.0.0.1:\(served.port)/") == true, "\(report["front_url"] ?? "")")
+        #expect((report["candidate_urls"] as? [String])?.allSatisfy { $0.hasPrefix("blob:") } == true)
         #expect(report["svg_download_shown"] as? Bool == true, "no Download SVG for a procedural badge")
         let candidateSources = report["candidate_sources"] as? [String] ?? []
         #expect(candidateSources.count == 4 && candidateSources.allSatisfy { $0.hasSuffix(".svg") }, "\(candidateSources)")
@@ -147,6 +152,25 @@ import Testing
 
         #expect((report["console_errors"] as? [String])?.isEmpty == true, "\(report["console_errors"] ?? "")")
         #expect((report["requests_elsewhere"] as? [String])?.isEmpty == true, "the page loaded something from another origin")
+
+        // The token: no cookie at all, kept in the tab's sessionStorage; another server on
+        // 127.0.0.1, visited in the tab, received nothing of it and could not read it.
+        #expect((report["cookies"] as? [Any])?.isEmpty == true, "the studio set cookies: \(report["cookies"] ?? "")")
+        #expect(report["token_kept"] as? Bool == true)
+        let seen = try #require(report["elsewhere_seen"] as? [[String: Any]])
+        #expect(seen.contains { $0["path"] as? String == "/visited" }, "\(seen)")
+        for request in seen {
+            let headers = request["headers"] as? [String: String] ?? [:]
+            #expect(!headers.keys.contains { $0.lowercased() == "cookie" }, "another port was sent cookies: \(headers)")
+            #expect(!headers.values.contains { $0.contains(served.token) } && !headers.keys.contains { $0.lowercased() == "x-badge-token" },
+                    "another port was sent the token: \(headers)")
+        }
+        #expect(report["elsewhere_storage"] is NSNull, "another origin read the token from sessionStorage")
+        let back = try #require(report["back_in_the_tab"] as? [String: Any])
+        #expect(back["locked"] as? Bool == false && back["badge"] as? String == picked, "\(back)")
+        #expect(report["new_tab_locked"] as? Bool == true)
+        #expect((report["new_tab_text"] as? String)?.contains("This studio needs its token") == true)
+        #expect((report["new_tab_text"] as? String)?.contains("#token=") == true)
         let steps = try #require(report["steps"] as? [[String: String]])
         #expect(steps.count >= 9)
         for step in steps { #expect(FileManager.default.fileExists(atPath: step["screenshot"] ?? "")) }

@@ -7,10 +7,12 @@ the state it expects (never a fixed sleep), saves a screenshot, and the script
 ends with one JSON line on stdout: what the page showed at each step. Any step
 that does not reach its state fails the script with a message naming it.
 Debian's Chromium is used as it is (executable_path): nothing is downloaded."""
+import http.server
 import json
 import os
 import re
 import sys
+import threading
 
 from playwright.sync_api import sync_playwright
 
@@ -32,12 +34,30 @@ def wait_until(page, expression, what=None, timeout_ms=STEP_MS):
         waited += 50
 
 
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Another local server, on a port of its own: it keeps every request's
+    headers, to show that nothing that authenticates to the studio reaches it."""
+    seen = []
+
+    def do_GET(self):
+        Recorder.seen.append({"path": self.path, "headers": dict(self.headers.items())})
+        body = b"<!doctype html><title>elsewhere</title><p>another server on 127.0.0.1</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
 def main():
     url, shots = sys.argv[1], sys.argv[2]
     slow = sys.argv[sys.argv.index("--slow-backend") + 1] if "--slow-backend" in sys.argv else None
     os.makedirs(shots, exist_ok=True)
     report = {"steps": [], "console_errors": [], "requests_elsewhere": [], "not_words": []}
-    origin = url.split("/?")[0]
+    origin = url.split("/#")[0]
 
     def shot(page, name):
         path = os.path.join(shots, f"{len(report['steps']) + 1:02d}-{name}.png")
@@ -61,13 +81,17 @@ def main():
         context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="en-US")
         page = context.new_page()
         page.on("console", lambda m: report["console_errors"].append(m.text) if m.type == "error" else None)
-        page.on("request", lambda r: report["requests_elsewhere"].append(r.url) if not r.url.startswith(origin) else None)
+        # The page's own pictures are blob: URLs of its origin.
+        page.on("request", lambda r: report["requests_elsewhere"].append(r.url)
+                if not (r.url.startswith(origin) or r.url.startswith("blob:" + origin)) else None)
         page.set_default_timeout(STEP_MS)
 
         # An empty store shows the empty state.
         page.goto(url)
         wait_until(page, "window.studio && window.studio.ready")
         assert page.url == origin + "/", f"the token stays in the address bar: {page.url}"
+        report["cookies"] = context.cookies()
+        report["token_kept"] = page.evaluate("sessionStorage.getItem('badge-token') !== null")
         assert page.locator("#empty").is_visible(), "an empty store does not show the empty state"
         assert not page.locator("#current").is_visible(), "the empty store shows a badge"
         report["empty_text"] = page.locator("#empty").inner_text()
@@ -91,7 +115,8 @@ def main():
         report["candidates"] = page.eval_on_selector_all("#candidates .candidate", "bs => bs.map(b => b.querySelector('.label').textContent)")
         # Each candidate's picture as the page shows it, for the test to look at.
         report["candidate_shots"] = [element_shot(f".candidate[data-number='{n}'] img", f"candidate-{n}") for n in range(1, 5)]
-        report["candidate_sources"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.currentSrc)")
+        report["candidate_sources"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.dataset.source)")
+        report["candidate_urls"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.currentSrc)")
         shot(page, "four-candidates")
         page.click(".candidate[data-number='3']")
         page.wait_for_selector("#sheet", state="hidden")
@@ -103,7 +128,8 @@ def main():
         report["date"] = page.locator("#date").inner_text()
         report["promise"] = page.locator("#promise").inner_text()
         report["front_shot"] = element_shot("#front", "main-view-front")
-        report["front_source"] = page.evaluate("document.querySelector('#front').currentSrc")
+        report["front_source"] = page.evaluate("document.querySelector('#front').dataset.source")
+        report["front_url"] = page.evaluate("document.querySelector('#front').currentSrc")
         report["svg_download_shown"] = page.locator("#download-svg").is_visible()
         shot(page, "committed")
 
@@ -146,6 +172,9 @@ def main():
         assert page.evaluate("document.activeElement.id") == "new", "Tab never reaches New Badge"
         page.keyboard.press("Enter")
         page.wait_for_selector("#sheet[open]")
+        # Reopened, the sheet is fresh: no promise, no candidates of the last time.
+        report["reopened"] = page.evaluate("""() => ({ promise: document.querySelector('#promise-input').value,
+            candidates: document.querySelectorAll('#candidates li').length, status: document.querySelector('#sheet-status').textContent })""")
         page.keyboard.type("Read twenty books")
         page.keyboard.press("Control+Enter")
         wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
@@ -153,6 +182,8 @@ def main():
         page.keyboard.press("1")
         wait_until(page, f"window.studio.badge !== null && window.studio.badge !== '{report['picked_id']}'")
         report["second_id"] = page.evaluate("window.studio.badge")
+        wait_until(page, f"(document.querySelector('#front').dataset.source || '').includes('{report['second_id']}')"
+                         " && document.querySelector('#front').complete", "the second badge's picture")
         page.wait_for_selector(f"#history button[data-id='{report['picked_id']}']")
         shot(page, "history")
 
@@ -197,6 +228,30 @@ def main():
         page.set_viewport_size({"width": 375, "height": 740})
         wait_until(page, "document.documentElement.scrollWidth <= 375")
         shot(page, "phone")
+        page.set_viewport_size({"width": 1000, "height": 900})
+
+        # Another server on 127.0.0.1, visited in the same tab: it receives nothing that
+        # authenticates (a cookie would go to every port), nor can it read the token.
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        elsewhere = f"http://127.0.0.1:{server.server_address[1]}"
+        report["requests_elsewhere"] = list(report["requests_elsewhere"])
+        asked_before = len(report["requests_elsewhere"])
+        page.goto(elsewhere + "/visited")
+        report["elsewhere_storage"] = page.evaluate("sessionStorage.getItem('badge-token')")
+        page.goto(origin + "/")
+        wait_until(page, "window.studio && window.studio.ready")
+        report["back_in_the_tab"] = page.evaluate("({ locked: !!window.studio.locked, badge: window.studio.badge })")
+        # A new tab, the studio's address without the token: it asks for it.
+        other = context.new_page()
+        other.goto(origin + "/")
+        wait_until(other, "window.studio && window.studio.ready")
+        report["new_tab_locked"] = other.evaluate("!!window.studio.locked") and other.locator("#locked").is_visible()
+        report["new_tab_text"] = other.locator("main").inner_text()
+        shot(other, "new-tab-needs-the-token")
+        server.shutdown()
+        report["elsewhere_seen"] = Recorder.seen
+        report["requests_elsewhere"] = report["requests_elsewhere"][:asked_before]
         browser.close()
     print(json.dumps(report))
 
