@@ -43,6 +43,9 @@ deps() {
   # The studio's browser test drives Debian's Chromium with Playwright (nothing downloaded).
   python3 -c "import playwright" 2>/dev/null || python3 -m pip install -q playwright \
     || python3 -m pip install -q --break-system-packages playwright
+  # ... and checks each of its views with axe-core, which this package bundles.
+  python3 -c "import axe_playwright_python" 2>/dev/null || python3 -m pip install -q axe-playwright-python \
+    || python3 -m pip install -q --break-system-packages axe-playwright-python
 }
 
 # When a test fails, what every failing test recorded is printed again at the

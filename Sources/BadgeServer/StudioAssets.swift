@@ -130,7 +130,7 @@ enum StudioAssets {
           display: inline-block; min-height: 44px;
         }
         button:disabled { opacity: .45; cursor: default; }
-        button.primary { background: #0a84ff; border-color: #0a84ff; color: #fff; font-weight: 600; }
+        button.primary { background: #0062cc; border-color: #0062cc; color: #fff; font-weight: 600; }
         button.plain { background: transparent; border-color: transparent; }
         :focus-visible { outline: 3px solid #0a84ff; outline-offset: 2px; }
         .empty { text-align: center; max-width: 30rem; padding: 32px 8px; }
@@ -156,7 +156,12 @@ enum StudioAssets {
           background: Canvas; color: CanvasText; box-shadow: 0 24px 60px rgba(0, 0, 0, .35);
         }
         .sheet::backdrop { background: rgba(0, 0, 0, .35); }
-        .sheet-head { display: flex; justify-content: space-between; align-items: center; }
+        /* The sheet's head stays in view as its body scrolls (on a phone, most of it). */
+        .sheet-head {
+          display: flex; justify-content: space-between; align-items: center; position: sticky; top: -16px; z-index: 1;
+          margin: -16px -20px 0; padding: 12px 20px; background: Canvas;
+          border-bottom: 1px solid color-mix(in srgb, currentColor 12%, transparent);
+        }
         .sheet-head h2 { margin: 0; font-size: 1.2rem; }
         .sheet label { display: grid; gap: 4px; font-size: .9rem; }
         .sheet textarea, .sheet input, .sheet select {
@@ -184,6 +189,9 @@ enum StudioAssets {
         }
         .candidate .label { font-size: .85rem; text-align: center; overflow-wrap: anywhere; }
         .candidate[data-status="failed"] .label { color: #d70015; }
+        .candidate .caption-note { display: block; font-size: .8rem; line-height: 1.25; color: #8a4b00; text-align: left; }
+        .candidate .caption-note:empty { display: none; }
+        @media (prefers-color-scheme: dark) { .candidate .caption-note { color: #ffb340; } }
         .candidate[data-status="ready"]:hover { border-color: #0a84ff; }
         .spinner {
           width: 36px; height: 36px; border-radius: 50%; border: 4px solid color-mix(in srgb, currentColor 20%, transparent);
@@ -193,6 +201,7 @@ enum StudioAssets {
         @media (prefers-reduced-motion: reduce) { .spinner { animation: none; border-top-color: color-mix(in srgb, currentColor 20%, transparent); } }
         @media (max-width: 480px) {
           .sheet { padding: 12px; border-radius: 12px; }
+          .sheet-head { top: -12px; margin: -12px -12px 0; padding: 10px 12px; }
           .candidates { grid-template-columns: repeat(2, 1fr); }
           .history li { grid-template-columns: 44px 1fr auto; }
           .history img { width: 44px; height: 44px; }
@@ -267,12 +276,16 @@ enum StudioAssets {
             if (isError) studio.error = text;
           }
 
-          // The commitment date as a long date in the browser's language, on the
-          // calendar day of the time zone the promise was made in.
+          // The page is in English throughout, its dates too: in the browser's own
+          // English (en-GB: 1 January 2027), else en-US's.
+          const english = /^en(-|$)/i.test(navigator.language || '') ? navigator.language : 'en-US';
+
+          // The commitment date as a long date, on the calendar day of the time
+          // zone the promise was made in.
           function longDate(badge) {
             const date = new Date(badge.commitmentDate);
-            try { return new Intl.DateTimeFormat(navigator.language, { dateStyle: 'long', timeZone: badge.timeZone }).format(date); }
-            catch (_) { return new Intl.DateTimeFormat(navigator.language, { dateStyle: 'long' }).format(date); }
+            try { return new Intl.DateTimeFormat(english, { dateStyle: 'long', timeZone: badge.timeZone }).format(date); }
+            catch (_) { return new Intl.DateTimeFormat(english, { dateStyle: 'long' }).format(date); }
           }
 
           // A badge the art engine can draw again is shown as its SVG, sharp at
@@ -316,7 +329,7 @@ enum StudioAssets {
               showImage($('front'), badge.vector, badge.image);
               $('download-svg').hidden = !badge.vector;
               $('front').alt = 'Promise Badge: ' + badge.promise;
-              picture($('back'), '/api/badge/back.png?locale=' + encodeURIComponent(navigator.language) + '&v=' + badge.id)
+              picture($('back'), '/api/badge/back.png?locale=' + encodeURIComponent(english) + '&v=' + badge.id)
                 .catch((e) => say('status', e.message, true));
               $('back').alt = 'Commitment Date: ' + date;
               $('date').textContent = date;
@@ -450,7 +463,9 @@ enum StudioAssets {
             const label = document.createElement('span');
             label.className = 'label';
             label.textContent = 'Waiting…';
-            button.append(picture, badge, label);
+            const note = document.createElement('span');
+            note.className = 'caption-note';
+            button.append(picture, badge, label, note);
             button.addEventListener('click', () => pick(number));
             item.append(button);
             return item;
@@ -475,8 +490,16 @@ enum StudioAssets {
               picture.replaceChildren(image);
               const described = [event.style, event.fallbackFrom ? 'by ' + event.backend + ' instead' : null].filter(Boolean).join(', ');
               label.textContent = (described || 'Ready') + ' · ' + event.seconds.toFixed(1) + ' s';
+              // A caption not drawn whole says so on the candidate.
+              button.querySelector('.caption-note').textContent = event.captionNote || '';
               button.disabled = false;
-              button.setAttribute('aria-label', 'Pick candidate ' + event.number + (described ? ', ' + described : ''));
+              // The first one ready takes the focus from the form, so its number or the arrows work at once.
+              if (!studio.focusedCandidate && sheet.contains(document.activeElement) && !document.activeElement.matches('.candidate')) {
+                studio.focusedCandidate = true;
+                button.focus();
+              }
+              button.setAttribute('aria-label', 'Pick candidate ' + event.number + (described ? ', ' + described : '')
+                + (event.captionNote ? '. ' + event.captionNote : ''));
             } else if (event.status === 'failed') {
               button.querySelector('.picture').replaceChildren();
               label.textContent = 'Failed after ' + event.seconds.toFixed(1) + ' s: ' + event.message + (event.hint ? ' (' + event.hint + ')' : '');
@@ -529,6 +552,7 @@ enum StudioAssets {
             say('sheet-status', 'Making candidates…');
             studio.candidates = {};
             studio.jobStatus = null;
+            studio.focusedCandidate = false;
             let started;
             try {
               started = await api('/api/generate', body);
@@ -603,6 +627,8 @@ enum StudioAssets {
           $('promise-input').addEventListener('keydown', (e) => {
             if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
           });
+          // Without a keyboard (a phone), the placeholder does not speak of Ctrl+Enter.
+          if (matchMedia('(pointer: coarse)').matches) $('promise-input').placeholder = 'A pair of dumbbells';
           // Esc closes the sheet (the dialog's own cancel), which cancels the work.
           sheet.addEventListener('cancel', (e) => { e.preventDefault(); closeSheet(); });
           sheet.addEventListener('keydown', (e) => {
@@ -610,7 +636,14 @@ enum StudioAssets {
             const target = e.target;
             if (target.matches('input, textarea, select')) return;
             const number = Number(e.key);
-            if (number >= 1 && number <= 9 && candidate(number)) { e.preventDefault(); pick(number); }
+            if (number >= 1 && number <= 9 && candidate(number)) { e.preventDefault(); pick(number); return; }
+            // The arrows move between the candidates that are ready.
+            const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+            if (step && target.matches('.candidate')) {
+              const ready = Array.from($('candidates').querySelectorAll('.candidate:not(:disabled)'));
+              const next = ready[(ready.indexOf(target) + step + ready.length) % ready.length];
+              if (next) { e.preventDefault(); next.focus(); }
+            }
           });
 
           (async () => {

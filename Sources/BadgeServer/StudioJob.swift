@@ -106,7 +106,9 @@ package final class StudioJob: Sendable, CandidateProgress {
                 vector: Provenance.isRedrawable(made.metadata) ? "/api/jobs/\(id)/candidates/\(candidate.number).svg" : nil,
                 style: made.metadata.styleDrawn?.name,
                 seed: made.metadata.seed.map(String.init), backend: made.metadata.backend,
-                fallbackFrom: made.metadata.extra["fallback-from"].map { OutsideText.printable($0, keepingNewlines: false) }))
+                fallbackFrom: made.metadata.extra["fallback-from"].map { OutsideText.printable($0, keepingNewlines: false) },
+                caption: made.metadata.captionDrawn.map { OutsideText.printable($0, keepingNewlines: false) },
+                captionNote: Self.captionNote(made.metadata)))
         case let .failure(error):
             send("candidate", CandidateEvent(
                 number: candidate.number, status: "failed", seconds: elapsed,
@@ -141,8 +143,27 @@ package final class StudioJob: Sendable, CandidateProgress {
         var seed: String?
         var backend: String?
         var fallbackFrom: String?
+        /// The caption as drawn, and why it was shortened or left out.
+        var caption: String?
+        var captionNote: String?
         var message: String?
         var hint: String?
+    }
+
+    /// Why a candidate's caption is not the promise whole: not drawn (or not
+    /// every letter of it), left out, or shortened; nil when it is whole.
+    static func captionNote(_ metadata: BadgeMetadata) -> String? {
+        let note: String?
+        if let warning = metadata.extra["warning"], warning.hasPrefix("the caption") {
+            note = warning
+        } else if metadata.captionDrawn == nil, let omitted = metadata.extra["caption-omitted"] {
+            note = "no caption: " + omitted
+        } else if let shortened = metadata.extra["caption-shortened"] {
+            note = "the caption was shortened: " + shortened
+        } else {
+            note = nil
+        }
+        return note.map { OutsideText.printable($0, keepingNewlines: false) }
     }
 
     struct DoneEvent: Encodable {

@@ -428,6 +428,33 @@ import Glibc
     // MARK: - The studio end to end over HTTP
 
     /// Generate, the events as they come, a pick committed with the date, and `badge show` agreeing.
+    /// A candidate whose caption is not the promise whole says so: not drawn (a word
+    /// too long for any legible size), shortened (a long promise); a short one says nothing.
+    @Test func aCandidateSaysWhenItsCaptionWasNotDrawnWhole() async throws {
+        let s = try Sandbox()
+        let served = try await Served.start(s)
+        defer { served.end() }
+        for (promise, note) in [
+            ("Pneumonoultramicroscopicsilicovolcanoconiosisextraordinarilyincomprehensibilities",
+             "the caption was not drawn: even its shortest form does not fit the badge at a legible size"),
+            ("Run the whole Camino de Santiago from Saint-Jean-Pied-de-Port to Santiago de Compostela with my brother before the autumn",
+             "the caption was shortened: 6 of 18 words: the whole promise does not fit on two lines"),
+            ("Swim every week", nil),
+        ] as [(String, String?)] {
+            let started = try await served.studio("POST", "/api/generate", json: #"{"promise": "\#(promise)", "count": 2, "style": "medal"}"#)
+            let job = try #require(started.json?["job"] as? String, "\(started.text)")
+            let ready = try await Self.events(served, job).filter { $0.data["status"] as? String == "ready" }
+            #expect(ready.count == 2)
+            for event in ready {
+                if let note {
+                    #expect((event.data["captionNote"] as? String)?.hasPrefix(note) == true, "\(promise): \(event.data)")
+                } else {
+                    #expect(event.data["captionNote"] == nil && event.data["caption"] as? String == "SWIM EVERY WEEK", "\(event.data)")
+                }
+            }
+        }
+    }
+
     @Test func candidatesArriveAsEventsAndThePickIsCommittedWithTheDate() async throws {
         let s = try Sandbox()
         let served = try await Served.start(s)

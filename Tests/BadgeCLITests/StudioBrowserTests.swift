@@ -90,6 +90,19 @@ import Testing
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
         // The download is the badge the page showed then (restored now, the same file).
         #expect(report["download_name"] as? String == "promise-badge.png")
+        // Keyboard alone: the focus goes to the first candidate ready, the arrows move it, a digit picks.
+        #expect(report["focus_when_ready"] as? String == "candidate", "\(report["focus_when_ready"] ?? "")")
+        let arrows = report["focus_after_arrow"] as? [Int] ?? []
+        #expect(arrows.count == 2 && arrows[1] == arrows[0] % 4 + 1, "\(arrows)")
+        #expect(report["focus_after_arrow_back"] as? Int == arrows.first)
+        // axe-core finds no serious or critical violation in any view, at 1200x900 or at 390x844.
+        #expect((report["axe"] as? [String])?.isEmpty == true, "\((report["axe"] as? [String] ?? []).joined(separator: "\n"))")
+        // On a phone the sheet's head stays at its top while the sheet scrolls.
+        let phone = try #require(report["phone_sheet"] as? [String: Double])
+        #expect((phone["scrolled"] ?? 0) > 100 && abs(phone["headTop"] ?? 99) <= 1 && (phone["headBottom"] ?? 0) > 30, "\(phone)")
+        // A German browser reads the page in English, its date too.
+        let german = try #require(report["german"] as? [String: String])
+        #expect(german["language"] == "de-DE" && german["date"] == date && german["back"]?.contains("locale=en-US") == true, "\(german)")
         let reopened = try #require(report["reopened"] as? [String: Any])
         #expect(reopened["promise"] as? String == "" && reopened["candidates"] as? Int == 0 && reopened["status"] as? String == "", "\(reopened)")
         #expect(report["restored_id"] as? String == picked && report["restored_promise"] as? String == "Run a marathon before I turn forty")

@@ -14,6 +14,7 @@ import re
 import sys
 import threading
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
@@ -56,10 +57,16 @@ def main():
     url, shots = sys.argv[1], sys.argv[2]
     slow = sys.argv[sys.argv.index("--slow-backend") + 1] if "--slow-backend" in sys.argv else None
     os.makedirs(shots, exist_ok=True)
-    report = {"steps": [], "console_errors": [], "requests_elsewhere": [], "not_words": []}
+    report = {"steps": [], "console_errors": [], "requests_elsewhere": [], "not_words": [], "axe": []}
+    axe = Axe()
     origin = url.split("/#")[0]
 
     def shot(page, name):
+        # axe-core on each view: every serious or critical violation, named by rule and element.
+        for violation in axe.run(page).response["violations"]:
+            if violation.get("impact") in ("serious", "critical"):
+                for node in violation["nodes"]:
+                    report["axe"].append(f"{name}: {violation['id']} ({violation['impact']}): {node['target']}: {node.get('failureSummary', '')}")
         path = os.path.join(shots, f"{len(report['steps']) + 1:02d}-{name}.png")
         page.screenshot(path=path, full_page=True)
         report["steps"].append({"step": name, "screenshot": path})
@@ -78,7 +85,7 @@ def main():
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="en-US")
+        context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
         page = context.new_page()
         page.on("console", lambda m: report["console_errors"].append(m.text) if m.type == "error" else None)
         # The page's own pictures are blob: URLs of its origin.
@@ -178,7 +185,13 @@ def main():
         page.keyboard.type("Read twenty books")
         page.keyboard.press("Control+Enter")
         wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
-        page.keyboard.press("Tab")  # away from the text field: a digit picks
+        # The first candidate ready took the focus; the arrows move between them; a digit picks.
+        report["focus_when_ready"] = page.evaluate("document.activeElement.className")
+        first = page.evaluate("Number(document.activeElement.dataset.number)")
+        page.keyboard.press("ArrowRight")
+        report["focus_after_arrow"] = [first, page.evaluate("Number(document.activeElement.dataset.number)")]
+        page.keyboard.press("ArrowLeft")
+        report["focus_after_arrow_back"] = page.evaluate("Number(document.activeElement.dataset.number)")
         page.keyboard.press("1")
         wait_until(page, f"window.studio.badge !== null && window.studio.badge !== '{report['picked_id']}'")
         report["second_id"] = page.evaluate("window.studio.badge")
@@ -224,11 +237,35 @@ def main():
         page.keyboard.press("Space")
         page.emulate_media(reduced_motion="no-preference")
 
-        # A phone-sized window: nothing wider than the screen.
-        page.set_viewport_size({"width": 375, "height": 740})
-        wait_until(page, "document.documentElement.scrollWidth <= 375")
+        # A phone-sized window: nothing wider than the screen; the sheet's head stays in view
+        # as the sheet scrolls.
+        page.set_viewport_size({"width": 390, "height": 844})
+        wait_until(page, "document.documentElement.scrollWidth <= 390")
         shot(page, "phone")
-        page.set_viewport_size({"width": 1000, "height": 900})
+        page.click("#new")
+        page.wait_for_selector("#sheet[open]")
+        page.fill("#promise-input", "Learn to juggle")
+        page.click("#generate")
+        wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
+        wait_until(page, "Array.from(document.querySelectorAll('#candidates img')).length === 4 && "
+                         "Array.from(document.querySelectorAll('#candidates img')).every(i => i.complete && i.naturalWidth > 0)")
+        page.evaluate("document.querySelector('#sheet').scrollTop = 1e6")
+        report["phone_sheet"] = page.evaluate("""() => { const sheet = document.querySelector('#sheet').getBoundingClientRect();
+            const head = document.querySelector('.sheet-head').getBoundingClientRect();
+            return { scrolled: document.querySelector('#sheet').scrollTop, headTop: head.top - sheet.top, headBottom: head.bottom - sheet.top }; }""")
+        shot(page, "phone-sheet-scrolled")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#sheet", state="hidden")
+        page.set_viewport_size({"width": 1200, "height": 900})
+
+        # A German browser: the page is in English throughout, its dates too.
+        german = browser.new_context(viewport={"width": 1200, "height": 900}, locale="de-DE")
+        deutsch = german.new_page()
+        deutsch.goto(url)
+        wait_until(deutsch, "window.studio && window.studio.ready && document.querySelector('#date').textContent")
+        report["german"] = deutsch.evaluate("""() => ({ language: navigator.language, date: document.querySelector('#date').textContent,
+            back: document.querySelector('#back').dataset.wanted })""")
+        german.close()
 
         # Another server on 127.0.0.1, visited in the same tab: it receives nothing that
         # authenticates (a cookie would go to every port), nor can it read the token.
