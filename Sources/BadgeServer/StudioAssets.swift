@@ -67,12 +67,23 @@ enum StudioAssets {
         <dialog id="sheet" class="sheet" aria-labelledby="sheet-title">
           <form id="form" novalidate>
             <div class="sheet-head">
+              <button type="button" id="cancel" class="plain">Cancel</button>
               <h2 id="sheet-title">New Promise Badge</h2>
-              <button type="button" id="close" class="plain" aria-label="Close">Close</button>
+              <button type="button" id="done" class="primary" disabled aria-keyshortcuts="Enter">Done</button>
             </div>
-            <label for="promise-input">Your promise</label>
-            <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells (Ctrl+Enter generates)"
-                      aria-keyshortcuts="Control+Enter"></textarea>
+            <figure class="preview" id="preview">
+              <div class="stage"><img id="preview-image" alt="" hidden>
+                <p id="preview-empty" class="stage-hint">Describe your promise below and press Generate: the candidates appear here.</p></div>
+              <figcaption><span id="preview-label"></span><span id="preview-note" class="caption-note"></span></figcaption>
+            </figure>
+            <ol id="candidates" class="candidates" aria-label="Candidates"></ol>
+            <p id="sheet-status" class="status" role="status" aria-live="polite"></p>
+            <label for="promise-input" class="promise-label">Your promise</label>
+            <div class="prompt-row">
+              <textarea id="promise-input" name="promise" rows="2" maxlength="1000" placeholder="A pair of dumbbells (Ctrl+Enter generates)"
+                        aria-keyshortcuts="Control+Enter"></textarea>
+              <button type="submit" id="generate" class="primary">Generate</button>
+            </div>
             <details id="steps">
               <summary>Compose it step by step</summary>
               <div class="grid">
@@ -83,19 +94,16 @@ enum StudioAssets {
               </div>
               <datalist id="vibes"></datalist><datalist id="metaphors"></datalist><datalist id="colors"></datalist>
             </details>
-            <div class="grid">
-              <label>Style <select name="style" id="style"><option value="">Varied</option></select></label>
-              <label>Backend <select name="backend" id="backend"></select></label>
-              <label>Day to begin <input type="date" name="date" id="day"></label>
-              <label>Candidates <select name="count" id="count"></select></label>
-            </div>
-            <p id="backend-note" class="note" aria-live="polite"></p>
-            <div class="buttons">
-              <button type="submit" id="generate" class="primary">Generate</button>
-              <button type="button" id="cancel" disabled>Cancel</button>
-            </div>
-            <p id="sheet-status" class="status" role="status" aria-live="polite"></p>
-            <ol id="candidates" class="candidates" aria-label="Candidates"></ol>
+            <details id="options">
+              <summary>Options: style, backend, day to begin, candidates</summary>
+              <div class="grid">
+                <label>Style <select name="style" id="style"><option value="">Varied</option></select></label>
+                <label>Backend <select name="backend" id="backend"></select></label>
+                <label>Day to begin <input type="date" name="date" id="day"></label>
+                <label>Candidates <select name="count" id="count"></select></label>
+              </div>
+              <p id="backend-note" class="note" aria-live="polite"></p>
+            </details>
           </form>
         </dialog>
         <script src="/studio/card.js"></script>
@@ -152,17 +160,29 @@ enum StudioAssets {
         .status.error { color: #d70015; }
         @media (prefers-color-scheme: dark) { .status.error { color: #ff6961; } }
         .sheet {
-          width: min(760px, 100vw - 16px); max-height: calc(100dvh - 16px); border: none; border-radius: 16px; padding: 16px 20px;
+          width: min(860px, 100vw - 16px); max-height: calc(100dvh - 16px); border: none; border-radius: 16px; padding: 16px 20px;
           background: Canvas; color: CanvasText; box-shadow: 0 24px 60px rgba(0, 0, 0, .35);
         }
         .sheet::backdrop { background: rgba(0, 0, 0, .35); }
         /* The sheet's head stays in view as its body scrolls (on a phone, most of it). */
         .sheet-head {
-          display: flex; justify-content: space-between; align-items: center; position: sticky; top: -16px; z-index: 1;
+          display: grid; grid-template-columns: 1fr auto 1fr; align-items: center; position: sticky; top: -16px; z-index: 1;
           margin: -16px -20px 0; padding: 12px 20px; background: Canvas;
           border-bottom: 1px solid color-mix(in srgb, currentColor 12%, transparent);
         }
-        .sheet-head h2 { margin: 0; font-size: 1.2rem; }
+        .sheet-head h2 { margin: 0; font-size: 1.1rem; text-align: center; }
+        .sheet-head #cancel { justify-self: start; }
+        .sheet-head #done { justify-self: end; }
+        .preview { margin: 14px 0 0; display: grid; justify-items: center; gap: 6px; }
+        .stage {
+          width: min(400px, 100%, 46dvh); aspect-ratio: 1; border-radius: 24px; display: grid; place-items: center;
+          background: color-mix(in srgb, currentColor 6%, transparent);
+        }
+        .stage img { width: 100%; height: 100%; object-fit: contain; }
+        .stage-hint { max-width: 18rem; text-align: center; opacity: .75; margin: 0; padding: 16px; }
+        .preview figcaption { display: grid; justify-items: center; gap: 2px; font-size: .9rem; min-height: 1.3em; text-align: center; }
+        .promise-label { margin-top: 6px; }
+        .prompt-row { display: grid; grid-template-columns: 1fr auto; gap: 10px; align-items: end; }
         .sheet label { display: grid; gap: 4px; font-size: .9rem; }
         .sheet textarea, .sheet input, .sheet select {
           width: 100%; padding: 8px 10px; border-radius: 8px; min-height: 40px;
@@ -174,24 +194,28 @@ enum StudioAssets {
         .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; margin-top: 10px; }
         .note { font-size: .85rem; opacity: .8; margin: 6px 0 0; min-height: 1.2em; }
         .buttons { display: flex; gap: 10px; margin-top: 12px; }
-        .candidates { list-style: none; padding: 0; margin: 8px 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
+        /* The strip of candidates under the preview. */
+        .candidates { list-style: none; padding: 4px; margin: 10px 0 0; display: flex; justify-content: center; gap: 10px; overflow-x: auto; }
+        .candidates li { flex: 0 0 120px; }
         .candidate {
-          width: 100%; padding: 8px; display: grid; gap: 6px; justify-items: center; border-radius: 14px; position: relative;
+          width: 100%; padding: 6px; display: grid; gap: 4px; justify-items: center; border-radius: 14px; position: relative;
         }
+        .candidate[aria-pressed="true"] { border: 3px solid #0062cc; padding: 4px; }
         .candidate .picture {
           width: 100%; aspect-ratio: 1; border-radius: 10px; display: grid; place-items: center;
           background: color-mix(in srgb, currentColor 6%, transparent);
         }
         .candidate img { width: 100%; height: 100%; object-fit: contain; }
         .candidate .number {
-          position: absolute; top: 12px; left: 12px; min-width: 26px; height: 26px; border-radius: 13px; display: grid; place-items: center;
+          position: absolute; top: 8px; left: 8px; min-width: 26px; height: 26px; border-radius: 13px; display: grid; place-items: center;
           background: rgba(0, 0, 0, .6); color: #fff; font-size: .85rem; font-weight: 700;
         }
-        .candidate .label { font-size: .85rem; text-align: center; overflow-wrap: anywhere; }
+        .candidate .label { font-size: .8rem; text-align: center; overflow-wrap: anywhere; }
         .candidate[data-status="failed"] .label { color: #d70015; }
-        .candidate .caption-note { display: block; font-size: .8rem; line-height: 1.25; color: #8a4b00; text-align: left; }
-        .candidate .caption-note:empty { display: none; }
-        @media (prefers-color-scheme: dark) { .candidate .caption-note { color: #ffb340; } }
+        .caption-note { display: block; font-size: .8rem; line-height: 1.25; color: #8a4b00; }
+        .candidate .caption-note { text-align: left; }
+        .caption-note:empty { display: none; }
+        @media (prefers-color-scheme: dark) { .caption-note { color: #ffb340; } }
         .candidate[data-status="ready"]:hover { border-color: #0a84ff; }
         .spinner {
           width: 36px; height: 36px; border-radius: 50%; border: 4px solid color-mix(in srgb, currentColor 20%, transparent);
@@ -202,7 +226,9 @@ enum StudioAssets {
         @media (max-width: 480px) {
           .sheet { padding: 12px; border-radius: 12px; }
           .sheet-head { top: -12px; margin: -12px -12px 0; padding: 10px 12px; }
-          .candidates { grid-template-columns: repeat(2, 1fr); }
+          .candidates { justify-content: flex-start; }
+          .candidates li { flex-basis: 88px; }
+          .candidate .label, .candidate .caption-note { display: none; }
           .history li { grid-template-columns: 44px 1fr auto; }
           .history img { width: 44px; height: 44px; }
         }
@@ -426,22 +452,61 @@ enum StudioAssets {
             clearInterval(ticking);
             ticking = null;
             form.reset();
-            $('candidates').replaceChildren();
+            clearCandidates();
             studio.job = null;
             studio.jobStatus = null;
-            studio.candidates = {};
             $('generate').disabled = false;
-            $('cancel').disabled = true;
             say('sheet-status', '');
             if (!sheet.open) sheet.showModal();
             if (!backends) loadBackends(); else describeBackend();
             $('promise-input').focus();
           }
 
+          // Cancel (or Esc) dismisses the sheet and commits nothing; work under way stops.
           function closeSheet() {
+            const stopping = studio.job && !studio.jobStatus;
+            const made = Object.keys(studio.candidates).length > 0;
             stopJob();
+            if (events) { events.abort(); events = null; }
+            clearInterval(ticking);
+            ticking = null;
+            if (stopping) studio.jobStatus = 'cancelled';
+            studio.job = null;
             if (sheet.open) sheet.close();
+            if (stopping || made) say('status', 'Cancelled. Nothing was committed.');
             $('new').focus();
+          }
+
+          // The candidates of the last time go, and the blob: URLs of their pictures.
+          function clearCandidates() {
+            for (const img of $('candidates').querySelectorAll('img')) if (shown.has(img)) URL.revokeObjectURL(shown.get(img));
+            $('candidates').replaceChildren();
+            studio.candidates = {};
+            studio.selected = null;
+            $('done').disabled = true;
+            $('preview-image').hidden = true;
+            $('preview-image').removeAttribute('src');
+            $('preview-empty').hidden = false;
+            $('preview-label').textContent = '';
+            $('preview-note').textContent = '';
+          }
+
+          // The candidate in the preview, the one Done keeps.
+          function select(number, focus) {
+            const button = candidate(number);
+            if (!button || studio.candidates[number] !== 'ready') return;
+            studio.selected = number;
+            for (const other of $('candidates').querySelectorAll('.candidate')) other.setAttribute('aria-pressed', String(other === button));
+            const thumbnail = button.querySelector('img');
+            const preview = $('preview-image');
+            preview.src = thumbnail.src;
+            preview.alt = 'Candidate ' + number + ': ' + button.dataset.described;
+            preview.hidden = false;
+            $('preview-empty').hidden = true;
+            $('preview-label').textContent = 'Candidate ' + number + ' · ' + button.querySelector('.label').textContent;
+            $('preview-note').textContent = button.dataset.note ? button.dataset.note[0].toUpperCase() + button.dataset.note.slice(1) + '.' : '';
+            $('done').disabled = false;
+            if (focus) button.focus();
           }
 
           function tile(number) {
@@ -466,7 +531,8 @@ enum StudioAssets {
             const note = document.createElement('span');
             note.className = 'caption-note';
             button.append(picture, badge, label, note);
-            button.addEventListener('click', () => pick(number));
+            button.setAttribute('aria-pressed', 'false');
+            button.addEventListener('click', () => select(number));
             item.append(button);
             return item;
           }
@@ -490,16 +556,22 @@ enum StudioAssets {
               picture.replaceChildren(image);
               const described = [event.style, event.fallbackFrom ? 'by ' + event.backend + ' instead' : null].filter(Boolean).join(', ');
               label.textContent = (described || 'Ready') + ' · ' + event.seconds.toFixed(1) + ' s';
-              // A caption not drawn whole says so on the candidate.
-              button.querySelector('.caption-note').textContent = event.captionNote || '';
+              // A caption not drawn whole says so on the candidate, in short; the preview says why.
+              const note = event.captionNote || '';
+              button.querySelector('.caption-note').textContent = !note ? '' : note.startsWith('the caption was shortened') ? 'Caption shortened'
+                : note.includes('without some of its letters') ? 'Some letters missing' : 'No caption';
+              button.dataset.note = note;
               button.disabled = false;
-              // The first one ready takes the focus from the form, so its number or the arrows work at once.
-              if (!studio.focusedCandidate && sheet.contains(document.activeElement) && !document.activeElement.matches('.candidate')) {
-                studio.focusedCandidate = true;
-                button.focus();
-              }
-              button.setAttribute('aria-label', 'Pick candidate ' + event.number + (described ? ', ' + described : '')
+              button.dataset.described = described || 'ready';
+              button.setAttribute('aria-label', 'Candidate ' + event.number + (described ? ', ' + described : '')
                 + (event.captionNote ? '. ' + event.captionNote : ''));
+              // The first one ready goes into the preview, and takes the focus from the form,
+              // so the arrows, a number and Enter work at once.
+              image.addEventListener('load', () => {
+                if (studio.selected !== null) return;
+                const focus = sheet.contains(document.activeElement) && !document.activeElement.matches('.candidate');
+                select(event.number, focus);
+              }, { once: true });
             } else if (event.status === 'failed') {
               button.querySelector('.picture').replaceChildren();
               label.textContent = 'Failed after ' + event.seconds.toFixed(1) + ' s: ' + event.message + (event.hint ? ' (' + event.hint + ')' : '');
@@ -518,7 +590,6 @@ enum StudioAssets {
             clearInterval(ticking);
             ticking = null;
             $('generate').disabled = false;
-            $('cancel').disabled = true;
             studio.jobStatus = done.status;
             for (const button of $('candidates').querySelectorAll('[data-status="working"]')) {
               button.dataset.status = done.status === 'cancelled' ? 'cancelled' : 'failed';
@@ -526,9 +597,9 @@ enum StudioAssets {
               button.querySelector('.picture').replaceChildren();
               button.querySelector('.label').textContent = done.status === 'cancelled' ? 'Cancelled' : 'Not made';
             }
-            if (done.status === 'cancelled') say('sheet-status', 'Cancelled. Nothing was committed.');
+            if (done.status === 'cancelled') say('sheet-status', 'Stopped. Nothing was committed.');
             else if (done.status === 'failed') say('sheet-status', done.message + (done.hint ? ' (' + done.hint + ')' : ''), true);
-            else say('sheet-status', 'Pick the one that keeps your promise: click it, or press its number.');
+            else say('sheet-status', 'Choose the one that keeps your promise (click it, or its number, or the arrows), then Done.');
           }
 
           function stopJob() {
@@ -550,9 +621,8 @@ enum StudioAssets {
             };
             if (!body.promise && !body.purpose) { say('sheet-status', 'Describe your promise first.', true); $('promise-input').focus(); return; }
             say('sheet-status', 'Making candidates…');
-            studio.candidates = {};
+            clearCandidates();
             studio.jobStatus = null;
-            studio.focusedCandidate = false;
             let started;
             try {
               started = await api('/api/generate', body);
@@ -563,7 +633,6 @@ enum StudioAssets {
             studio.job = started.job;
             $('candidates').replaceChildren(...Array.from({ length: body.count }, (_, i) => tile(i + 1)));
             $('generate').disabled = true;
-            $('cancel').disabled = false;
             ticking = setInterval(tick, 100);
             follow(started.events, { candidate: update, done: finished });
           }
@@ -619,8 +688,8 @@ enum StudioAssets {
           $('new').addEventListener('click', openSheet);
           $('download').addEventListener('click', download);
           $('download-svg').addEventListener('click', download);
-          $('close').addEventListener('click', closeSheet);
-          $('cancel').addEventListener('click', stopJob);
+          $('cancel').addEventListener('click', closeSheet);
+          $('done').addEventListener('click', () => { if (studio.selected !== null) pick(studio.selected); });
           $('backend').addEventListener('change', describeBackend);
           form.addEventListener('submit', generate);
           // Ctrl+Enter (or ⌘+Enter) in the promise generates, as in a chat box.
@@ -636,13 +705,15 @@ enum StudioAssets {
             const target = e.target;
             if (target.matches('input, textarea, select')) return;
             const number = Number(e.key);
-            if (number >= 1 && number <= 9 && candidate(number)) { e.preventDefault(); pick(number); return; }
-            // The arrows move between the candidates that are ready.
+            if (number >= 1 && number <= 9 && candidate(number)) { e.preventDefault(); select(number, true); return; }
+            // On a candidate: the arrows move the choice between those ready, Enter keeps it.
+            if (!target.matches('.candidate')) return;
+            if (e.key === 'Enter') { e.preventDefault(); select(Number(target.dataset.number)); if (studio.selected !== null) pick(studio.selected); return; }
             const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
-            if (step && target.matches('.candidate')) {
+            if (step) {
               const ready = Array.from($('candidates').querySelectorAll('.candidate:not(:disabled)'));
               const next = ready[(ready.indexOf(target) + step + ready.length) % ready.length];
-              if (next) { e.preventDefault(); next.focus(); }
+              if (next) { e.preventDefault(); select(Number(next.dataset.number), true); }
             }
           });
 

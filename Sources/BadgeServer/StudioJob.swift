@@ -163,7 +163,11 @@ package final class StudioJob: Sendable, CandidateProgress {
         } else {
             note = nil
         }
-        return note.map { OutsideText.printable($0, keepingNewlines: false) }
+        // The studio has no caption field: advice to use --caption is for the terminal.
+        return note.map { note in
+            let advice = note.range(of: "; give ", options: .backwards).flatMap { note[$0.lowerBound...].contains("--caption") ? $0 : nil }
+            return OutsideText.printable(advice.map { String(note[..<$0.lowerBound]) } ?? note, keepingNewlines: false)
+        }
     }
 
     struct DoneEvent: Encodable {

@@ -448,6 +448,7 @@ import Glibc
             for event in ready {
                 if let note {
                     #expect((event.data["captionNote"] as? String)?.hasPrefix(note) == true, "\(promise): \(event.data)")
+                    #expect((event.data["captionNote"] as? String)?.contains("--caption") == false, "the studio has no --caption")
                 } else {
                     #expect(event.data["captionNote"] == nil && event.data["caption"] as? String == "SWIM EVERY WEEK", "\(event.data)")
                 }

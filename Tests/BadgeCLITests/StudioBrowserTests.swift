@@ -90,7 +90,15 @@ import Testing
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
         // The download is the badge the page showed then (restored now, the same file).
         #expect(report["download_name"] as? String == "promise-badge.png")
-        // Keyboard alone: the focus goes to the first candidate ready, the arrows move it, a digit picks.
+        // The sheet as Image Playground's: options behind a disclosure, a click chooses (the large
+        // preview shows it, nothing is committed yet), Done keeps it.
+        #expect(report["options_closed_at_first"] as? Bool == true)
+        let chosen = try #require(report["chosen"] as? [String: Any])
+        #expect(chosen["selected"] as? Int == 3 && chosen["open"] as? Bool == true && chosen["badge"] is NSNull, "\(chosen)")
+        #expect((chosen["preview"] as? String)?.hasPrefix("Candidate 3: ") == true && chosen["pressed"] as? [Int] == [3], "\(chosen)")
+        let byNumber = report["chosen_by_number"] as? [Any] ?? []
+        #expect(byNumber.first as? Int == 1 && byNumber.last as? Bool == true, "a digit committed at once: \(byNumber)")
+        // Keyboard alone: the focus goes to the first candidate ready, the arrows move it, a digit chooses, Enter keeps.
         #expect(report["focus_when_ready"] as? String == "candidate", "\(report["focus_when_ready"] ?? "")")
         let arrows = report["focus_after_arrow"] as? [Int] ?? []
         #expect(arrows.count == 2 && arrows[1] == arrows[0] % 4 + 1, "\(arrows)")

@@ -53,6 +53,12 @@ class Recorder(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def open_options(page):
+    """The sheet's options (style, backend, day, count) are behind a disclosure."""
+    if not page.evaluate("document.querySelector('#options').open"):
+        page.click("#options summary")
+
+
 def main():
     url, shots = sys.argv[1], sys.argv[2]
     slow = sys.argv[sys.argv.index("--slow-backend") + 1] if "--slow-backend" in sys.argv else None
@@ -110,8 +116,10 @@ def main():
         assert page.evaluate("document.activeElement.id") == "promise-input", "the promise field does not have the focus"
         wait_until(page, "document.querySelector('#backend').options.length > 0 && !document.querySelector('#backend').disabled")
         report["backends"] = page.eval_on_selector_all("#backend option", "os => os.map(o => [o.value, o.disabled, o.textContent])")
-        report["backend_note"] = page.locator("#backend-note").inner_text()
+        report["backend_note"] = page.evaluate("document.querySelector('#backend-note').textContent")
         page.fill("#promise-input", "Run a marathon before I turn forty")
+        report["options_closed_at_first"] = not page.evaluate("document.querySelector('#options').open")
+        open_options(page)
         page.select_option("#backend", "procedural")
         shot(page, "sheet-with-promise")
 
@@ -124,8 +132,14 @@ def main():
         report["candidate_shots"] = [element_shot(f".candidate[data-number='{n}'] img", f"candidate-{n}") for n in range(1, 5)]
         report["candidate_sources"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.dataset.source)")
         report["candidate_urls"] = page.eval_on_selector_all("#candidates img", "is => is.map(i => i.currentSrc)")
+        # The first one ready is in the large preview; a click chooses another, Done keeps it.
+        wait_until(page, "window.studio.selected !== null && !document.querySelector('#done').disabled")
         shot(page, "four-candidates")
         page.click(".candidate[data-number='3']")
+        report["chosen"] = page.evaluate("""() => ({ selected: window.studio.selected, open: document.querySelector('#sheet').open,
+            preview: document.querySelector('#preview-image').alt, badge: window.studio.badge,
+            pressed: Array.from(document.querySelectorAll('.candidate[aria-pressed=true]')).map(b => Number(b.dataset.number)) })""")
+        page.click("#done")
         page.wait_for_selector("#sheet", state="hidden")
         wait_until(page, "window.studio.badge !== null")
         wait_until(page, "document.querySelector('#front').complete && document.querySelector('#front').naturalWidth > 0")
@@ -185,7 +199,8 @@ def main():
         page.keyboard.type("Read twenty books")
         page.keyboard.press("Control+Enter")
         wait_until(page, "Object.values(window.studio.candidates).filter(s => s === 'ready').length === 4")
-        # The first candidate ready took the focus; the arrows move between them; a digit picks.
+        # The first candidate ready took the focus; the arrows move the choice; a digit chooses; Enter keeps.
+        wait_until(page, "window.studio.selected !== null", "a candidate in the preview")
         report["focus_when_ready"] = page.evaluate("document.activeElement.className")
         first = page.evaluate("Number(document.activeElement.dataset.number)")
         page.keyboard.press("ArrowRight")
@@ -193,6 +208,8 @@ def main():
         page.keyboard.press("ArrowLeft")
         report["focus_after_arrow_back"] = page.evaluate("Number(document.activeElement.dataset.number)")
         page.keyboard.press("1")
+        report["chosen_by_number"] = page.evaluate("[window.studio.selected, document.querySelector('#sheet').open]")
+        page.keyboard.press("Enter")
         wait_until(page, f"window.studio.badge !== null && window.studio.badge !== '{report['picked_id']}'")
         report["second_id"] = page.evaluate("window.studio.badge")
         wait_until(page, f"(document.querySelector('#front').dataset.source || '').includes('{report['second_id']}')"
@@ -213,6 +230,7 @@ def main():
             page.wait_for_selector("#sheet[open]")
             wait_until(page, "!document.querySelector('#backend').disabled")
             page.fill("#promise-input", "Learn the cello")
+            open_options(page)
             page.select_option("#backend", slow)
             page.select_option("#count", "2")
             page.click("#generate")
@@ -220,12 +238,12 @@ def main():
             wait_until(page, "Array.from(document.querySelectorAll('#candidates .label')).every(l => /Working… [1-9]/.test(l.textContent))")
             report["working_labels"] = page.eval_on_selector_all("#candidates .label", "ls => ls.map(l => l.textContent)")
             shot(page, "slow-remote-working")
+            # Cancel dismisses the sheet, stops the work and commits nothing.
             page.click("#cancel")
-            wait_until(page, "window.studio.jobStatus === 'cancelled'")
-            report["cancel_status"] = page.locator("#sheet-status").inner_text()
-            shot(page, "cancelled")
-            page.keyboard.press("Escape")
             page.wait_for_selector("#sheet", state="hidden")
+            wait_until(page, "window.studio.jobStatus === 'cancelled'")
+            report["cancel_status"] = page.locator("#status").inner_text()
+            shot(page, "cancelled")
             report["after_cancel_id"] = page.evaluate("window.studio.badge")
 
         # With reduced motion, the card turns without the spring: at once.
