@@ -244,7 +244,10 @@ let package = Package(
         .testTarget(name: "SampleBackendTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting", "Canvas"]),
         .testTarget(
             name: "BadgeServerTests",
-            dependencies: ["BadgeTestSupport", "BadgeServer", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "BadgeTestSupport", "BadgeServer", "BadgeKit", "BadgeKitTesting", "ProceduralBackend", "Canvas",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "BadgeCLITests",

@@ -2,105 +2,32 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Who may do what, checked before any route runs.
+/// Who may do what, as middleware on the routes' groups (`Routes`):
 ///
-/// - `Host` must name this server: loopback's names, the address listened on,
-///   or one given with `--allow-host`; so a page elsewhere cannot reach the
-///   studio by pointing its own domain at 127.0.0.1 (DNS rebinding). Listening
-///   on every address, the stateless API answers any `Host`; the studio never does.
-/// - The studio's API needs the token in the `X-Badge-Token` header, on every
-///   request, GETs included. No cookie carries it: a browser sends a host's
-///   cookies to every port of that host, so any other server on 127.0.0.1
-///   would be handed it. The start-up URL gives it in its fragment (`#token=`),
-///   which a browser never sends; the page keeps it in `sessionStorage`, which
-///   is scoped to the origin, port and all. A request that changes something
-///   also needs an `Origin` equal to this server's own.
-/// - The page, its script and its style hold no secret and no state: they are
-///   served to any request that names this server.
-/// - Every answer says what the browser may do with it (CSP, no sniffing, no
-///   framing, no referrer).
-struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
-    let settings: ServeSettings
-
-    static var tokenHeader: HTTPField.Name { HTTPField.Name("X-Badge-Token")! }
-    static var hostHeader: HTTPField.Name { HTTPField.Name("Host")! }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let area = Area(path: request.uri.path, renderOnly: settings.renderOnly)
-        var response = try await decide(request, area: area, context: context, next: next)
-        Self.secure(&response.headers, area: area)
-        return response
-    }
-
-    private func decide(
-        _ request: Request, area: Area, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let path = request.uri.path
-        // The first Host is the request's authority; one more is left among the fields.
-        guard let host = Self.hostName(request.head.authority), request.headers[Self.hostHeader] == nil else {
-            return Reply.problem(.badRequest, code: "bad-host", "the request has no Host header, more than one, or one that is not a host name")
-        }
-        let openToAnyHost = !settings.listensOnLoopback && area == .public
-        guard openToAnyHost || settings.studioHostNames.contains(host) else {
-            return Reply.problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
-                                 hint: "use the address badge serve printed, or start it with --allow-host \(host)")
-        }
-        switch area {
-        case .public, .asset:
-            return try await next(request, context)
-        case .page:
-            // A token in the query would reach this server's log and the browser's history.
-            guard request.uri.queryParameters["token"] == nil else {
-                return Reply.html(StudioAssets.tokenInQuery, status: .badRequest)
-            }
-            return try await next(request, context)
-        case .api:
-            guard let presented = request.headers[Self.tokenHeader], Self.same(presented, settings.token) else {
-                return Reply.problem(.unauthorized, code: "token", "the studio needs its token in the X-Badge-Token header",
-                                     hint: "open the URL badge serve printed (it ends in #token=...)")
-            }
-            if request.method != .get && request.method != .head {
-                // The studio's own page, served here or through a proxy that adds TLS.
-                let authority = request.head.authority ?? ""
-                let expected = ["http://\(authority)", "https://\(authority)"]
-                guard let origin = request.headers[.origin], expected.contains(origin) else {
-                    return Reply.problem(.forbidden, code: "origin",
-                                         "the request comes from \(request.headers[.origin].map(ServeSettings.quoted) ?? "no origin"), not from \(expected[0])")
-                }
-            }
-            return try await next(request, context)
-        case .notFound:
-            return Reply.nothing(at: path, hint: settings.renderOnly ? "this server draws badges at /v1/badge.png, /v1/badge.svg and /v1/badge.json" : nil)
-        }
-    }
-
-    enum Area: Equatable {
-        /// The stateless API and the health check.
-        case `public`
-        /// The studio's script and style: no secrets, no state.
-        case asset
-        /// The studio page.
-        case page
-        /// The studio's API: the store and the candidates.
-        case api
-        case notFound
-
-        init(path: String, renderOnly: Bool) {
-            if path.hasPrefix("/v1/") || path == "/healthz" {
-                self = .public
-            } else if renderOnly {
-                self = .notFound
-            } else if path == "/" {
-                self = .page
-            } else if path.hasPrefix("/studio/") {
-                self = .asset
-            } else if path.hasPrefix("/api/") {
-                self = .api
-            } else {
-                self = .notFound
-            }
-        }
-    }
+/// - every request (`HostCheck`): one `Host`, naming this server when it
+///   listens on loopback: loopback's names, the address listened on, or one
+///   given with `--allow-host`; so a page elsewhere cannot reach the studio by
+///   pointing its own domain at 127.0.0.1 (DNS rebinding). Listening on every
+///   address, the stateless API answers any `Host`; the studio's groups check
+///   it themselves (`StudioArea`) and never do;
+/// - the studio's API (`TokenCheck`): the token in the `X-Badge-Token` header,
+///   on every request, GETs included. No cookie carries it: a browser sends a
+///   host's cookies to every port of that host, so any other server on
+///   127.0.0.1 would be handed it. The start-up URL gives it in its fragment
+///   (`#token=`), which a browser never sends; the page keeps it in
+///   `sessionStorage`, which is scoped to the origin, port and all. A request
+///   that changes something also needs an `Origin` equal to this server's own;
+/// - the page, its script and its style hold no secret and no state: they
+///   need no token;
+/// - every answer says what the browser may do with it (`PublicArea`,
+///   `StudioArea`, and the strict default of `BrowserPolicy`).
+enum AccessPolicy {
+    static let tokenHeader = HTTPField.Name("X-Badge-Token")!
+    static let hostHeader = HTTPField.Name("Host")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let resourcePolicy = HTTPField.Name("Cross-Origin-Resource-Policy")!
+    static let openerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
+    static let frameOptions = HTTPField.Name("X-Frame-Options")!
 
     /// The host name of an authority (`name:port`, `[::1]:port`), lower case, or nil.
     static func hostName(_ authority: String?) -> String? {
@@ -129,25 +56,102 @@ struct AccessPolicy<Context: RequestContext>: RouterMiddleware {
         return difference == 0
     }
 
-    static func secure(_ headers: inout HTTPFields, area: Area) {
-        headers[.xContentTypeOptions] = "nosniff"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        switch area {
-        case .public:
-            // Badges are for other sites' pages: any origin may embed or fetch them.
-            headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "cross-origin"
-            headers[.accessControlAllowOrigin] = "*"
-            if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'" }
-        case .page, .asset, .api, .notFound:
-            // An SVG keeps its own policy, under which nothing in it could run.
-            if headers[.contentType] == "image/svg+xml", let own = headers[.contentSecurityPolicy] {
-                headers[.contentSecurityPolicy] = own + "; frame-ancestors 'none'"
-            } else {
-                headers[.contentSecurityPolicy] = StudioAssets.contentSecurityPolicy
-            }
-            headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-            headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
-            headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+    /// Throws unless the request's host is one the studio answers to.
+    static func checkStudioHost(_ request: Request, settings: ServeSettings) throws {
+        let host = hostName(request.head.authority) ?? ""
+        guard settings.studioHostNames.contains(host) else {
+            throw Problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
+                          hint: "use the address badge serve printed, or start it with --allow-host \(host)")
         }
+    }
+}
+
+/// Every request: one well-formed `Host`; on loopback, one of this server's names.
+struct HostCheck<Context: RequestContext>: RouterMiddleware {
+    let settings: ServeSettings
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The first Host is the request's authority; one more is left among the fields.
+        guard AccessPolicy.hostName(request.head.authority) != nil, request.headers[AccessPolicy.hostHeader] == nil else {
+            throw Problem(.badRequest, code: "bad-host", "the request has no Host header, more than one, or one that is not a host name")
+        }
+        if settings.listensOnLoopback { try AccessPolicy.checkStudioHost(request, settings: settings) }
+        return try await next(request, context)
+    }
+}
+
+/// The strict default for what a browser may do with an answer: no sniffing,
+/// no referrer, no framing, this origin's resources only; an area may say
+/// otherwise first (`PublicArea`).
+struct BrowserPolicy<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[AccessPolicy.referrerPolicy] = "no-referrer"
+        guard response.headers[AccessPolicy.resourcePolicy] == nil else { return response }
+        // An SVG keeps its own policy, under which nothing in it could run.
+        if response.headers[.contentType] == "image/svg+xml", let own = response.headers[.contentSecurityPolicy] {
+            response.headers[.contentSecurityPolicy] = own + "; frame-ancestors 'none'"
+        } else {
+            response.headers[.contentSecurityPolicy] = StudioAssets.contentSecurityPolicy
+        }
+        response.headers[AccessPolicy.frameOptions] = "DENY"
+        response.headers[AccessPolicy.resourcePolicy] = "same-origin"
+        response.headers[AccessPolicy.openerPolicy] = "same-origin"
+        return response
+    }
+}
+
+/// The stateless API and the health check: badges are for other sites'
+/// pages, so any origin may embed or fetch them.
+struct PublicArea<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[AccessPolicy.resourcePolicy] = "cross-origin"
+        response.headers[.accessControlAllowOrigin] = "*"
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'" }
+        return response
+    }
+}
+
+/// The studio's page, files and API: off loopback, still only to its own host names.
+struct StudioArea<Context: RequestContext>: RouterMiddleware {
+    let settings: ServeSettings
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if !settings.listensOnLoopback { try AccessPolicy.checkStudioHost(request, settings: settings) }
+        return try await next(request, context)
+    }
+}
+
+/// The studio's API: the token in its header on every request; a change
+/// also from the studio's own origin (here, or through a proxy that adds TLS).
+struct TokenCheck<Context: RequestContext>: RouterMiddleware {
+    let settings: ServeSettings
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let presented = request.headers[AccessPolicy.tokenHeader], AccessPolicy.same(presented, settings.token) else {
+            throw Problem(.unauthorized, code: "token", "the studio needs its token in the X-Badge-Token header",
+                          hint: "open the URL badge serve printed (it ends in #token=...)")
+        }
+        if request.method != .get && request.method != .head {
+            let authority = request.head.authority ?? ""
+            let expected = ["http://\(authority)", "https://\(authority)"]
+            guard let origin = request.headers[.origin], expected.contains(origin) else {
+                throw Problem(.forbidden, code: "origin",
+                              "the request comes from \(request.headers[.origin].map(ServeSettings.quoted) ?? "no origin"), not from \(expected[0])")
+            }
+        }
+        return try await next(request, context)
     }
 }

@@ -25,8 +25,13 @@ enum Reply {
                  body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    /// One of the studio's files: revalidated by its tag each time it is used.
+    static func asset(_ file: StudioAssets.File, request: Request) -> Response {
+        if notModified(request, etag: file.etag) {
+            return Response(status: .notModified, headers: [.eTag: file.etag, .cacheControl: "no-cache"])
+        }
+        return Response(status: .ok, headers: [.contentType: file.type, .cacheControl: "no-cache", .eTag: file.etag],
+                        body: .init(byteBuffer: file.body))
     }
 
     /// A PNG (a HEAD gets its headers from `headOnly`).
@@ -54,16 +59,6 @@ enum Reply {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 
-    /// A GET's answer to a HEAD: its headers, with the length GET would send, and no body.
-    static func headOnly(_ response: Response) -> Response {
-        var response = response
-        let length = response.headers[.contentLength] ?? response.body.contentLength.map(String.init)
-        // Setting the body sets its length (0) as the Content-Length: the GET's goes back after.
-        response.body = .init()
-        if let length { response.headers[.contentLength] = length }
-        return response
-    }
-
     /// Whether `If-None-Match` already names `etag` (a list, or `*`).
     static func notModified(_ request: Request, etag: String) -> Bool {
         guard let header = request.headers[.ifNoneMatch] else { return false }
@@ -73,7 +68,8 @@ enum Reply {
         }
     }
 
-    struct Problem: Encodable {
+    /// What a `Problem` or a `BadgeError` answers.
+    struct ProblemJSON: Encodable {
         struct Body: Encodable {
             var code: String
             var message: String
@@ -88,38 +84,6 @@ enum Reply {
         _ status: HTTPResponse.Status, code: String, _ message: String, hint: String? = nil, parameter: String? = nil,
         allowed: String? = nil, headers: HTTPFields = [:]
     ) -> Response {
-        json(Problem(error: .init(code: code, message: message, hint: hint, parameter: parameter, allowed: allowed)), status: status, headers: headers)
-    }
-
-    /// 404: no route has `path`.
-    static func nothing(at path: String, hint: String? = nil) -> Response {
-        problem(.notFound, code: "not-found", "there is nothing at \(ServeSettings.quoted(path))", hint: hint)
-    }
-
-    /// 503 with Retry-After: the render queue is full.
-    static func busy(retryAfter seconds: Int) -> Response {
-        problem(.serviceUnavailable, code: "busy", "every render slot is taken and the queue is full",
-                hint: "try again in \(seconds) s", headers: [.retryAfter: String(seconds)])
-    }
-
-    /// 429 with Retry-After: every studio job slot holds a set still being made.
-    static func studioFull(running: Int) -> Response {
-        problem(.tooManyRequests, code: "busy", "\(running) sets of candidates are being made already",
-                hint: "cancel one, or wait for one to finish", headers: [.retryAfter: "5"])
-    }
-
-    /// A `BadgeError` as JSON, with the status its kind calls for.
-    static func failure(_ error: BadgeError) -> Response {
-        let status: HTTPResponse.Status
-        switch error.code {
-        case .usage, .unknownBackend, .config: status = .badRequest
-        case .notFound: status = .notFound
-        case .cancelled: status = .conflict
-        case .backendUnavailable: status = .serviceUnavailable
-        case .timeout: status = .gatewayTimeout
-        default: status = .internalServerError
-        }
-        let hint = error.hint.map { OutsideText.printable($0, keepingNewlines: false) }
-        return problem(status, code: error.code.rawValue, OutsideText.printable(error.message, keepingNewlines: false), hint: hint)
+        json(ProblemJSON(error: .init(code: code, message: message, hint: hint, parameter: parameter, allowed: allowed)), status: status, headers: headers)
     }
 }

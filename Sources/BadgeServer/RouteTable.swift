@@ -3,28 +3,30 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// Registers the routes on a router and records, in `table`, the methods
-/// each path takes: every GET route answers HEAD too (its headers, with the
-/// length GET would send), and `MethodCheck` answers a known path asked with
-/// another method 405.
-struct RouteRegistrar {
+/// Adds routes to a router or one of its groups and notes, in `table`, the
+/// methods each full path takes (a GET's HEAD among them, which Hummingbird
+/// answers), for `MethodCheck`.
+struct RouteRegistrar<Group: RouterMethods<BasicRequestContext>> {
     typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
 
-    let router: Router<BasicRequestContext>
-    let table = RouteTable()
+    let group: Group
+    let prefix: String
+    let table: RouteTable
+
+    init(_ group: Group, prefix: String = "", table: RouteTable) {
+        self.group = group
+        self.prefix = prefix
+        self.table = table
+    }
 
     func get(_ path: String, _ handler: @escaping Handler) {
-        add(path, .get, handler)
-        add(path, .head) { request, context in Reply.headOnly(try await handler(request, context)) }
+        group.on(RouterPath(path), method: .get, use: handler)
+        table.add(prefix + path, [.get, .head])
     }
 
     func post(_ path: String, _ handler: @escaping Handler) {
-        add(path, .post, handler)
-    }
-
-    private func add(_ path: String, _ method: HTTPRequest.Method, _ handler: @escaping Handler) {
-        router.on(RouterPath(path), method: method, use: handler)
-        table.add(path, method)
+        group.on(RouterPath(path), method: .post, use: handler)
+        table.add(prefix + path, [.post])
     }
 }
 
@@ -32,13 +34,13 @@ struct RouteRegistrar {
 final class RouteTable: Sendable {
     private let paths = Mutex<[(segments: [Substring], methods: [HTTPRequest.Method])]>([])
 
-    func add(_ path: String, _ method: HTTPRequest.Method) {
+    func add(_ path: String, _ methods: [HTTPRequest.Method]) {
         let segments = path.split(separator: "/")
         paths.withLock { paths in
             if let index = paths.firstIndex(where: { $0.segments == segments }) {
-                paths[index].methods.append(method)
+                paths[index].methods += methods
             } else {
-                paths.append((segments, [method]))
+                paths.append((segments, methods))
             }
         }
     }
@@ -55,10 +57,12 @@ final class RouteTable: Sendable {
     }
 }
 
-/// A path that exists, asked with a method it does not take: 405 with
-/// `Allow`, in the JSON every other error has, rather than the router's bare 404.
+/// What the router finds no route for: a path that exists, asked with a
+/// method it does not take, is 405 with `Allow`; any other is 404. Both in
+/// the JSON every other error has, rather than the router's bare 404.
 struct MethodCheck<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
+    let renderOnly: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -67,12 +71,12 @@ struct MethodCheck<Context: RequestContext>: RouterMiddleware {
             let path = request.uri.path
             let allowed = routes.methods(for: path)
             guard !allowed.isEmpty else {
-                return Reply.nothing(at: path)
+                throw Problem.nothing(at: path, hint: renderOnly ? "this server draws badges at /v1/badge.png, /v1/badge.svg and /v1/badge.json" : nil)
             }
             let list = allowed.map(\.rawValue).joined(separator: ", ")
-            return Reply.problem(.methodNotAllowed, code: "method",
-                                 "\(ServeSettings.quoted(request.method.rawValue)) is not a method \(ServeSettings.quoted(path)) takes",
-                                 hint: "use \(list)", headers: [.allow: list])
+            throw Problem(.methodNotAllowed, code: "method",
+                          "\(ServeSettings.quoted(request.method.rawValue)) is not a method \(ServeSettings.quoted(path)) takes",
+                          hint: "use \(list)", headers: [.allow: list])
         }
     }
 }

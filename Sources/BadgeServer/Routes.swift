@@ -5,22 +5,27 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
-/// The routes: the stateless API (`/v1/...`, `/healthz`), and unless the
-/// server only renders, the studio page, its assets and its API (`/api/...`).
+/// The routes, declared once: the stateless API (`/v1/...`, `/healthz`), and
+/// unless the server only renders, the studio's page, its files and its API
+/// (`/api/...`). Who may ask is middleware on each group (`AccessPolicy`);
+/// Hummingbird answers every GET's HEAD; an error thrown is its own answer
+/// (`Problem`, `BadgeError`).
 enum Routes {
-    static func router(
-        settings: ServeSettings, render: RenderService, studio: Studio?, logger: Logger
-    ) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        let routes = RouteRegistrar(router: router)
+    static func router(settings: ServeSettings, render: RenderService, studio: Studio?, logger: Logger) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let table = RouteTable()
         router.add(middleware: RequestLog(logger: logger))
-        router.add(middleware: AccessPolicy(settings: settings))
-        router.add(middleware: MethodCheck(routes: routes.table))
+        router.add(middleware: BrowserPolicy())
+        router.add(middleware: ErrorAnswer())
+        router.add(middleware: HostCheck(settings: settings))
+        router.add(middleware: MethodCheck(routes: table, renderOnly: settings.renderOnly))
 
-        routes.get("/healthz") { _, _ in Reply.json(["status": "ok"]) }
-        routes.get("/v1/badge.png") { request, _ in
-            await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
+        let everyone = RouteRegistrar(router.group().add(middleware: PublicArea()), table: table)
+        everyone.get("/healthz") { _, _ in Reply.json(["status": "ok"]) }
+        everyone.get("/v1/badge.png") { request, _ in
+            try await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
                 if Reply.notModified(request, etag: rendered.etag) {
                     return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                 }
@@ -29,16 +34,16 @@ enum Routes {
                 return response
             }
         }
-        routes.get("/v1/badge.svg") { request, _ in
-            await badge(request, render: render, maxSize: settings.maxRenderSize, format: .svg) { rendered, query in
+        everyone.get("/v1/badge.svg") { request, _ in
+            try await badge(request, render: render, maxSize: settings.maxRenderSize, format: .svg) { rendered, query in
                 if Reply.notModified(request, etag: rendered.etag) {
                     return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                 }
                 return Reply.svg(rendered.body, etag: rendered.etag, cacheControl: cacheControl(query))
             }
         }
-        routes.get("/v1/badge.json") { request, _ in
-            await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
+        everyone.get("/v1/badge.json") { request, _ in
+            try await badge(request, render: render, maxSize: settings.maxRenderSize) { rendered, query in
                 if Reply.notModified(request, etag: rendered.etag) {
                     return Response(status: .notModified, headers: cacheHeaders(rendered, query))
                 }
@@ -47,132 +52,122 @@ enum Routes {
         }
         guard let studio else { return router }
 
-        routes.get("/") { _, _ in Reply.html(StudioAssets.page) }
-        routes.get("/studio/studio.js") { _, _ in Reply.asset(StudioAssets.script, type: "text/javascript; charset=utf-8") }
-        routes.get("/studio/studio.css") { _, _ in Reply.asset(StudioAssets.style, type: "text/css; charset=utf-8") }
-        routes.get("/studio/card.js") { _, _ in Reply.asset(CardScript.script, type: "text/javascript; charset=utf-8") }
-        routes.get("/studio/icon.svg") { _, _ in Reply.asset(StudioAssets.icon, type: "image/svg+xml") }
-        routes.get("/studio/card.css") { _, _ in Reply.asset(CardScript.style, type: "text/css; charset=utf-8") }
+        let files = RouteRegistrar(router.group().add(middleware: StudioArea(settings: settings)), table: table)
+        files.get("/") { request, _ in
+            // A token in the query would reach this server's log and the browser's history.
+            guard request.uri.queryParameters["token"] == nil else { return Reply.html(StudioAssets.tokenInQuery, status: .badRequest) }
+            return Reply.asset(StudioAssets.pageFile, request: request)
+        }
+        for file in StudioAssets.files { files.get("/studio/" + file.name) { request, _ in Reply.asset(file, request: request) } }
 
-        routes.get("/api/state") { _, _ in await answer { Reply.json(try await studio.state()) } }
-        routes.get("/api/backends") { _, _ in Reply.json(await studio.backends()) }
-        routes.get("/api/badge.png") { request, _ in
-            await answer {
-                guard let (png, id) = try await studio.currentImage() else {
-                    return Reply.problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
-                }
-                return image(png, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
-            }
+        let api = RouteRegistrar(
+            router.group("api").add(middleware: StudioArea(settings: settings)).add(middleware: TokenCheck(settings: settings)),
+            prefix: "/api", table: table)
+        api.get("/state") { _, _ in Reply.json(try await studio.state()) }
+        api.get("/backends") { _, _ in Reply.json(await studio.backends()) }
+        api.get("/badge.png") { request, _ in
+            guard let (png, id) = try await studio.currentImage() else { throw Self.noBadge }
+            return image(png, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
         }
-        routes.get("/api/badge.svg") { request, _ in
-            await answer {
-                guard let (svg, id) = try await noVector({ try await studio.currentVector() }) else {
-                    return Reply.problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
-                }
-                return vectorImage(svg, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
-            }
+        api.get("/badge.svg") { request, _ in
+            guard let (svg, id) = try await noVector({ try await studio.currentVector() }) else { throw Self.noBadge }
+            return vectorImage(svg, id: id, request: request, download: request.uri.queryParameters["download"] != nil)
         }
-        routes.get("/api/badge/back.png") { request, _ in
-            await answer {
-                let locale = Locale(identifier: localeIdentifier(request.uri.queryParameters["locale"]))
-                guard let (png, id) = try await studio.currentBack(locale: locale) else {
-                    return Reply.problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
-                }
-                return image(png, id: id + "-back-" + locale.identifier, request: request, download: false)
-            }
+        api.get("/badge/back.png") { request, _ in
+            let locale = Locale(identifier: localeIdentifier(request.uri.queryParameters["locale"]))
+            guard let (png, id) = try await studio.currentBack(locale: locale) else { throw Self.noBadge }
+            return image(png, id: id + "-back-" + locale.identifier, request: request, download: false)
         }
-        routes.get("/api/history/:file") { request, context in
-            await answer {
-                let file = context.parameters.get("file") ?? ""
-                guard file.hasSuffix(".png") else { return Reply.problem(.notFound, code: "not-found", "there is no such badge") }
-                let id = String(file.dropLast(4))
-                return image(try await studio.historyImage(id: id), id: id, request: request, download: false)
-            }
+        api.get("/history/:file") { request, context in
+            let file = context.parameters.get("file") ?? ""
+            guard file.hasSuffix(".png") else { throw Problem(.notFound, code: "not-found", "there is no such badge") }
+            let id = String(file.dropLast(4))
+            return image(try await studio.historyImage(id: id), id: id, request: request, download: false)
         }
-        routes.post("/api/generate") { request, context in
-            await answer {
-                let body = try await decode(Studio.GenerateRequest.self, from: request, limit: settings.maxBodyBytes)
-                let job = try await studio.generate(body)
-                return Reply.json(["job": job.id, "events": "/api/jobs/\(job.id)/events"], status: .accepted)
-            }
+        api.post("/generate") { request, _ in
+            let body = try await decode(Studio.GenerateRequest.self, from: request, limit: settings.maxBodyBytes)
+            let job = try await studio.generate(body)
+            return Reply.json(["job": job.id, "events": "/api/jobs/\(job.id)/events"], status: .accepted)
         }
-        routes.get("/api/jobs/:job/events") { _, context in
+        api.get("/jobs/:job/events") { request, context in
             guard let job = studio.job(context.parameters.get("job") ?? "") else {
-                return Reply.problem(.notFound, code: "not-found", "there is no such set of candidates", hint: "generate again")
+                throw Problem(.notFound, code: "not-found", "there is no such set of candidates", hint: "generate again")
             }
-            let events = job.events()
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
                 body: .init { writer in
-                    for await event in events { try await writer.write(ByteBuffer(string: event)) }
+                    // The stream ends with the job, when the client goes, or when the server stops.
+                    let (events, stop) = job.listen()
+                    try await withGracefulShutdownHandler {
+                        try await request.body.consumeWithInboundCloseHandler { _ in
+                            for await event in events { try await writer.write(ByteBuffer(string: event)) }
+                        } onInboundClosed: {
+                            stop()
+                        }
+                    } onGracefulShutdown: {
+                        stop()
+                    }
                     try await writer.finish(nil)
                 })
         }
-        routes.get("/api/jobs/:job/candidates/:file") { request, context in
-            await answer {
-                let file = context.parameters.get("file") ?? ""
-                let format = BadgeFormat(extensionOf: file)
-                guard let job = studio.job(context.parameters.get("job") ?? ""), let format, let number = Int(file.dropLast(4)),
-                      let made = job.candidate(number) else {
-                    return Reply.problem(.notFound, code: "not-found", "there is no such candidate")
-                }
-                switch format {
-                case .png: return image(made.png, id: made.metadata.id, request: request, download: false)
-                case .svg:
-                    let svg = try await noVector { try await studio.candidateVector(made) }
-                    return vectorImage(svg, id: made.metadata.id, request: request, download: false)
-                }
+        api.get("/jobs/:job/candidates/:file") { request, context in
+            let file = context.parameters.get("file") ?? ""
+            guard let job = studio.job(context.parameters.get("job") ?? ""), let format = BadgeFormat(extensionOf: file),
+                  let number = Int(file.dropLast(4)), let made = job.candidate(number) else {
+                throw Problem(.notFound, code: "not-found", "there is no such candidate")
+            }
+            switch format {
+            case .png: return image(made.png, id: made.metadata.id, request: request, download: false)
+            case .svg:
+                let svg = try await noVector { try await studio.candidateVector(made) }
+                return vectorImage(svg, id: made.metadata.id, request: request, download: false)
             }
         }
-        routes.post("/api/jobs/:job/cancel") { _, context in
-            await answer {
-                try await studio.cancel(context.parameters.get("job") ?? "")
-                return Reply.json(try await studio.state())
-            }
+        api.post("/jobs/:job/cancel") { _, context in
+            try await studio.cancel(context.parameters.get("job") ?? "")
+            return Reply.json(try await studio.state())
         }
-        routes.post("/api/jobs/:job/pick") { request, context in
-            await answer {
-                struct Pick: StudioBody {
-                    var number: Int
-                    static let keys = ["number"]
-                }
-                let pick = try await decode(Pick.self, from: request, limit: settings.maxBodyBytes)
-                _ = try await studio.pick(job: context.parameters.get("job") ?? "", number: pick.number)
-                return Reply.json(try await studio.state())
+        api.post("/jobs/:job/pick") { request, context in
+            struct Pick: StudioBody {
+                var number: Int
+                static let keys = ["number"]
             }
+            let pick = try await decode(Pick.self, from: request, limit: settings.maxBodyBytes)
+            _ = try await studio.pick(job: context.parameters.get("job") ?? "", number: pick.number)
+            return Reply.json(try await studio.state())
         }
-        routes.post("/api/restore") { request, _ in
-            await answer {
-                struct Restore: StudioBody {
-                    var id: String
-                    static let keys = ["id"]
-                }
-                let restore = try await decode(Restore.self, from: request, limit: settings.maxBodyBytes)
-                _ = try await studio.restore(id: restore.id)
-                return Reply.json(try await studio.state())
+        api.post("/restore") { request, _ in
+            struct Restore: StudioBody {
+                var id: String
+                static let keys = ["id"]
             }
+            let restore = try await decode(Restore.self, from: request, limit: settings.maxBodyBytes)
+            _ = try await studio.restore(id: restore.id)
+            return Reply.json(try await studio.state())
         }
         return router
     }
+
+    static let noBadge = Problem(.notFound, code: "not-found", "there is no badge yet", hint: "make one with New Badge")
 
     /// Reads the query, renders (or finds) the badge, and answers with `reply`;
     /// a bad parameter is a 400 that names it, a full queue a 503.
     private static func badge(
         _ request: Request, render: RenderService, maxSize: Int, format: BadgeFormat = .png,
         reply: (RenderService.Rendered, RenderQuery) -> Response
-    ) async -> Response {
+    ) async throws -> Response {
         let query: RenderQuery
         do {
             query = try RenderQuery.parse(request.uri.query, maxSize: maxSize)
         } catch {
-            return Reply.problem(.badRequest, code: "bad-parameter", error.message, parameter: error.parameter, allowed: error.allowed)
+            throw Problem(.badRequest, code: "bad-parameter", error.message, parameter: error.parameter, allowed: error.allowed)
         }
         do {
             return reply(try await render.badge(for: query, format: format), query)
         } catch is RenderGate.Full {
-            return Reply.busy(retryAfter: 1)
+            throw Problem.busy(retryAfter: 1)
         } catch {
-            return Reply.failure(BadgeError.wrap(error, message: "the badge could not be drawn"))
+            throw BadgeError.wrap(error, message: "the badge could not be drawn")
         }
     }
 
@@ -202,12 +197,8 @@ enum Routes {
         do {
             return try await work()
         } catch let error as BadgeError where error.code == .unsupportedFormat {
-            throw NoVector(message: error.message)
+            throw Problem(.notFound, code: "unsupported-format", OutsideText.printable(error.message, keepingNewlines: false), hint: "use the PNG")
         }
-    }
-
-    struct NoVector: Error {
-        var message: String
     }
 
     /// A badge of the store or a candidate as SVG, its tag the id with "-svg".
@@ -229,7 +220,8 @@ enum Routes {
         return String(given)
     }
 
-    /// A JSON body of at most `limit` bytes, decoded strictly.
+    /// A JSON body of at most `limit` bytes, parsed once and decoded strictly:
+    /// an object with the type's keys and no others (`Strict`).
     private static func decode<T: StudioBody>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw BadgeError(.usage, "the request body must be JSON (Content-Type: application/json)")
@@ -238,58 +230,80 @@ enum Routes {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw BodyTooLarge(limit: limit)
+            throw tooLarge(limit)
         } catch is NIOTooManyBytesError {
-            throw BodyTooLarge(limit: limit)
+            throw tooLarge(limit)
         }
-        let data = Data(buffer.readableBytesView)
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        do {
+            return try JSONDecoder().decode(Strict<T>.self, from: Data(buffer.readableBytesView)).value
+        } catch let error as BadgeError {
+            throw error
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw BadgeError(.usage, "the request body is not JSON: \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw BadgeError(.usage, "the request body's \"\(key)\" is wrong: \(context.debugDescription)")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let DecodingError.keyNotFound(_, context) {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw BadgeError(.usage, "the request body's \(key.isEmpty ? "JSON" : "\"\(key)\"") is wrong: \(context.debugDescription)")
+        } catch {
+            throw BadgeError(.usage, "the request body does not hold what the studio takes: \(error)")
+        }
+    }
+
+    /// 413: the body is past the studio's limit.
+    private static func tooLarge(_ limit: Int) -> Problem {
+        Problem(.contentTooLarge, code: "too-large", "the request body is larger than \(limit) bytes", hint: "the studio's requests are small JSON objects")
+    }
+}
+
+/// A body decoded from the one parse: its keys are checked against the
+/// type's before the type decodes itself from the same tree.
+struct Strict<T: StudioBody>: Decodable {
+    var value: T
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        guard let object = try? decoder.container(keyedBy: AnyKey.self) else {
             throw BadgeError(.usage, "the request body is not a JSON object")
         }
-        if let unknown = object.keys.sorted().first(where: { !T.keys.contains($0) }) {
+        if let unknown = object.allKeys.map(\.stringValue).sorted().first(where: { !T.keys.contains($0) }) {
             var hint = "known keys: \(T.keys.joined(separator: ", "))"
             if let near = ConfigObject.closest(to: unknown, in: T.keys) { hint = "did you mean \"\(near)\"? " + hint }
             throw BadgeError(.usage, "the request body has an unknown key \(ServeSettings.quoted(unknown))", hint: hint)
         }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context), let DecodingError.keyNotFound(_, context) {
-            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw BadgeError(.usage, "the request body's \(key.isEmpty ? "JSON" : "\"\(key)\"") is wrong: \(context.debugDescription)")
+            value = try T(from: decoder)
+        } catch let error as DecodingError {
+            guard case .dataCorrupted = error else { throw error }
+            try Self.wholeNumbers(object)
+            throw error
         } catch {
-            // Foundation says only "not valid JSON" of a number no Int holds (1.5, 1e20); the
-            // body is valid JSON (it was read above), and its numbers are all whole ones.
-            for key in object.keys.sorted() {
-                guard let number = object[key] as? NSNumber, !(number is Bool) else { continue }
-                let value = number.doubleValue
-                if value.rounded() != value || abs(value) > 9_007_199_254_740_992 {
-                    throw BadgeError(.usage, "the request body's \"\(key)\" is \(number), not a whole number the studio takes")
-                }
-            }
-            throw BadgeError(.usage, "the request body does not hold what the studio takes: \(error)")
+            // Foundation throws its own error for a number no Int holds (1.5, 1e20), which
+            // it then calls "not valid JSON", though the body parsed: say which and what.
+            try Self.wholeNumbers(object)
+            throw BadgeError(.usage, "the request body does not hold what the studio takes")
         }
     }
 
-    /// A request body past the studio's limit: 413.
-    struct BodyTooLarge: Error {
-        var limit: Int
+    /// Throws for the first key whose number is not a whole one an Int holds.
+    static func wholeNumbers(_ object: KeyedDecodingContainer<AnyKey>) throws {
+        for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            guard let number = try? object.decode(Double.self, forKey: key), number.rounded() != number || abs(number) > 9_007_199_254_740_992
+            else { continue }
+            throw BadgeError(.usage, "the request body's \"\(key.stringValue)\" is \(shown(number)), not a whole number the studio takes")
+        }
     }
 
-    /// Runs a studio handler: a `BadgeError` (or any other) becomes its JSON answer.
-    private static func answer(_ work: () async throws -> Response) async -> Response {
-        do {
-            return try await work()
-        } catch let full as Studio.Full {
-            return Reply.studioFull(running: full.running)
-        } catch let none as NoVector {
-            return Reply.problem(.notFound, code: "unsupported-format", OutsideText.printable(none.message, keepingNewlines: false),
-                                 hint: "use the PNG")
-        } catch let large as BodyTooLarge {
-            return Reply.problem(.contentTooLarge, code: "too-large", "the request body is larger than \(large.limit) bytes",
-                                 hint: "the studio's requests are small JSON objects")
-        } catch {
-            return Reply.failure(BadgeError.wrap(error, message: "the studio could not do that"))
-        }
+    /// 1.5 as 1.5, 1e20 as 100000000000000000000.
+    static func shown(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e21 ? String(format: "%.0f", number) : String(number)
     }
 }
 

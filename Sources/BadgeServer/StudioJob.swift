@@ -69,8 +69,9 @@ package final class StudioJob: Sendable, CandidateProgress {
         await task?.value
     }
 
-    /// Every event so far, then each new one, until the job ends.
-    package func events() -> AsyncStream<String> {
+    /// Every event so far, then each new one, until the job ends or `stop`
+    /// is called (the client has gone, the server is stopping).
+    package func listen() -> (events: AsyncStream<String>, stop: @Sendable () -> Void) {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
         state.withLock { state in
             for event in state.events { continuation.yield(event) }
@@ -85,7 +86,7 @@ package final class StudioJob: Sendable, CandidateProgress {
                 self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
             }
         }
-        return stream
+        return (stream, { continuation.finish() })
     }
 
     // MARK: - CandidateProgress

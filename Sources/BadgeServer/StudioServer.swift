@@ -16,14 +16,12 @@ package enum StudioServer {
         package var url: String
     }
 
-    /// Serves until the calling task is cancelled (Ctrl-C and SIGTERM cancel
-    /// badge's commands). Then it stops: renders and candidates in flight are
-    /// cancelled (nothing of them is committed), a commit under way runs to
-    /// its end, open requests are answered, and the listening socket closes.
-    package static func run(
+    /// The server's application: its routes over `context`, the render API's
+    /// gate and cache, and the studio (none with `renderOnly`).
+    package static func application(
         settings: ServeSettings, context: ServeContext, logger: Logger, requestLogger: Logger,
-        onListening: @escaping @Sendable (Listening) -> Void
-    ) async throws {
+        onListening: @escaping @Sendable (Listening) -> Void = { _ in }
+    ) throws -> (app: Application<RouterResponder<BasicRequestContext>>, studio: Studio?) {
         let gate = RenderGate(limit: settings.renderConcurrency, queueLimit: settings.renderQueue)
         let render = RenderService(
             backend: try proceduralBackend(context), environment: context.environment, limits: context.config.intake, gate: gate)
@@ -35,13 +33,11 @@ package enum StudioServer {
         // The request line counts as a field: room for the longest query the render API
         // reads (RenderQuery.maxQueryBytes) and more, so a longer one gets its JSON answer.
         channel.httpDecoder = .init(maxHeaderFieldSize: 24 << 10, maxHeaderListSize: 32 << 10, maxHeaderFieldCount: 100)
-        let listening = Mutex(false)
         let app = Application(
             router: router, server: .http1(configuration: channel),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil, backlog: 1024,
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.connectionLimit())),
             onServerRunning: { channel in
-                listening.withLock { $0 = true }
                 let port = channel.localAddress?.port ?? settings.port
                 let base = "http://\(settings.authority(port: port))/"
                 // In the fragment, which a browser never sends (AccessPolicy); escaped but for unreserved characters.
@@ -49,6 +45,22 @@ package enum StudioServer {
                 onListening(Listening(port: port, url: settings.renderOnly ? base + "v1/badge.png?promise=Run+a+marathon" : base + "#token=" + token))
             },
             logger: logger)
+        return (app, studio)
+    }
+
+    /// Serves until the calling task is cancelled (Ctrl-C and SIGTERM cancel
+    /// badge's commands). Then it stops: renders and candidates in flight are
+    /// cancelled (nothing of them is committed), a commit under way runs to
+    /// its end, open requests are answered, and the listening socket closes.
+    package static func run(
+        settings: ServeSettings, context: ServeContext, logger: Logger, requestLogger: Logger,
+        onListening: @escaping @Sendable (Listening) -> Void
+    ) async throws {
+        let listening = Mutex(false)
+        let (app, studio) = try application(settings: settings, context: context, logger: logger, requestLogger: requestLogger) { address in
+            listening.withLock { $0 = true }
+            onListening(address)
+        }
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
         // The group runs in a task of its own, which the caller's cancellation
         // does not reach: it is stopped gracefully instead, after the studio.

@@ -54,7 +54,7 @@ struct StudioStyleTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let studio = try Self.studio(in: directory)
         let job = try await studio.generate(try Self.request(#"{"promise": "Paint more", "style": "\#(given)", "count": 2, "seed": "5"}"#))
-        for await _ in job.events() {}
+        for await _ in job.listen().events {}
         for number in 1...2 {
             let made = try #require(job.candidate(number), "candidate \(number) was not made")
             #expect(made.metadata.style == "Watercolour")
@@ -70,7 +70,7 @@ struct StudioStyleTests {
         let studio = try Self.studio(in: directory, defaultStyle: "ink")
         for (promise, styles) in [("Paint more", ["Ink", "Watercolour", "Ink"]), ("Paint more in ink", [nil, nil, nil])] {
             let job = try await studio.generate(try Self.request(#"{"promise": "\#(promise)", "count": 3, "seed": "5"}"#))
-            for await _ in job.events() {}
+            for await _ in job.listen().events {}
             let made = try (1...3).map { number in try #require(job.candidate(number), "\(promise): candidate \(number) was not made") }
             #expect(made.map(\.metadata.style) == styles, "\(promise)")
         }
@@ -108,7 +108,7 @@ struct StudioStyleTests {
                                                   store: BadgeStore(directory: directory.appendingPathComponent("store"))), maxJobs: 4)
         #expect(await studio.backends().contains { $0.name == "s" && $0.available })
         let job = try await studio.generate(try Self.request(#"{"promise": "Paint more", "count": 2, "seed": "5"}"#))
-        for await _ in job.events() {}
+        for await _ in job.listen().events {}
         #expect(job.candidate(1) != nil && job.candidate(2) != nil)
         #expect(setUps.withLock { $0 } == ["badge.blocking"])
     }
