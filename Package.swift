@@ -178,7 +178,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/BadgeServer"
+            path: "Sources/BadgeServer",
+            // The studio's page, style and script, as files an editor or a linter reads, in the binary.
+            resources: [
+                .embedInCode("Studio/index.html"), .embedInCode("Studio/studio.css"), .embedInCode("Studio/studio.js"),
+                .embedInCode("Studio/icon.svg"),
+            ]
         ),
 
         // The commands: `BadgeMain.run(registering:)` is the whole command line.
