@@ -186,7 +186,12 @@ extension Badge {
                 let names = subcommands.map { $0._commandName }
                 let path = ([Badge._commandName] + (isRoot(command) ? [] : [command._commandName])).joined(separator: " ")
                 var hint = "the commands are: " + names.joined(separator: ", ")
-                if let near = ConfigObject.closest(to: token, in: names) { hint = "did you mean '\(near)'? " + hint }
+                let near = ConfigObject.closest(to: token, in: names)
+                if let near { hint = "did you mean '\(near)'? " + hint }
+                // Words with no command near them (`badge Run a marathon`) are most likely a promise.
+                if isRoot(command), near == nil {
+                    hint += "; to make a badge of these words: " + (["badge", "generate"] + arguments.map(shellQuoted)).joined(separator: " ")
+                }
                 return BadgeError(.usage, "'\(token)' is not a \(path) command", hint: hint)
             }
             command = next

@@ -193,6 +193,8 @@ struct GenerateCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               badge generate "A pair of dumbbells"
+              badge generate Read 20 books           # no quotes needed
+              badge generate -- -5 kg by summer      # starts with -
               badge generate --style tile --seed 7 "A path through a forest"
               badge generate --style sketch --size 2048 "Meditate daily"
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
@@ -228,8 +230,12 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --choose: commit candidate K without asking (for scripts); alone: --choose \(Choice.defaultCount).", valueName: "k"))
     var pick: Int?
 
-    @Argument(help: "The promise, in your words.")
-    var prompt: String
+    @Argument(help: ArgumentHelp("The promise, in your words: in quotes, or the words after the options (joined by spaces).",
+                                 valueName: "promise"))
+    var words: [String]
+
+    /// The promise: the words given, joined by spaces (`badge generate Run a marathon`).
+    var prompt: String { words.joined(separator: " ") }
 
     func validate() throws {
         if BadgeRequest.isBlank(prompt) {
@@ -275,8 +281,12 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The picture: a path, or - for standard input.", completion: .file())
     var file: String
 
-    @Argument(help: "The promise it stands for (default: the file's name).")
-    var prompt: String?
+    @Argument(help: ArgumentHelp("The promise it stands for: in quotes, or the words after the file (joined by spaces).",
+                                 valueName: "promise"))
+    var words: [String] = []
+
+    /// The promise given: the words after the file, joined by spaces; nil when there are none.
+    var prompt: String? { words.isEmpty ? nil : words.joined(separator: " ") }
 
     func run() async throws {
         let context = try global.makeContext()

@@ -1,0 +1,71 @@
+import BadgeKit
+import BadgeKitTesting
+import BadgeTestSupport
+import Foundation
+import Testing
+
+/// What a new user still tripped over in a third hands-on hour (issue #60), through the built binary.
+@Suite(.threadsOfTheirOwn)
+struct FirstTenMinutesPartThreeTests {
+    static let picture = CommandTests.pngsuite.appendingPathComponent("basn6a08.png")
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+
+    /// Every command a message suggests ("...: badge generate -- -5 kg"), as the shell reads it, without "badge".
+    static func suggestions(in text: String) -> [[String]] {
+        text.components(separatedBy: "\n").compactMap { line -> [String]? in
+            guard let start = line.range(of: ": badge ") else { return nil }
+            return Array(FirstTenMinutesPartTwoTests.shellWords("badge " + line[start.upperBound...]).dropFirst())
+        }
+    }
+
+    // MARK: - 1. An unquoted promise
+
+    /// The words after the options are the promise, joined by spaces, wherever the options stand.
+    @Test func anUnquotedPromiseIsTheWordsAfterTheOptions() async throws {
+        let s = try Sandbox()
+        let cases: [([String], String)] = [
+            (["generate", "--size", "64", "--json", "Run", "a", "marathon"], "Run a marathon"),
+            (["generate", "Read", "20", "books", "--size", "64", "--json"], "Read 20 books"),
+            (["generate", "--size", "64", "Drink", "--json", "more", "water"], "Drink more water"),
+            (["generate", "--size", "64", "--json", "Run a marathon"], "Run a marathon"),
+            (["import", "--size", "64", "--json", Self.picture.path, "Walk", "every", "day"], "Walk every day"),
+        ]
+        for (arguments, promise) in cases {
+            let result = try await s.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("unexpected argument"), "\(result.stderr)")
+            #expect(try json(result.stdout)["promise"] as? String == promise, "\(arguments)")
+        }
+        let help = try await s.run(["generate", "--help"])
+        #expect(help.stdout.contains("<promise> ..."), "\(help.stdout)")
+    }
+
+    /// A promise that starts with a dash gets the `--` hint, and the command it prints works as printed.
+    @Test func everySuggestedCommandForAPromiseWorks() async throws {
+        let s = try Sandbox()
+        let cases: [(arguments: [String], message: String, promise: String)] = [
+            (["generate", "--size", "64", "-5", "kg", "by", "summer"], "unknown option '-5'", "-5 kg by summer"),
+            (["generate", "-5 kg by summer", "--size", "64"], "unknown option '-5 kg by summer'", "-5 kg by summer"),
+            (["generate", "--size", "64", "Lose", "-5", "kg"], "unknown option '-5'", "Lose -5 kg"),
+            // No command: the words are generate's promise.
+            (["Run", "a", "marathon"], "'Run' is not a badge command", "Run a marathon"),
+            (["-5", "kg"], "unknown option '-5'", "-5 kg"),
+        ]
+        for (arguments, message, promise) in cases {
+            let result = try await s.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.lowercased().hasPrefix("error: " + message.lowercased()), "\(arguments): \(result.stderr)")
+            let suggested = Self.suggestions(in: result.stderr)
+            #expect(!suggested.isEmpty, "\(arguments): no command suggested: \(result.stderr)")
+            for command in suggested {
+                // --json after the command's name, before any "--".
+                let fixed = try await s.run([command[0], "--json"] + command.dropFirst())
+                #expect(fixed.status == 0, "\(command): \(fixed.stderr)")
+                #expect(try json(fixed.stdout)["promise"] as? String == promise, "\(command)")
+            }
+        }
+    }
+}
