@@ -281,7 +281,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The picture: a path, or - for standard input.", completion: .file())
     var file: String
 
-    @Argument(help: ArgumentHelp("The promise it stands for: in quotes, or the words after the file (joined by spaces).",
+    @Argument(help: ArgumentHelp("The promise it stands for: in quotes, or the words after the file (joined by spaces); asked for on a terminal when not given.",
                                  valueName: "promise"))
     var words: [String] = []
 
@@ -289,8 +289,25 @@ struct ImportCommand: AsyncParsableCommand {
     var prompt: String? { words.isEmpty ? nil : words.joined(separator: " ") }
 
     func run() async throws {
+        let promise = try prompt ?? askedPromise()
         let context = try global.makeContext()
-        let name = file == "-" ? "Imported picture" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        try await badge.run(prompt: prompt ?? name, backendName: backend, source: file, context: context)
+        try await badge.run(prompt: promise, backendName: backend, source: file, context: context)
+    }
+
+    /// The promise when none follows the file: asked for when standard input
+    /// and standard error are a terminal (Enter takes the file's name, which
+    /// the question shows); refused elsewhere, with the command that gives one,
+    /// rather than a promise made up from the file's name.
+    func askedPromise() throws -> String {
+        let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        guard file != "-", isatty(STDIN_FILENO) == 1, Terminal.stderrIsTerminal else {
+            throw BadgeError(.usage, "import needs the promise the picture stands for",
+                             hint: "give it after the file: badge import \(Badge.shellQuoted(file)) \"Walk every day\"")
+        }
+        let shown = OutsideText.printable(name, keepingNewlines: false)
+        let answer = try Questions.ask("The promise this picture stands for, in your words (Enter: \"\(shown)\", the file's name):") { answer in
+            answer.isEmpty ? name : answer
+        }
+        return answer ?? name
     }
 }

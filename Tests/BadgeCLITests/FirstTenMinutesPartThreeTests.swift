@@ -68,4 +68,50 @@ struct FirstTenMinutesPartThreeTests {
             }
         }
     }
+
+    // MARK: - 3. An import with no promise
+
+    /// Not on a terminal, an import with no promise is refused, and the command the hint gives commits one.
+    @Test func anImportWithNoPromiseIsRefusedWithTheCommandThatGivesOne() async throws {
+        let s = try Sandbox()
+        let photo = s.root.appendingPathComponent("my photo.png")
+        try FileManager.default.copyItem(at: Self.picture, to: photo)
+        for arguments in [["import", "--size", "64", photo.path], ["import", "-", "--size", "64"]] {
+            let before = s.badge
+            let refused = try await s.run(arguments, stdin: try Data(contentsOf: photo))
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("error: import needs the promise the picture stands for"), "\(refused.stderr)")
+            #expect(s.badge == before, "nothing is committed")
+            let suggested = Self.suggestions(in: refused.stderr)
+            #expect(suggested.count == 1, "\(refused.stderr)")
+            for command in suggested {
+                let fixed = try await s.run([command[0], "--json", "--size", "64"] + command.dropFirst(), stdin: try Data(contentsOf: photo))
+                #expect(fixed.status == 0, "\(command): \(fixed.stderr)")
+                #expect(try json(fixed.stdout)["promise"] as? String == "Walk every day")
+            }
+        }
+    }
+}
+
+/// Issue #60 where a terminal matters (`TmuxPane`): questions, widths, completion.
+@Suite(.threadsOfTheirOwn, .serialized)
+struct TmuxPartThreeTests {
+    /// On a terminal, an import with no promise asks for one; Enter takes the file's name, as the question says.
+    @Test(arguments: ["Walk every day", ""])
+    func anImportWithNoPromiseAsksForOneOnATerminal(answer: String) async throws {
+        let s = try Sandbox()
+        let photo = s.root.appendingPathComponent("trail.png")
+        try FileManager.default.copyItem(at: FirstTenMinutesPartThreeTests.picture, to: photo)
+        let pane = try TmuxPane(s, ["import", "--size", "64", photo.path], term: "xterm-256color")
+        defer { pane.close() }
+        try await pane.waitFor("(Enter: \"trail\", the file's name)")
+        #expect(s.badge == nil, "nothing is committed before the answer")
+        if !answer.isEmpty { try pane.send("-l", answer) }
+        try pane.send("Enter")
+        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        let promise = answer.isEmpty ? "trail" : answer
+        #expect(try pane.screen().range(of: "Promise +\(promise)\n", options: .regularExpression) != nil, "\(pane.screenText)")
+        let shown = try await s.run(["show", "--json"])
+        #expect((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["promise"] as? String == promise)
+    }
 }
