@@ -166,7 +166,9 @@ enum Questions {
         var asked = false
         while true {
             // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
-            Terminal.write(to: STDERR_FILENO, Data(((asked ? "" : "\(question)\n") + "› ").utf8))
+            // Wrapped at spaces to the terminal's width: a list of choices never breaks inside a word.
+            let columns = Terminal.columns(of: STDERR_FILENO)
+            Terminal.write(to: STDERR_FILENO, Data(((asked ? "" : Terminal.wrapped(question, width: columns, indent: 3) + "\n") + "› ").utf8))
             asked = true
             guard let line = try line(limit: maxAnswerBytes) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
@@ -181,7 +183,7 @@ enum Questions {
                 } else if let text = hint, text.hasPrefix("choose one of") {
                     hint = "choose one of those listed above"
                 }
-                Terminal.note("  \(error.message)" + (hint.map { "; \($0)" } ?? ""))
+                Terminal.note(Terminal.wrapped("  \(error.message)" + (hint.map { "; \($0)" } ?? ""), width: Terminal.columns(of: STDERR_FILENO), indent: 4))
             }
         }
     }

@@ -79,9 +79,11 @@ struct HistoryCommand: AsyncParsableCommand {
                          m.promise + (m.captionDrawn.map { " (\($0))" } ?? "")])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // On a terminal a row longer than its width goes on under the id, broken at spaces.
+        let columns = Terminal.columns(of: STDOUT_FILENO)
         for row in rows {
             let padded = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-            Terminal.out((padded + [row[4]]).joined(separator: "  "))
+            Terminal.out(Terminal.wrapped(Terminal.clean((padded + [row[4]]).joined(separator: "  ")), width: columns, indent: widths[0] + 2))
         }
     }
 }

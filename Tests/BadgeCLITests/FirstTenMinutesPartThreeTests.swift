@@ -2,6 +2,7 @@ import BadgeKit
 import BadgeKitTesting
 import BadgeTestSupport
 import Foundation
+import ProceduralBackend
 import Testing
 
 /// What a new user still tripped over in a third hands-on hour (issue #60), through the built binary.
@@ -113,5 +114,70 @@ struct TmuxPartThreeTests {
         #expect(try pane.screen().range(of: "Promise +\(promise)\n", options: .regularExpression) != nil, "\(pane.screenText)")
         let shown = try await s.run(["show", "--json"])
         #expect((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["promise"] as? String == promise)
+    }
+
+    // MARK: - 4. Text wrapped at word boundaries
+
+    /// Every word of `text`, split where a list or a sentence breaks.
+    static func words(_ text: String) -> Set<String> {
+        Set(text.split(whereSeparator: { " ,;:()\"\n".contains($0) }).map(String.init))
+    }
+
+    /// `badge prompt`'s questions on an 80-column terminal: broken by badge at spaces, no line
+    /// longer than the screen (capture-pane joins the lines the terminal itself wrapped), every choice whole.
+    @Test func promptsQuestionsWrapAtWordsToTheTerminalsWidth() async throws {
+        let s = try Sandbox()
+        let pane = try TmuxPane(s, ["prompt"], term: "xterm-256color", columns: 80)
+        defer { pane.close() }
+        try await pane.waitFor("1. Purpose")
+        try pane.send("-l", "Run a marathon")
+        try pane.send("Enter")
+        try await pane.waitFor("2. Vibe")
+        try pane.send("Enter")
+        try await pane.waitFor("3. Metaphor")
+        try pane.send("-l", "palete")
+        try pane.send("Enter")
+        // The reason and its did-you-mean, wrapped too; then the question's answer.
+        try await pane.waitFor("did you mean")
+        for _ in 0..<3 {
+            try pane.send("Enter")
+        }
+        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        let screen = try pane.screen()
+        let lines = screen.components(separatedBy: "\n")
+        #expect(lines.allSatisfy { $0.count <= 80 }, "a line the terminal wrapped:\n\(screen)")
+        let words = Self.words(screen)
+        for choice in PromptComposer.vibes + PromptComposer.metaphors {
+            #expect(words.contains(choice), "\(choice) is not whole on the screen:\n\(screen)")
+        }
+        #expect(lines.contains { $0.hasPrefix("Run a marathon, a runner as its symbol") }, "\(screen)")
+    }
+
+    /// `badge history` on an 80-column terminal goes on under the id, broken at spaces;
+    /// in a pipe each badge is one line.
+    @Test func historyWrapsAtWordsOnATerminalAndNotInAPipe() async throws {
+        let s = try Sandbox()
+        let promises = ["Walk the dog around the lake every single morning before work", "Read twenty books", "Now"]
+        for promise in promises {
+            #expect(try await s.run(["generate", "--size", "64", promise]).status == 0)
+        }
+        let piped = try await s.run(["history"])
+        #expect(piped.stdout.split(separator: "\n").count == 2, "\(piped.stdout)")
+        let pane = try TmuxPane(s, ["history"], term: "xterm-256color", columns: 80)
+        defer { pane.close() }
+        #expect(try await pane.waitForExit() == 0, "\(pane.screenText)")
+        let screen = try pane.screen()
+        // (tmux's own last line, "Pane is dead", is not badge's.)
+        let lines = screen.components(separatedBy: "\n").filter { !$0.isEmpty && !$0.hasPrefix("Pane is dead") }
+        #expect(lines.allSatisfy { $0.count <= 80 }, "a line the terminal wrapped:\n\(screen)")
+        #expect(lines.count > 2, "nothing was wrapped:\n\(screen)")
+        let words = Self.words(screen)
+        for word in (promises[0] + " " + promises[1]).split(separator: " ") {
+            #expect(words.contains(String(word)), "\(word) is not whole on the screen:\n\(screen)")
+        }
+        // The lines that go on start under the id's column, past it.
+        let id = try #require(piped.stdout.split(separator: " ").first).count
+        #expect(lines.filter { !$0.hasPrefix(" ") }.count == 2, "\(screen)")
+        #expect(lines.filter { $0.hasPrefix(" ") }.allSatisfy { $0.prefix(id + 2).allSatisfy { $0 == " " } }, "\(screen)")
     }
 }
