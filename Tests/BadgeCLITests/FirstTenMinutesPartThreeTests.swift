@@ -116,6 +116,24 @@ struct TmuxPartThreeTests {
         #expect((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["promise"] as? String == promise)
     }
 
+    // MARK: - 5. History says each time's zone
+
+    /// A badge made in Auckland and replaced in UTC: each time in the row names its zone.
+    @Test func historySaysTheZoneOfEachTime() async throws {
+        let s = try Sandbox()
+        let auckland = ["TZ": "Pacific/Auckland", "SOURCE_DATE_EPOCH": "1796160720"]  // 2026-12-01 21:32 UTC
+        #expect(try await s.run(["generate", "--size", "64", "Run a marathon"], extraEnvironment: auckland).status == 0)
+        #expect(try await s.run(["generate", "--size", "64", "Read 20 books"], extraEnvironment: ["TZ": "UTC"]).status == 0)
+        let listed = try await s.run(["history"], extraEnvironment: ["TZ": "UTC"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.range(of: #"replaced \w{3} \d{1,2}, \d{4} at \d{1,2}:\d{2}[\x{202F} ][AP]M UTC  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13  procedural  Run a marathon\n"#,
+                                    options: .regularExpression) != nil, "\(listed.stdout)")
+        // Elsewhere, the replacement is in that zone; the commitment stays in Auckland's.
+        let berlin = try await s.run(["history"], extraEnvironment: ["TZ": "Europe/Berlin"])
+        #expect(berlin.stdout.range(of: #"[AP]M GMT\+1  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13"#, options: .regularExpression) != nil,
+                "\(berlin.stdout)")
+    }
+
     // MARK: - 4. Text wrapped at word boundaries
 
     /// Every word of `text`, split where a list or a sentence breaks.
