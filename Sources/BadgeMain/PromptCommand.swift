@@ -29,7 +29,7 @@ struct PromptCommand: ParsableCommand {
     @Option(help: ArgumentHelp("What the promise is, in your words.", valueName: "text"))
     var purpose: String?
 
-    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")).", valueName: "word"),
+    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")) (or a word for one, such as chill: calm).", valueName: "word"),
             completion: .list(PromptComposer.vibes))
     var vibe: String?
 
@@ -77,11 +77,16 @@ struct PromptCommand: ParsableCommand {
         if purpose == nil {
             guard interactive || isatty(STDIN_FILENO) == 1 else {
                 throw BadgeError(.usage, "--purpose is required when standard input is not a terminal",
-                                 hint: "badge prompt --purpose \"Run a marathon\" [--vibe joyful --metaphor runner --style flat --color coral]")
+                                 hint: "give the stages as flags, e.g. badge prompt --purpose \"Run a marathon\" --vibe joyful --metaphor runner --style flat --color coral")
             }
             try ask(&composer)
         }
         try composer.validate()
+        // A word for a mood is written as the vibe that draws it, and said.
+        if let given = composer.vibe, let drawn = PromptComposer.vibe(named: given), drawn != given.lowercased() {
+            Terminal.note("badge: \"\(given)\" is drawn as the \(drawn) vibe")
+            composer.vibe = drawn
+        }
         if json {
             try Terminal.json(Composed(prompt: composer.line, purpose: composer.purpose, vibe: composer.vibe, metaphor: composer.metaphor,
                                        style: composer.style, colors: composer.colors, grain: composer.grain, glow: composer.glow))

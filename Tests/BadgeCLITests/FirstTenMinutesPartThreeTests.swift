@@ -92,6 +92,39 @@ struct FirstTenMinutesPartThreeTests {
             }
         }
     }
+
+    // MARK: - 6. The docs and the words they promise
+
+    /// `--vibe chill` is the calm vibe, as the README says; a prompt's "chill mood" is never dropped
+    /// without a word: the Note names the mood to write, and that one is drawn.
+    @Test func aWordForAMoodIsDrawnOrSaidNeverIgnored() async throws {
+        let s = try Sandbox()
+        let line = try await s.run(["prompt", "--purpose", "Learn Spanish", "--vibe", "chill"])
+        #expect(line.status == 0 && line.stdout == "Learn Spanish, calm mood --ar 1:1\n", "\(line.stdout) \(line.stderr)")
+        #expect(line.stderr == "badge: \"chill\" is drawn as the calm vibe\n", "\(line.stderr)")
+        let composed = try json(try await s.run(["prompt", "--purpose", "Learn Spanish", "--vibe", "Chill", "--json"]).stdout)
+        #expect(composed["vibe"] as? String == "calm")
+        let fromLine = try json(try await s.run(["generate", "--size", "64", "--json", line.stdout.trimmingCharacters(in: .newlines)]).stdout)
+        #expect((fromLine["extra"] as? [String: String])?["palette"]?.hasSuffix("<- calm") == true, "\(fromLine)")
+
+        let typed = try await s.run(["generate", "--size", "64", "Learn Spanish, chill mood"])
+        #expect(typed.status == 0, "\(typed.stderr)")
+        #expect(typed.stdout.contains("Note             \"chill mood\" is not drawn: chill is no mood the procedural backend knows; write \"calm mood\""),
+                "\(typed.stdout)")
+        let written = try json(try await s.run(["generate", "--size", "64", "--json", "Learn Spanish, calm mood"]).stdout)
+        #expect((written["extra"] as? [String: String])?["palette"]?.hasSuffix("<- calm") == true, "\(written)")
+        #expect((written["extra"] as? [String: String])?["note"] == nil, "\(written)")
+        // A mood the backend knows has no note.
+        let known = try json(try await s.run(["generate", "--size", "64", "--json", "Learn Spanish, dark mood"]).stdout)
+        #expect((known["extra"] as? [String: String])?["note"] == nil, "\(known)")
+    }
+
+    /// The README's count of motifs is the number the backend draws.
+    @Test func theReadmeCountsTheMotifsThereAre() throws {
+        let readme = try String(contentsOf: Sandbox.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let counts = readme.matches(of: /(\d+) motifs/).map { Int($0.1)! }
+        #expect(!counts.isEmpty && counts.allSatisfy { $0 == PromptComposer.metaphors.count }, "\(counts) vs \(PromptComposer.metaphors.count)")
+    }
 }
 
 /// Issue #60 where a terminal matters (`TmuxPane`): questions, widths, completion.
