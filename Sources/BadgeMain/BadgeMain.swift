@@ -52,6 +52,14 @@ public enum BadgeMain {
         } catch {
             return report(error)
         }
+        // The completion scripts are written from a root that declares the global options.
+        if let first = arguments.first, first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
+            do {
+                _ = try CompletionRoot.parseAsRoot(arguments)
+            } catch {
+                return report(error, of: CompletionRoot.self)
+            }
+        }
         let command: ParsableCommand
         do {
             command = try Badge.parseAsRoot(arguments)
@@ -120,17 +128,17 @@ public enum BadgeMain {
     /// standard output, errors on standard error), without exiting; in
     /// `--json` mode an error (a validation, a missing argument) is JSON on
     /// standard error. Returns the exit status.
-    static func report(_ error: any Error) -> Int32 {
-        let code = Badge.exitCode(for: error)
+    static func report(_ error: any Error, of root: any ParsableCommand.Type = Badge.self) -> Int32 {
+        let code = root.exitCode(for: error)
         if Terminal.jsonMode, code != .success {
-            let message = Badge.message(for: error)
+            let message = root.message(for: error)
             if !message.isEmpty {
                 Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
                                                hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
                 return code.rawValue
             }
         }
-        var text = Badge.fullMessage(for: error)
+        var text = root.fullMessage(for: error)
         if !text.isEmpty {
             if code == .success {
                 let output = GlobalArguments.dumpWithGlobalOptions(CompletionScripts.adjusted(withGlobalOptions(text)))
@@ -321,6 +329,18 @@ extension Badge {
         }
         return names
     }
+}
+
+/// The `badge` command as the shell completion scripts describe it: the same
+/// subcommands, and the global options where they may also stand, before the
+/// subcommand (`badge --store <Tab>` completes a directory). Only the scripts are
+/// made from it; every command line is parsed by `Badge`.
+struct CompletionRoot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "badge", abstract: Badge.configuration.abstract, version: BadgeMetadata.version,
+        subcommands: Badge.configuration.subcommands)
+
+    @OptionGroup var global: GlobalOptions
 }
 
 /// The `badge` command: turns a promise into one image and remembers the day

@@ -231,4 +231,63 @@ struct TmuxPartThreeTests {
         #expect(lines.filter { !$0.hasPrefix(" ") }.count == 2, "\(screen)")
         #expect(lines.filter { $0.hasPrefix(" ") }.allSatisfy { $0.prefix(id + 2).allSatisfy { $0 == " " } }, "\(screen)")
     }
+
+    // MARK: - 7. Completion of the global options before the command
+
+    /// bash, as a person types: `--store` and `--config` before the command complete a
+    /// directory and a file, and the command after them completes as it does without them.
+    @Test func bashCompletesTheGlobalOptionsBeforeTheCommand() async throws {
+        let s = try Sandbox()
+        try FileManager.default.createDirectory(at: s.root.appendingPathComponent("stores"), withIntermediateDirectories: true)
+        try Data(#"{"backends": {"photos": {"type": "import"}}}"#.utf8).write(to: s.root.appendingPathComponent("conf.json"))
+        let script = s.root.appendingPathComponent("badge.bash")
+        try Data(try await s.run(["--generate-completion-script", "bash"]).stdout.utf8).write(to: script)
+        let path = Sandbox.binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let pane = try TmuxPane(s, command: ["/bin/bash", "--norc", "--noprofile", "-i"], term: "xterm-256color",
+                                extraEnvironment: ["PATH": path, "INPUTRC": "/dev/null"])
+        defer { pane.close() }
+        try pane.send("-l", "PS1='$ '; source \(TmuxPane.quoted(script.path)); clear; echo sourced")
+        try pane.send("Enter")
+        try await waitUntil("the script to be sourced\n\(pane.screenText)", timeout: .seconds(60), every: .milliseconds(20)) {
+            try pane.screen().components(separatedBy: "\n").contains("sourced")
+        }
+        let cases: [(typed: String, completed: String)] = [
+            ("badge --store sto", "badge --store stores/@"),
+            ("badge --config con", "badge --config conf.json @"),
+            ("badge --store stores --config conf.json sh", "badge --store stores --config conf.json show @"),
+            ("badge -v --store stores gen", "badge -v --store stores generate @"),
+            ("badge --store stores generate --sty", "badge --store stores generate --style @"),
+            ("badge --store stores generate --style sk", "badge --store stores generate --style sketch @"),
+            ("badge --conf", "badge --config @"),
+            // A value badge itself completes, from the configuration named before the command.
+            ("badge --config conf.json import --backend ph", "badge --config conf.json import --backend photos @"),
+        ]
+        for (typed, completed) in cases {
+            try pane.send("-l", typed)
+            try pane.send("Tab")
+            try pane.send("-l", "@")
+            func marked() throws -> String? {
+                try pane.screen().components(separatedBy: "\n").map { String($0.reversed().drop { $0 == " " }.reversed()) }
+                    .last { $0.hasPrefix("$ \(typed)") && $0.hasSuffix("@") }
+            }
+            try await waitUntil("\(typed)<Tab> to show \(completed)\n\(pane.screenText)", timeout: .seconds(60), every: .milliseconds(20)) {
+                try marked() != nil
+            }
+            let line = try #require(try marked())
+            #expect(line == "$ " + completed, "\(typed)<Tab>")
+            try pane.send("C-u")
+        }
+    }
+
+    /// zsh and fish: the top level declares the global options, with a file and a directory to complete.
+    @Test func zshAndFishCompleteTheGlobalOptionsBeforeTheCommand() async throws {
+        let s = try Sandbox()
+        let zsh = try await s.run(["--generate-completion-script", "zsh"]).stdout
+        let start = try #require(zsh.range(of: "\n_badge() {"), "\(zsh)")
+        let root = zsh[start.lowerBound..<(zsh[start.upperBound...].range(of: "\n}\n")?.lowerBound ?? zsh.endIndex)]
+        #expect(root.contains("'--store[") && root.contains(":dir:_files -/'") && root.contains("'--config[") && root.contains(":file:_files -g"), "\(root)")
+        let fish = try await s.run(["--generate-completion-script", "fish"]).stdout
+        #expect(fish.contains("__badge_parse_subcommand 0 'config=' 'store=' 'v/verbose' 'version' 'h/help'"), "\(fish)")
+        #expect(fish.contains("\"badge\" store' -l 'store'") && fish.contains("-rfa '(__badge_complete_directories)'"), "\(fish)")
+    }
 }
