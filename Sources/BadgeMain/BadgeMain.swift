@@ -131,7 +131,7 @@ public enum BadgeMain {
     static func report(_ error: any Error, of root: any ParsableCommand.Type = Badge.self) -> Int32 {
         let code = root.exitCode(for: error)
         if Terminal.jsonMode, code != .success {
-            let message = root.message(for: error)
+            let message = lowercasingFirstWord(root.message(for: error))
             if !message.isEmpty {
                 Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
                                                hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
@@ -146,8 +146,13 @@ public enum BadgeMain {
                 return exitStatus(workStands: false)
             } else {
                 text = Terminal.clean(text)
-                // Every error starts "error:", as badge's own do; argument-parser writes "Error:".
+                // Every error starts "error:" and a lower-case word, as badge's own do; argument-parser
+                // writes "Error: Unknown option", and its "Help:" and "Usage:" lines are badge's "hint:" kind.
                 if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+                if text.hasPrefix("error: ") { text = "error: " + lowercasingFirstWord(String(text.dropFirst("error: ".count))) }
+                text = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.hasPrefix("Help: ") || line.hasPrefix("Usage: ") ? lowercasingFirstWord(String(line)) : String(line)
+                }.joined(separator: "\n")
                 if Terminal.stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, text.hasPrefix("error: ") {
                     text = "\u{1B}[1;31merror:\u{1B}[0m " + text.dropFirst("error: ".count)
                 }
@@ -155,6 +160,14 @@ public enum BadgeMain {
             }
         }
         return code.rawValue
+    }
+
+    /// `text` with its first word in lower case ("Unknown option" is "unknown option"),
+    /// unless the word is all capitals (an acronym: "PNG") or a name in quotes.
+    static func lowercasingFirstWord(_ text: String) -> String {
+        let word = text.prefix { $0.isLetter }
+        guard let first = word.first, first.isUppercase, word.dropFirst().allSatisfy(\.isLowercase) else { return text }
+        return first.lowercased() + text.dropFirst()
     }
 
     /// The top-level help with the global options listed, before the subcommands;
@@ -219,7 +232,7 @@ extension Badge {
             guard let known, !known.contains(name) else { continue }
             var hint = "'badge \(isRoot(command) ? "" : command._commandName + " ")--help' lists the options"
             if let near = ConfigObject.closest(to: name, in: known.sorted()) { hint = "did you mean '\(near)'? " + hint }
-            return BadgeError(.usage, "Unknown option '\(name)'", hint: hint)
+            return BadgeError(.usage, "unknown option '\(name)'", hint: hint)
         }
         return nil
     }
@@ -232,7 +245,7 @@ extension Badge {
         guard token.hasPrefix("-"), token.count > 1, token != "--" else { return nil }
         let second = token.dropFirst().first!
         guard token.contains(" ") || second.isNumber else { return nil }
-        let message = "Unknown option '\(OutsideText.printable(token, keepingNewlines: false))'"
+        let message = "unknown option '\(OutsideText.printable(token, keepingNewlines: false))'"
         // The value of an option before it (`--caption "-5 kg"`): written with "=", it is read as one.
         if position > 0, rest[position - 1].hasPrefix("-"), !rest[position - 1].contains("="),
            valuedOptions(of: command).contains(rest[position - 1]) {

@@ -365,8 +365,8 @@ struct CommandTests {
 
     @Test(arguments: [
         (["generate", "--size", "5", "x"], "--size must be from 64 to 4096"),
-        (["generate"], "Missing expected argument"),
-        (["generate", "--nope", "x"], "Unknown option"),
+        (["generate"], "error: missing expected argument"),
+        (["generate", "--nope", "x"], "error: unknown option"),
         (["generate", "--backend", "procedrual", "x"], "did you mean \"procedural\""),
         (["generate", "--date", "2027-02-30", "x"], "not a date on the calendar"),
         (["generate", "--style", "watercolour", "x"], "choose one of: medal, tile"),

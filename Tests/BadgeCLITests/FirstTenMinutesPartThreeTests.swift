@@ -58,7 +58,7 @@ struct FirstTenMinutesPartThreeTests {
         for (arguments, message, promise) in cases {
             let result = try await s.run(arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.lowercased().hasPrefix("error: " + message.lowercased()), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: " + message), "\(arguments): \(result.stderr)")
             let suggested = Self.suggestions(in: result.stderr)
             #expect(!suggested.isEmpty, "\(arguments): no command suggested: \(result.stderr)")
             for command in suggested {
@@ -124,6 +124,28 @@ struct FirstTenMinutesPartThreeTests {
         let readme = try String(contentsOf: Sandbox.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let counts = readme.matches(of: /(\d+) motifs/).map { Int($0.1)! }
         #expect(!counts.isEmpty && counts.allSatisfy { $0 == PromptComposer.metaphors.count }, "\(counts) vs \(PromptComposer.metaphors.count)")
+    }
+
+    // MARK: - 8. Small things
+
+    /// argument-parser's own messages read as badge's do: "error: " and a lower-case word, in text and in JSON.
+    @Test func argumentParsersMessagesStartInLowerCaseAsBadgesDo() async throws {
+        let s = try Sandbox()
+        let cases: [([String], String)] = [
+            (["generate", "--size", "4096px", "x"], "error: the value '4096px' is invalid for '--size <px>'\nhelp:  --size <px>"),
+            (["generate"], "error: missing expected argument '<promise> ...'\nhelp:  <promise>"),
+            (["show", "extra"], "error: unexpected argument 'extra'\nusage: badge show"),
+            (["generate", "--nope", "x"], "error: unknown option '--nope'"),
+            (["--store"], "error: missing value for '--store'"),
+        ]
+        for (arguments, start) in cases {
+            let result = try await s.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(start), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Usage:") && !result.stderr.contains("Help:"), "\(result.stderr)")
+        }
+        let json = try await s.run(["generate", "--json", "--size", "4096px", "x"])
+        #expect(json.stderr.contains(#""message":"the value '4096px' is invalid for '--size <px>'""#), "\(json.stderr)")
     }
 }
 
