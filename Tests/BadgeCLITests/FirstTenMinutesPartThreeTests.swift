@@ -1,6 +1,7 @@
 import BadgeKit
 import BadgeKitTesting
 import BadgeTestSupport
+import Canvas
 import Foundation
 import ProceduralBackend
 import Testing
@@ -146,6 +147,61 @@ struct FirstTenMinutesPartThreeTests {
         }
         let json = try await s.run(["generate", "--json", "--size", "4096px", "x"])
         #expect(json.stderr.contains(#""message":"the value '4096px' is invalid for '--size <px>'""#), "\(json.stderr)")
+    }
+
+    /// The back of a round 512 px badge: the date's ink is at least 4.5 % of the card's width
+    /// tall (it was about 3 %, laid out at the inscribed square's scale).
+    @Test func theCardBacksDateIsLegibleOnARoundBadge() async throws {
+        let s = try Sandbox()
+        let made = try await s.run(["generate", "--size", "512", "--seed", "1", "--style", "medal", "Run a marathon"],
+                                   extraEnvironment: ["SOURCE_DATE_EPOCH": "1796160720", "TZ": "UTC"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let file = s.root.appendingPathComponent("back.png")
+        let back = try await s.run(["card", "back", "-o", file.path], extraEnvironment: ["TZ": "UTC"])
+        #expect(back.status == 0 && back.stdout.contains("Commitment Date: December 1, 2026"), "\(back.stdout) \(back.stderr)")
+        let image = try GDImage.decodePNG(try Data(contentsOf: file))
+        let side = image.width
+        // The rows with ink (the back's near-black) in the middle of the face: the symbol, then the two lines.
+        let inked = (0..<side).map { y in
+            (side / 5..<(side * 4 / 5)).contains { x in let p = image.pixel(x, y); return p.a > 200 && p.r < 70 && p.g < 70 && p.b < 70 }
+        }
+        var runs: [Range<Int>] = [], start: Int?
+        for (y, ink) in (inked + [false]).enumerated() {
+            if ink, start == nil { start = y }
+            if !ink, let first = start { runs.append(first..<y); start = nil }
+        }
+        let date = try #require(runs.last, "no ink on the back")
+        #expect(runs.count >= 3, "\(runs)")
+        #expect(Double(date.count) >= 0.045 * Double(side), "the date is \(date.count) px tall on a \(side) px card: \(runs)")
+    }
+
+    /// `card back --badge photo.jpg`: the hint makes a preview badge from the picture and the
+    /// card from that, and both commands work as printed, leaving the store alone.
+    @Test func aCardOfAPictureSuggestsAPreviewNotACommit() async throws {
+        let s = try Sandbox()
+        let folder = s.root.appendingPathComponent("pictures")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Sandbox.repository.appendingPathComponent("Tests/Data/exif/gps-rotated.jpg"),
+                                         to: folder.appendingPathComponent("my photo.jpg"))
+        let inFolder = ["sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", folder.path]
+        for command in [["card", "back"], ["card", "flip", "-o", "flip.gif"], ["card", "html", "page"]] {
+            let refused = try await s.run(command + ["--badge", "my photo.jpg"], prefix: inFolder)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("error: ") && refused.stderr.contains("my photo.jpg: not a PNG file"), "\(refused.stderr)")
+            let hint = try #require(refused.stderr.range(of: "leaves the current badge alone: ").map { refused.stderr[$0.upperBound...] },
+                                    "\(refused.stderr)").prefix { $0 != "\n" }
+            let commands = hint.components(separatedBy: "; then: ")
+            #expect(commands.count == 2 && commands[0].hasPrefix("badge import --output ") && commands[1].hasPrefix("badge " + command.joined(separator: " ")),
+                    "\(hint)")
+            for line in commands {
+                let ran = try await s.run(Array(FirstTenMinutesPartTwoTests.shellWords(line).dropFirst()), prefix: inFolder)
+                #expect(ran.status == 0, "\(line): \(ran.stderr)")
+            }
+            #expect(s.badge == nil, "the suggestion committed a badge")
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("badge-back.png").path))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("flip.gif").path))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("page/index.html").path))
     }
 }
 

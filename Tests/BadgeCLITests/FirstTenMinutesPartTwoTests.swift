@@ -262,6 +262,6 @@ struct FirstTenMinutesPartTwoTests {
         let photo = Sandbox.repository.appendingPathComponent("Tests/Data/exif/gps-rotated.jpg").path
         let back = try await s.run(["card", "back", "--badge", photo])
         #expect(back.status != 0)
-        #expect(back.stderr.contains("not a PNG file") && back.stderr.contains("badge import \(photo) \"your promise\""), "\(back.stderr)")
+        #expect(back.stderr.contains("not a PNG file") && back.stderr.contains("badge import --output gps-rotated-badge.png \(photo) \"your promise\""), "\(back.stderr)")
     }
 }
