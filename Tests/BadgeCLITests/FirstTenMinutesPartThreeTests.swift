@@ -203,6 +203,24 @@ struct FirstTenMinutesPartThreeTests {
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("flip.gif").path))
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("page/index.html").path))
     }
+
+    // MARK: - 5. History says each time's zone
+
+    /// A badge made in Auckland and replaced in UTC: each time in the row names its zone.
+    @Test func historySaysTheZoneOfEachTime() async throws {
+        let s = try Sandbox()
+        let auckland = ["TZ": "Pacific/Auckland", "SOURCE_DATE_EPOCH": "1796160720"]  // 2026-12-01 21:32 UTC
+        #expect(try await s.run(["generate", "--size", "64", "Run a marathon"], extraEnvironment: auckland).status == 0)
+        #expect(try await s.run(["generate", "--size", "64", "Read 20 books"], extraEnvironment: ["TZ": "UTC"]).status == 0)
+        let listed = try await s.run(["history"], extraEnvironment: ["TZ": "UTC"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.range(of: #"replaced \w{3} \d{1,2}, \d{4} at \d{1,2}:\d{2}[\x{202F} ][AP]M UTC  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13  procedural  Run a marathon\n"#,
+                                    options: .regularExpression) != nil, "\(listed.stdout)")
+        // Elsewhere, the replacement is in that zone; the commitment stays in Auckland's.
+        let berlin = try await s.run(["history"], extraEnvironment: ["TZ": "Europe/Berlin"])
+        #expect(berlin.stdout.range(of: #"[AP]M GMT\+1  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13"#, options: .regularExpression) != nil,
+                "\(berlin.stdout)")
+    }
 }
 
 /// Issue #60 where a terminal matters (`TmuxPane`): questions, widths, completion.
@@ -225,24 +243,6 @@ struct TmuxPartThreeTests {
         #expect(try pane.screen().range(of: "Promise +\(promise)\n", options: .regularExpression) != nil, "\(pane.screenText)")
         let shown = try await s.run(["show", "--json"])
         #expect((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])?["promise"] as? String == promise)
-    }
-
-    // MARK: - 5. History says each time's zone
-
-    /// A badge made in Auckland and replaced in UTC: each time in the row names its zone.
-    @Test func historySaysTheZoneOfEachTime() async throws {
-        let s = try Sandbox()
-        let auckland = ["TZ": "Pacific/Auckland", "SOURCE_DATE_EPOCH": "1796160720"]  // 2026-12-01 21:32 UTC
-        #expect(try await s.run(["generate", "--size", "64", "Run a marathon"], extraEnvironment: auckland).status == 0)
-        #expect(try await s.run(["generate", "--size", "64", "Read 20 books"], extraEnvironment: ["TZ": "UTC"]).status == 0)
-        let listed = try await s.run(["history"], extraEnvironment: ["TZ": "UTC"])
-        #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.range(of: #"replaced \w{3} \d{1,2}, \d{4} at \d{1,2}:\d{2}[\x{202F} ][AP]M UTC  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13  procedural  Run a marathon\n"#,
-                                    options: .regularExpression) != nil, "\(listed.stdout)")
-        // Elsewhere, the replacement is in that zone; the commitment stays in Auckland's.
-        let berlin = try await s.run(["history"], extraEnvironment: ["TZ": "Europe/Berlin"])
-        #expect(berlin.stdout.range(of: #"[AP]M GMT\+1  committed Dec 2, 2026 at 10:32[\x{202F} ]AM GMT\+13"#, options: .regularExpression) != nil,
-                "\(berlin.stdout)")
     }
 
     // MARK: - 4. Text wrapped at word boundaries
