@@ -431,7 +431,7 @@ def bench_import(rows, extra, work, env):
                  f"vipsthumbnail {vips_rss:.0f} MB, ImageMagick {magick_rss:.0f} MB")
 
     for kind, (path, size) in bombs(work).items():
-        runs = [timed_rss([BADGE, "import", path, "--output", os.path.join(work, "bomb-out.png")], env=env, expect=1)
+        runs = [timed_rss([BADGE, "import", path, "A bomb", "--output", os.path.join(work, "bomb-out.png")], env=env, expect=1)
                 for _ in range(IMPORT_RUNS)]
         refusal = runs[-1][2]
         if "limit" not in refusal or os.path.exists(os.path.join(work, "bomb-out.png")):

@@ -68,7 +68,7 @@ package struct PromptComposer: Sendable, Equatable {
     }
 
     /// Words people use for a mood, and the vibe that draws it ("chill": calm).
-    static let vibeSynonyms: [String: String] = [
+    package static let vibeSynonyms: [String: String] = [
         "chill": "calm", "relaxed": "calm", "relaxing": "calm", "quiet": "calm", "still": "calm", "peaceful": "serene",
         "tranquil": "serene", "zen": "serene", "soft": "gentle", "tender": "gentle", "kind": "gentle", "sweet": "gentle",
         "happy": "joyful", "cheerful": "joyful", "glad": "joyful", "festive": "joyful", "fun": "playful", "silly": "playful",
@@ -79,6 +79,13 @@ package struct PromptComposer: Sendable, Equatable {
         "new": "hopeful", "fresh": "dawn", "determined": "focused", "serious": "focused", "driven": "focused",
         "moody": "dark", "mysterious": "night", "sleepy": "night", "starry": "night", "dreamy": "pastel", "romantic": "warm", "icy": "cool", "crisp": "cool",
     ]
+
+    /// The vibe `word` is drawn as: itself, or the vibe a word for a mood
+    /// stands for ("chill": calm); nil for neither.
+    package static func vibe(named word: String) -> String? {
+        let word = word.lowercased().trimmingCharacters(in: .whitespaces)
+        return vibes.contains(word) ? word : vibeSynonyms[word]
+    }
 
     package static func isColor(_ word: String) -> Bool {
         let word = word.lowercased()
@@ -103,10 +110,9 @@ package struct PromptComposer: Sendable, Equatable {
             throw BadgeError(.usage, "the purpose contains a flag (\"--\"): the composer writes the flags itself",
                              hint: "give the style and colours as their own stages")
         }
-        if let vibe, !Self.vibes.contains(vibe.lowercased()) {
-            // A word for a mood suggests the vibe that draws it; a typo, the nearest vibe.
-            let suggestion = Self.vibeSynonyms[vibe.lowercased()].map { "\(Self.didYouMean) \"\($0)\"? " }
-                ?? Self.suggestion(for: vibe, in: Self.vibes)
+        if let vibe, Self.vibe(named: vibe) == nil {
+            // A typo suggests the nearest vibe.
+            let suggestion = Self.suggestion(for: vibe, in: Self.vibes)
             throw BadgeError(.usage, "\"\(vibe)\" is not a vibe the badge can draw",
                              hint: suggestion + "choose one of: \(Self.vibes.joined(separator: ", "))")
         }
@@ -147,7 +153,7 @@ package struct PromptComposer: Sendable, Equatable {
         // Its own final full stop or comma would end a clause early.
         while let last = purpose.last, ",.;".contains(last) { purpose.removeLast() }
         var clauses = [purpose]
-        if let vibe { clauses.append("\(vibe.lowercased()) mood") }
+        if let vibe { clauses.append("\(Self.vibe(named: vibe) ?? vibe.lowercased()) mood") }
         if let metaphor, let motif = Self.motif(named: metaphor) {
             let word = metaphor.lowercased().trimmingCharacters(in: .whitespaces)
             clauses.append("\(Motif(rawValue: word) == nil ? word : Self.phrases[motif] ?? word) as its symbol")

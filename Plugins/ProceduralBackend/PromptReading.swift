@@ -1,3 +1,4 @@
+import BadgeKit
 import Foundation
 
 /// The motifs the procedural backend can draw.
@@ -224,6 +225,7 @@ struct PromptReading: Sendable {
         self.motifs = motifs
         colorWords = colors
         caption = Caption.words(of: text, flags: flags)
+        notes += Self.undrawnMoods(in: words)
         for (name, value) in flags {
             switch name {
             case "ar", "aspect":
@@ -324,6 +326,22 @@ struct PromptReading: Sendable {
     /// Lower-case words of letters and digits, any script.
     static func words(_ text: String) -> [String] {
         text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// Notes for the moods a prompt asks for that are not drawn ("chill mood",
+    /// "sparkly vibe"): a word before "mood" or "vibe" that is no vibe, mood or
+    /// colour. Each names the vibe that draws it, when one does.
+    static func undrawnMoods(in words: [String]) -> [String] {
+        var notes: [String] = []
+        for (i, word) in words.enumerated().dropFirst() where word == "mood" || word == "vibe" || word == "vibes" {
+            let named = words[i - 1]
+            guard vibes[named] == nil, Palette.moods[named] == nil, Palette.named[named] == nil, CSSColors.named[named] == nil,
+                  !LookReading.descriptive.keys.contains(named) else { continue }
+            let nearest = PromptComposer.vibeSynonyms[named] ?? ConfigObject.closest(to: named, in: PromptComposer.vibes)
+            notes.append("\"\(named) \(word)\" is not drawn: \(named) is no mood the procedural backend knows"
+                         + (nearest.map { "; write \"\($0) \(word)\"" } ?? "; its vibes: \(PromptComposer.vibes.joined(separator: ", "))"))
+        }
+        return notes
     }
 
     /// A light stemmer: enough for run/running/runner/runs and read/reading.

@@ -41,9 +41,17 @@ package struct BackFace: Sendable {
 
     package var lines: [String] { [Self.label, date] }
 
-    package func layout(width: Int, height: Int) throws -> Layout {
-        let point = Double(min(width, height)) / 300
-        let padding = 16 * point
+    /// The layout on a `width`×`height` area of a card whose point is `point`
+    /// pixels (by default the area's: the card itself). The back of a round
+    /// badge lays its text out in the square inside the face at the whole
+    /// card's point, so the date is as large as on a square card's back, shrunk
+    /// only where it would not fit.
+    package func layout(width: Int, height: Int, point given: Double? = nil) throws -> Layout {
+        let areaPoint = Double(min(width, height)) / 300
+        let point = given ?? areaPoint
+        // The square inside a round face (an area of its own) is already inset well within the face:
+        // its padding is a quarter of a card's.
+        let padding = (given == nil ? 16 : 4) * areaPoint
         // .headline is 17 points; shrink only if a long date in a wide
         // locale would not fit between the paddings.
         var pixelSize = 17 * point
@@ -53,8 +61,15 @@ package struct BackFace: Sendable {
         }
         // .headline's line is 22 points for 17-point type.
         let lineHeight = pixelSize * 22 / 17
-        let symbolSize = 40 * point
-        let spacing = 12 * point
+        var symbolSize = 40 * point
+        var spacing = 12 * point
+        // In the square inside a round face, the symbol and the space give way before the text does.
+        let room = Double(height) - 2 * padding - lineHeight * Double(lines.count)
+        if symbolSize + spacing > room {
+            let k = max(0, room) / (symbolSize + spacing)
+            symbolSize *= k
+            spacing *= k
+        }
         let stack = symbolSize + spacing + lineHeight * Double(lines.count)
         let top = (Double(height) - stack) / 2
         // Baselines sit where a text line of `lineHeight` puts them: DejaVu
@@ -83,7 +98,8 @@ package struct BackFace: Sendable {
             // The square inscribed in the face, a little inside it, for a round back.
             let side = disc.map { Int($0.face * 2 * 0.72) } ?? canvas.width
             let offset = (canvas.width - side) / 2
-            let layout = try layout(width: side, height: disc == nil ? canvas.height : side)
+            let layout = try layout(width: side, height: disc == nil ? canvas.height : side,
+                                    point: Double(min(canvas.width, canvas.height)) / 300)
             let dy = disc == nil ? 0 : (canvas.height - side) / 2
             Sparkles.draw(on: canvas, x: layout.symbol.x + Double(offset), y: layout.symbol.y + Double(dy), size: layout.symbol.size, color: ink)
             for (line, box) in zip(lines, layout.lines) {

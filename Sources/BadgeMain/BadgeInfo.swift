@@ -74,6 +74,23 @@ struct BadgeInfo: Encodable {
     }
 
     /// "Nov 22, 2026, 14:03" in the user's locale and `zone`: the day and the time, for listings.
+    /// `dayAndTime` with the zone it is in ("Dec 2, 2026 at 10:32 AM GMT+13"):
+    /// for a line that holds times in two zones.
+    static func dayTimeAndZone(_ date: Date, in zone: TimeZone) -> String {
+        let seconds = zone.secondsFromGMT(for: date)
+        let name: String
+        if zone.identifier == "UTC" || zone.identifier == "GMT" || zone.identifier == "Etc/UTC" {
+            name = "UTC"
+        } else if let abbreviation = zone.abbreviation(for: date), abbreviation.contains(where: \.isLetter), !abbreviation.hasPrefix("GMT") {
+            name = abbreviation
+        } else {
+            // An offset where the zone has no letters of its own: "GMT+13", "GMT-3:30".
+            let minutes = abs(seconds) / 60
+            name = seconds == 0 ? "UTC" : "GMT" + (seconds < 0 ? "-" : "+") + "\(minutes / 60)" + (minutes % 60 == 0 ? "" : String(format: ":%02d", minutes % 60))
+        }
+        return dayAndTime(date, in: zone) + " " + name
+    }
+
     static func dayAndTime(_ date: Date, in zone: TimeZone) -> String {
         var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: UserLocale.current, timeZone: zone)
         style.calendar = Calendar(identifier: .gregorian)

@@ -52,6 +52,14 @@ public enum BadgeMain {
         } catch {
             return report(error)
         }
+        // The completion scripts are written from a root that declares the global options.
+        if let first = arguments.first, first == "--generate-completion-script" || first.hasPrefix("--generate-completion-script=") {
+            do {
+                _ = try CompletionRoot.parseAsRoot(arguments)
+            } catch {
+                return report(error, of: CompletionRoot.self)
+            }
+        }
         let command: ParsableCommand
         do {
             command = try Badge.parseAsRoot(arguments)
@@ -120,17 +128,17 @@ public enum BadgeMain {
     /// standard output, errors on standard error), without exiting; in
     /// `--json` mode an error (a validation, a missing argument) is JSON on
     /// standard error. Returns the exit status.
-    static func report(_ error: any Error) -> Int32 {
-        let code = Badge.exitCode(for: error)
+    static func report(_ error: any Error, of root: any ParsableCommand.Type = Badge.self) -> Int32 {
+        let code = root.exitCode(for: error)
         if Terminal.jsonMode, code != .success {
-            let message = Badge.message(for: error)
+            let message = lowercasingFirstWord(root.message(for: error))
             if !message.isEmpty {
                 Terminal.printError(BadgeError(code == .validationFailure ? .usage : .generationFailed, message,
                                                hint: code == .validationFailure ? "'badge COMMAND --help' lists a command's options" : nil))
                 return code.rawValue
             }
         }
-        var text = Badge.fullMessage(for: error)
+        var text = root.fullMessage(for: error)
         if !text.isEmpty {
             if code == .success {
                 let output = GlobalArguments.dumpWithGlobalOptions(CompletionScripts.adjusted(withGlobalOptions(text)))
@@ -138,8 +146,13 @@ public enum BadgeMain {
                 return exitStatus(workStands: false)
             } else {
                 text = Terminal.clean(text)
-                // Every error starts "error:", as badge's own do; argument-parser writes "Error:".
+                // Every error starts "error:" and a lower-case word, as badge's own do; argument-parser
+                // writes "Error: Unknown option", and its "Help:" and "Usage:" lines are badge's "hint:" kind.
                 if text.hasPrefix("Error: ") { text = "error: " + text.dropFirst("Error: ".count) }
+                if text.hasPrefix("error: ") { text = "error: " + lowercasingFirstWord(String(text.dropFirst("error: ".count))) }
+                text = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.hasPrefix("Help: ") || line.hasPrefix("Usage: ") ? lowercasingFirstWord(String(line)) : String(line)
+                }.joined(separator: "\n")
                 if Terminal.stderrIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil, text.hasPrefix("error: ") {
                     text = "\u{1B}[1;31merror:\u{1B}[0m " + text.dropFirst("error: ".count)
                 }
@@ -147,6 +160,14 @@ public enum BadgeMain {
             }
         }
         return code.rawValue
+    }
+
+    /// `text` with its first word in lower case ("Unknown option" is "unknown option"),
+    /// unless the word is all capitals (an acronym: "PNG") or a name in quotes.
+    static func lowercasingFirstWord(_ text: String) -> String {
+        let word = text.prefix { $0.isLetter }
+        guard let first = word.first, first.isUppercase, word.dropFirst().allSatisfy(\.isLowercase) else { return text }
+        return first.lowercased() + text.dropFirst()
     }
 
     /// The top-level help with the global options listed, before the subcommands;
@@ -186,7 +207,12 @@ extension Badge {
                 let names = subcommands.map { $0._commandName }
                 let path = ([Badge._commandName] + (isRoot(command) ? [] : [command._commandName])).joined(separator: " ")
                 var hint = "the commands are: " + names.joined(separator: ", ")
-                if let near = ConfigObject.closest(to: token, in: names) { hint = "did you mean '\(near)'? " + hint }
+                let near = ConfigObject.closest(to: token, in: names)
+                if let near { hint = "did you mean '\(near)'? " + hint }
+                // Words with no command near them (`badge Run a marathon`) are most likely a promise.
+                if isRoot(command), near == nil {
+                    hint += "; to make a badge of these words: " + (["badge", "generate"] + arguments.map(shellQuoted)).joined(separator: " ")
+                }
                 return BadgeError(.usage, "'\(token)' is not a \(path) command", hint: hint)
             }
             command = next
@@ -206,7 +232,7 @@ extension Badge {
             guard let known, !known.contains(name) else { continue }
             var hint = "'badge \(isRoot(command) ? "" : command._commandName + " ")--help' lists the options"
             if let near = ConfigObject.closest(to: name, in: known.sorted()) { hint = "did you mean '\(near)'? " + hint }
-            return BadgeError(.usage, "Unknown option '\(name)'", hint: hint)
+            return BadgeError(.usage, "unknown option '\(name)'", hint: hint)
         }
         return nil
     }
@@ -219,7 +245,7 @@ extension Badge {
         guard token.hasPrefix("-"), token.count > 1, token != "--" else { return nil }
         let second = token.dropFirst().first!
         guard token.contains(" ") || second.isNumber else { return nil }
-        let message = "Unknown option '\(OutsideText.printable(token, keepingNewlines: false))'"
+        let message = "unknown option '\(OutsideText.printable(token, keepingNewlines: false))'"
         // The value of an option before it (`--caption "-5 kg"`): written with "=", it is read as one.
         if position > 0, rest[position - 1].hasPrefix("-"), !rest[position - 1].contains("="),
            valuedOptions(of: command).contains(rest[position - 1]) {
@@ -316,6 +342,18 @@ extension Badge {
         }
         return names
     }
+}
+
+/// The `badge` command as the shell completion scripts describe it: the same
+/// subcommands, and the global options where they may also stand, before the
+/// subcommand (`badge --store <Tab>` completes a directory). Only the scripts are
+/// made from it; every command line is parsed by `Badge`.
+struct CompletionRoot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "badge", abstract: Badge.configuration.abstract, version: BadgeMetadata.version,
+        subcommands: Badge.configuration.subcommands)
+
+    @OptionGroup var global: GlobalOptions
 }
 
 /// The `badge` command: turns a promise into one image and remembers the day

@@ -32,7 +32,7 @@ struct CardBackCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        let badge = try source.load(context)
+        let badge = try source.load(context, command: ["back", "-o", output])
         let target = OutputFile.target(output, context)
         let (png, size) = try await BlockingExecutor.run {
             let face = try badge.backFace().render(front: try badge.decode())
@@ -93,7 +93,7 @@ struct CardFlipCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        let badge = try source.load(context)
+        let badge = try source.load(context, command: ["flip", "-o", output])
         let target = OutputFile.target(output, context)
         let format = FlipAnimation.Format(pathExtension: (output as NSString).pathExtension) ?? .apng
         let configured = FlipAnimation(timeline: FlipTimeline(direction: direction), frameRate: frameRate, size: size ?? 0,
@@ -142,7 +142,7 @@ struct CardHTMLCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try global.makeContext()
-        let badge = try source.load(context)
+        let badge = try source.load(context, command: ["html", directory])
         let folder = OutputFile.url(directory, context)
         let target = folder.appendingPathComponent(CardPage.fileName)
         var front = (data: badge.png, type: "image/png")

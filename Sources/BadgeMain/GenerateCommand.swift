@@ -193,6 +193,8 @@ struct GenerateCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               badge generate "A pair of dumbbells"
+              badge generate Read 20 books           # no quotes needed
+              badge generate -- -5 kg by summer      # starts with -
               badge generate --style tile --seed 7 "A path through a forest"
               badge generate --style sketch --size 2048 "Meditate daily"
               badge generate --date 2027-01-01 --output preview.png "Read 20 books"
@@ -228,8 +230,12 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --choose: commit candidate K without asking (for scripts); alone: --choose \(Choice.defaultCount).", valueName: "k"))
     var pick: Int?
 
-    @Argument(help: "The promise, in your words.")
-    var prompt: String
+    @Argument(help: ArgumentHelp("The promise, in your words: in quotes, or the words after the options (joined by spaces).",
+                                 valueName: "promise"))
+    var words: [String]
+
+    /// The promise: the words given, joined by spaces (`badge generate Run a marathon`).
+    var prompt: String { words.joined(separator: " ") }
 
     func validate() throws {
         if BadgeRequest.isBlank(prompt) {
@@ -275,12 +281,33 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The picture: a path, or - for standard input.", completion: .file())
     var file: String
 
-    @Argument(help: "The promise it stands for (default: the file's name).")
-    var prompt: String?
+    @Argument(help: ArgumentHelp("The promise it stands for: in quotes, or the words after the file (joined by spaces); asked for on a terminal when not given.",
+                                 valueName: "promise"))
+    var words: [String] = []
+
+    /// The promise given: the words after the file, joined by spaces; nil when there are none.
+    var prompt: String? { words.isEmpty ? nil : words.joined(separator: " ") }
 
     func run() async throws {
+        let promise = try prompt ?? askedPromise()
         let context = try global.makeContext()
-        let name = file == "-" ? "Imported picture" : URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        try await badge.run(prompt: prompt ?? name, backendName: backend, source: file, context: context)
+        try await badge.run(prompt: promise, backendName: backend, source: file, context: context)
+    }
+
+    /// The promise when none follows the file: asked for when standard input
+    /// and standard error are a terminal (Enter takes the file's name, which
+    /// the question shows); refused elsewhere, with the command that gives one,
+    /// rather than a promise made up from the file's name.
+    func askedPromise() throws -> String {
+        let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        guard file != "-", isatty(STDIN_FILENO) == 1, Terminal.stderrIsTerminal else {
+            throw BadgeError(.usage, "import needs the promise the picture stands for",
+                             hint: "give it after the file: badge import \(Badge.shellQuoted(file)) \"Walk every day\"")
+        }
+        let shown = OutsideText.printable(name, keepingNewlines: false)
+        let answer = try Questions.ask("The promise this picture stands for, in your words (Enter: \"\(shown)\", the file's name):") { answer in
+            answer.isEmpty ? name : answer
+        }
+        return answer ?? name
     }
 }

@@ -167,7 +167,7 @@ enum GlobalArguments {
                 index += 1
             case spec.valued.contains(token):
                 guard index + 1 < arguments.count else {
-                    throw BadgeError(.usage, "Missing value for '\(token)'", hint: "badge \(token) VALUE COMMAND ..., e.g. badge --store ~/badges show")
+                    throw BadgeError(.usage, "missing value for '\(token)'", hint: "badge \(token) VALUE COMMAND ..., e.g. badge --store ~/badges show")
                 }
                 globals += [token, arguments[index + 1]]
                 index += 2

@@ -29,7 +29,7 @@ struct PromptCommand: ParsableCommand {
     @Option(help: ArgumentHelp("What the promise is, in your words.", valueName: "text"))
     var purpose: String?
 
-    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")).", valueName: "word"),
+    @Option(help: ArgumentHelp("The mood: \(PromptComposer.vibes.joined(separator: ", ")) (or a word for one, such as chill: calm).", valueName: "word"),
             completion: .list(PromptComposer.vibes))
     var vibe: String?
 
@@ -77,11 +77,16 @@ struct PromptCommand: ParsableCommand {
         if purpose == nil {
             guard interactive || isatty(STDIN_FILENO) == 1 else {
                 throw BadgeError(.usage, "--purpose is required when standard input is not a terminal",
-                                 hint: "badge prompt --purpose \"Run a marathon\" [--vibe joyful --metaphor runner --style flat --color coral]")
+                                 hint: "give the stages as flags, e.g. badge prompt --purpose \"Run a marathon\" --vibe joyful --metaphor runner --style flat --color coral")
             }
             try ask(&composer)
         }
         try composer.validate()
+        // A word for a mood is written as the vibe that draws it, and said.
+        if let given = composer.vibe, let drawn = PromptComposer.vibe(named: given), drawn != given.lowercased() {
+            Terminal.note("badge: \"\(given)\" is drawn as the \(drawn) vibe")
+            composer.vibe = drawn
+        }
         if json {
             try Terminal.json(Composed(prompt: composer.line, purpose: composer.purpose, vibe: composer.vibe, metaphor: composer.metaphor,
                                        style: composer.style, colors: composer.colors, grain: composer.grain, glow: composer.glow))
@@ -166,7 +171,9 @@ enum Questions {
         var asked = false
         while true {
             // The question (with its list of choices) once; after an unusable answer, only the reason and the prompt.
-            Terminal.write(to: STDERR_FILENO, Data(((asked ? "" : "\(question)\n") + "› ").utf8))
+            // Wrapped at spaces to the terminal's width: a list of choices never breaks inside a word.
+            let columns = Terminal.columns(of: STDERR_FILENO)
+            Terminal.write(to: STDERR_FILENO, Data(((asked ? "" : Terminal.wrapped(question, width: columns, indent: 3) + "\n") + "› ").utf8))
             asked = true
             guard let line = try line(limit: maxAnswerBytes) else {
                 throw BadgeError(.usage, "standard input ended before the prompt was composed", hint: "answer each question, or give the stages as flags")
@@ -181,7 +188,7 @@ enum Questions {
                 } else if let text = hint, text.hasPrefix("choose one of") {
                     hint = "choose one of those listed above"
                 }
-                Terminal.note("  \(error.message)" + (hint.map { "; \($0)" } ?? ""))
+                Terminal.note(Terminal.wrapped("  \(error.message)" + (hint.map { "; \($0)" } ?? ""), width: Terminal.columns(of: STDERR_FILENO), indent: 4))
             }
         }
     }

@@ -68,20 +68,23 @@ struct HistoryCommand: AsyncParsableCommand {
             Terminal.note("No earlier badges. Each new badge keeps the one it replaces here (up to \(context.store.historyLimit)).")
             return
         }
-        // id, replaced, committed, backend, promise: each column padded to its widest cell,
+        // id, replaced, committed (each with its zone), backend, promise: each column padded to its widest cell,
         // whatever the ids and backend names.
         var rows: [[String]] = []
         for entry in stored {
             let m = entry.metadata
             let zone = TimeZone(identifier: m.timeZone) ?? .current
-            rows.append([m.id, "replaced " + (entry.replacedAt.map { BadgeInfo.dayAndTime($0, in: .current) } ?? "-"),
-                         "committed " + BadgeInfo.dayAndTime(m.commitmentDate, in: zone), m.backend,
+            // Each time says its zone: the replacement is in this machine's, the commitment in the zone it was made in.
+            rows.append([m.id, "replaced " + (entry.replacedAt.map { BadgeInfo.dayTimeAndZone($0, in: .current) } ?? "-"),
+                         "committed " + BadgeInfo.dayTimeAndZone(m.commitmentDate, in: zone), m.backend,
                          m.promise + (m.captionDrawn.map { " (\($0))" } ?? "")])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // On a terminal a row longer than its width goes on under the id, broken at spaces.
+        let columns = Terminal.columns(of: STDOUT_FILENO)
         for row in rows {
             let padded = (0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-            Terminal.out((padded + [row[4]]).joined(separator: "  "))
+            Terminal.out(Terminal.wrapped(Terminal.clean((padded + [row[4]]).joined(separator: "  ")), width: columns, indent: widths[0] + 2))
         }
     }
 }

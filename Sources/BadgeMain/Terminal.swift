@@ -113,6 +113,43 @@ enum Terminal {
         Terminal.write(to: STDOUT_FILENO, data + Data("\n".utf8))
     }
 
+    /// The width to wrap text at on `fd`: the terminal's (TIOCGWINSZ), else
+    /// `$COLUMNS`, else 80 when `fd` is a terminal; nil (no wrapping) when it is
+    /// not, so a pipe or a file gets every line whole, for grep and scripts.
+    static func columns(of fd: Int32) -> Int? {
+        guard isatty(fd) == 1 else { return nil }
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let given = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), given > 0 { return given }
+        return 80
+    }
+
+    /// `text` with each of its lines longer than `width` broken at spaces,
+    /// the lines after the first indented by `indent` spaces; a word longer
+    /// than a line keeps a line of its own. nil `width`: as it is.
+    static func wrapped(_ text: String, width: Int?, indent: Int = 0) -> String {
+        guard let width else { return text }
+        let indent = min(indent, width / 2)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.count > width else { return String(line) }
+            var lines: [String] = []
+            var current = ""
+            for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+                let lead = lines.isEmpty ? "" : String(repeating: " ", count: indent)
+                if current.isEmpty {
+                    current = lead + word
+                } else if current.count + 1 + word.count <= width {
+                    current += " " + word
+                } else {
+                    lines.append(current)
+                    current = String(repeating: " ", count: indent) + word
+                }
+            }
+            lines.append(current)
+            return lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     /// Label/value lines with the labels aligned.
     /// A value's own line breaks (a promise of two lines) go on under its
     /// column, so no line of it can pass for a row of the table.

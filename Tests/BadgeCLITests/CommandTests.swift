@@ -244,10 +244,10 @@ struct CommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let metadata = try #require(try BadgeMetadata.read(from: s.store.appendingPathComponent("badge.png")))
         #expect(metadata.backend == "import" && metadata.prompt == "My picture")
-        let piped = try await s.run(["import", "-", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
+        let piped = try await s.run(["import", "-", "Piped", "--size", "64", "--output", s.root.appendingPathComponent("p.png").path],
                               stdin: try Data(contentsOf: picture))
         #expect(piped.status == 0, "\(piped.stderr)")
-        let notAPicture = try await s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path])
+        let notAPicture = try await s.run(["import", Sandbox.repository.appendingPathComponent("README.md").path, "Read it"])
         #expect(notAPicture.status == 1)
         #expect(notAPicture.stderr.contains("README.md"))
     }
@@ -262,7 +262,7 @@ struct CommandTests {
         let capped = s.root.appendingPathComponent("capped.json")
         try Data(#"{"intake": {"maxFileBytes": 1024}}"#.utf8).write(to: capped)
         let output = s.root.appendingPathComponent("q.png")
-        let process = try s.start(["import", "-", "--config", capped.path, "--size", "64", "--output", output.path])
+        let process = try s.start(["import", "-", "Capped", "--config", capped.path, "--size", "64", "--output", output.path])
         let input = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardError = errors
@@ -365,8 +365,8 @@ struct CommandTests {
 
     @Test(arguments: [
         (["generate", "--size", "5", "x"], "--size must be from 64 to 4096"),
-        (["generate"], "Missing expected argument"),
-        (["generate", "--nope", "x"], "Unknown option"),
+        (["generate"], "error: missing expected argument"),
+        (["generate", "--nope", "x"], "error: unknown option"),
         (["generate", "--backend", "procedrual", "x"], "did you mean \"procedural\""),
         (["generate", "--date", "2027-02-30", "x"], "not a date on the calendar"),
         (["generate", "--style", "watercolour", "x"], "choose one of: medal, tile"),

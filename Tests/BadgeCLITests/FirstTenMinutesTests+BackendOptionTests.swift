@@ -17,14 +17,14 @@ extension FirstTenMinutesTests {
         #expect(contained.status == 0, "\(contained.stderr)")
         #expect(try json(contained.stdout)["model"] as? String == "import (contain)", "\(contained.stdout)")
 
-        let typo = try await s.run(["import", "--size", "64", "--option", "fitt=contain", Self.picture.path])
+        let typo = try await s.run(["import", "--size", "64", "--option", "fitt=contain", Self.picture.path, "My picture"])
         #expect(typo.status == 64, "\(typo.stderr)")
         #expect(typo.stderr.contains("unknown --option \"fitt\"") && typo.stderr.contains("did you mean \"fit\"?"), "\(typo.stderr)")
 
-        let badValue = try await s.run(["import", "--size", "64", "--option", "fit=contian", Self.picture.path])
+        let badValue = try await s.run(["import", "--size", "64", "--option", "fit=contian", Self.picture.path, "My picture"])
         #expect(badValue.status == 64 && badValue.stderr.contains("did you mean \"contain\"?"), "\(badValue.stderr)")
 
-        let styled = try await s.run(["import", "--size", "64", "--style", "medal", Self.picture.path])
+        let styled = try await s.run(["import", "--size", "64", "--style", "medal", Self.picture.path, "My picture"])
         #expect(styled.status == 64, "\(styled.stderr)")
         #expect(styled.stderr.contains("--style medal") && styled.stderr.contains("has no styles"), "\(styled.stderr)")
 

@@ -41,7 +41,7 @@ extension FirstTenMinutesTests {
         #expect(made["caption"] as? String == "¡VAMOS, 2027!", "\(made)")
         let verified = try await s.run(["verify"])
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
-        let imported = try await s.run(["import", "--size", "64", "--caption", "Hi", Self.picture.path])
+        let imported = try await s.run(["import", "--size", "64", "--caption", "Hi", Self.picture.path, "My picture"])
         #expect(imported.status == 64 && imported.stderr.contains("draws no caption"), "\(imported.stderr)")
     }
 }

@@ -17,7 +17,7 @@ extension FirstTenMinutesTests {
 
         let option = try await s.run(["generate", "--stlye", "tile", "Run a 5k"])
         #expect(option.status == 64, "\(option.stderr)")
-        #expect(option.stderr.contains("Unknown option '--stlye'") && option.stderr.contains("did you mean '--style'?"), "\(option.stderr)")
+        #expect(option.stderr.contains("error: unknown option '--stlye'") && option.stderr.contains("did you mean '--style'?"), "\(option.stderr)")
         #expect(!option.stderr.contains("'--store'"), "\(option.stderr)")
 
         // The candidates are the command's own options: import's --backend, show's --json.

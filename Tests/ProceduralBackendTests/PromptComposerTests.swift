@@ -62,7 +62,7 @@ struct PromptComposerTests {
         let cases: [(PromptComposer, String)] = [
             (PromptComposer(purpose: "  "), "the purpose is empty"),
             (PromptComposer(purpose: "Run --ar 16:9"), "contains a flag"),
-            (PromptComposer(purpose: "Run", vibe: "sleepy"), "\"sleepy\" is not a vibe"),
+            (PromptComposer(purpose: "Run", vibe: "grumpy"), "\"grumpy\" is not a vibe"),
             (PromptComposer(purpose: "Run", metaphor: "dragon"), "\"dragon\" is not a symbol"),
             (PromptComposer(purpose: "Run", style: "baroque"), "\"baroque\" is not a style"),
             (PromptComposer(purpose: "Run", colors: ["blurple"]), "\"blurple\" is not a colour"),
