@@ -56,10 +56,10 @@ enum AccessPolicy {
         return difference == 0
     }
 
-    /// Throws unless the request's host is one the studio answers to.
-    static func checkStudioHost(_ request: Request, settings: ServeSettings) throws {
+    /// Throws unless the request's host is one of `names`, the studio's.
+    static func checkStudioHost(_ request: Request, names: Set<String>) throws {
         let host = hostName(request.head.authority) ?? ""
-        guard settings.studioHostNames.contains(host) else {
+        guard names.contains(host) else {
             throw Problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
                           hint: "use the address badge serve printed, or start it with --allow-host \(host)")
         }
@@ -68,14 +68,20 @@ enum AccessPolicy {
 
 /// Every request: one well-formed `Host`; on loopback, one of this server's names.
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
-    let settings: ServeSettings
+    let names: Set<String>
+    let loopback: Bool
+
+    init(settings: ServeSettings) {
+        names = settings.studioHostNames
+        loopback = settings.listensOnLoopback
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The first Host is the request's authority; one more is left among the fields.
         guard AccessPolicy.hostName(request.head.authority) != nil, request.headers[AccessPolicy.hostHeader] == nil else {
             throw Problem(.badRequest, code: "bad-host", "the request has no Host header, more than one, or one that is not a host name")
         }
-        if settings.listensOnLoopback { try AccessPolicy.checkStudioHost(request, settings: settings) }
+        if loopback { try AccessPolicy.checkStudioHost(request, names: names) }
         return try await next(request, context)
     }
 }
@@ -126,10 +132,16 @@ struct PublicArea<Context: RequestContext>: RouterMiddleware {
 
 /// The studio's page, files and API: off loopback, still only to its own host names.
 struct StudioArea<Context: RequestContext>: RouterMiddleware {
-    let settings: ServeSettings
+    let names: Set<String>
+    let loopback: Bool
+
+    init(settings: ServeSettings) {
+        names = settings.studioHostNames
+        loopback = settings.listensOnLoopback
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if !settings.listensOnLoopback { try AccessPolicy.checkStudioHost(request, settings: settings) }
+        if !loopback { try AccessPolicy.checkStudioHost(request, names: names) }
         return try await next(request, context)
     }
 }

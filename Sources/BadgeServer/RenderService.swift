@@ -49,6 +49,14 @@ package final class RenderService: Sendable {
     let limits: ImageLimits
     package let gate: RenderGate
     let cache: RenderCache<Rendered>
+    /// Queries as they came, to what they parsed to and their cache key: a
+    /// query asked again (an embedded badge) is found without being parsed.
+    let parsed = RenderCache<Parsed>(capacity: 4 << 20, cost: { 256 + $0.key.utf8.count })
+
+    struct Parsed: Sendable {
+        let query: RenderQuery
+        let key: String
+    }
 
     package init(backend: BackendInstance, environment: BadgeEnvironment, limits: ImageLimits, gate: RenderGate, cacheBytes: Int = 64 << 20) {
         self.backend = backend
@@ -60,8 +68,23 @@ package final class RenderService: Sendable {
 
     /// The badge for `query`, from the cache or drawn now. Throws
     /// `RenderGate.Full` when the render queue is full.
-    package func badge(for query: RenderQuery, format: BadgeFormat = .png) async throws -> Rendered {
+    /// `query` (a URL's query string) read, or found read before with the
+    /// same largest size; only queries that parse are kept.
+    package func query(_ raw: String?, maxSize: Int, format: BadgeFormat) throws(RenderQuery.Problem) -> (RenderQuery, key: String) {
+        let seen = "\(format == .png ? "png" : "svg") \(maxSize) " + (raw ?? "")
+        if let hit = parsed.value(for: seen) { return (hit.query, hit.key) }
+        let query = try RenderQuery.parse(raw, maxSize: maxSize)
         let key = format == .png ? query.canonical : "svg " + query.canonical
+        parsed.insert(Parsed(query: query, key: key), for: seen)
+        return (query, key)
+    }
+
+    package func badge(for query: RenderQuery, format: BadgeFormat = .png) async throws -> Rendered {
+        try await badge(for: query, key: format == .png ? query.canonical : "svg " + query.canonical, format: format)
+    }
+
+    /// The badge for `query`, whose cache key (`query(_:maxSize:format:)`) is `key`.
+    package func badge(for query: RenderQuery, key: String, format: BadgeFormat) async throws -> Rendered {
         if let hit = cache.value(for: key) { return hit }
         let moment = try query.date.map(RenderQuery.dayStart) ?? Date(timeIntervalSince1970: 0)
         let utc = TimeZone(identifier: "UTC")!

@@ -62,9 +62,12 @@ enum Reply {
     /// Whether `If-None-Match` already names `etag` (a list, or `*`).
     static func notModified(_ request: Request, etag: String) -> Bool {
         guard let header = request.headers[.ifNoneMatch] else { return false }
-        return header.split(separator: ",").contains { tag in
-            let tag = tag.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
+        // A browser sends back the one tag it was given.
+        if header == etag { return true }
+        return header.utf8.split(separator: UInt8(ascii: ",")).contains { tag in
+            let tag = tag.drop { $0 == 32 || $0 == 9 }.reversed().drop { $0 == 32 || $0 == 9 }.reversed()
+            let text = String(decoding: tag, as: UTF8.self)
+            return text == "*" || text == etag || text == "W/" + etag
         }
     }
 

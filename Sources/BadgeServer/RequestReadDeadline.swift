@@ -11,6 +11,8 @@ final class RequestReadDeadline: ChannelInboundHandler, RemovableChannelHandler 
 
     private let timeout: TimeAmount
     private var deadline: Scheduled<Void>?
+    /// A head has come, and its request's end not yet.
+    private var unfinished = false
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -19,17 +21,26 @@ final class RequestReadDeadline: ChannelInboundHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            deadline?.cancel()
-            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-                context.close(promise: nil)
-            }
+            unfinished = true
         case .body:
             break
         case .end:
+            unfinished = false
             deadline?.cancel()
             deadline = nil
         }
         context.fireChannelRead(data)
+    }
+
+    /// The clock starts only for a request still unfinished when what has
+    /// come has been read: a GET's head and end come in one read, and need none.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unfinished && deadline == nil {
+            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelReadComplete()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

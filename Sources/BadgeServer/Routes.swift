@@ -156,14 +156,14 @@ enum Routes {
         _ request: Request, render: RenderService, maxSize: Int, format: BadgeFormat = .png,
         reply: (RenderService.Rendered, RenderQuery) -> Response
     ) async throws -> Response {
-        let query: RenderQuery
+        let query: RenderQuery, key: String
         do {
-            query = try RenderQuery.parse(request.uri.query, maxSize: maxSize)
+            (query, key) = try render.query(request.uri.query, maxSize: maxSize, format: format)
         } catch {
             throw Problem(.badRequest, code: "bad-parameter", error.message, parameter: error.parameter, allowed: error.allowed)
         }
         do {
-            return reply(try await render.badge(for: query, format: format), query)
+            return reply(try await render.badge(for: query, key: key, format: format), query)
         } catch is RenderGate.Full {
             throw Problem.busy(retryAfter: 1)
         } catch {

@@ -61,17 +61,17 @@ package enum StudioServer {
             listening.withLock { $0 = true }
             onListening(address)
         }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
+        // Services stop in the reverse of their order: the studio first, then the server.
+        let services: [any Service] = [app] + (studio.map { [StudioService(studio: $0)] } ?? [])
+        // badge's own signal handling (Interrupts) cancels the command; the group listens for none.
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
         // The group runs in a task of its own, which the caller's cancellation
-        // does not reach: it is stopped gracefully instead, after the studio.
+        // does not reach: that shuts it down gracefully instead.
         let serving = Task { try await group.run() }
         await withTaskCancellationHandler {
             _ = await serving.result
         } onCancel: {
-            Task {
-                await studio?.shutdown()
-                await group.triggerGracefulShutdown()
-            }
+            Task { await group.triggerGracefulShutdown() }
         }
         do {
             try await serving.value
@@ -82,6 +82,19 @@ package enum StudioServer {
                                  hint: "another program may be using the port: choose another with --listen HOST:PORT (port 0 picks a free one)")
             }
             throw BadgeError(.io, "the server on \(address) stopped", cause: "\(error)")
+        }
+    }
+
+    /// The studio as one of the server's services: at the group's graceful
+    /// shutdown it stops first, cancelling the candidates being made (nothing
+    /// of them is committed; a commit under way finishes), before the server
+    /// stops taking requests and answers those it has.
+    struct StudioService: Service {
+        let studio: Studio
+
+        func run() async throws {
+            try? await gracefulShutdown()
+            await studio.shutdown()
         }
     }
 
