@@ -428,6 +428,49 @@ import Glibc
     // MARK: - The studio end to end over HTTP
 
     /// Generate, the events as they come, a pick committed with the date, and `badge show` agreeing.
+    /// A client that stops following a job's events is let go at once: the
+    /// server closes its side of the connection (no socket of its port left
+    /// in CLOSE_WAIT) while the job, a plugin that hangs, goes on.
+    @Test func theEventsEndWhenTheClientGoes() async throws {
+        let s = try Sandbox()
+        let config = s.root.appendingPathComponent("config.json")
+        try Data(#"""
+            {"backends": {"hang": {"type": "exec", "command": ["\#(PluginOrphanTests.fixtures.path)/hang.sh"], "timeoutSeconds": 600,
+                                   "env": {"CHILD_PID_FILE": "\#(s.root.appendingPathComponent("child.pid").path)"}}}}
+            """#.utf8).write(to: config)
+        let served = try await Served.start(s, ["--config", config.path])
+        defer { served.end() }
+        let started = try await served.studio("POST", "/api/generate", json: #"{"promise": "x", "backend": "hang", "count": 2}"#)
+        let job = try #require(started.json?["job"] as? String, "\(started.text)")
+        let (port, token) = (served.port, served.token)
+        // Read the first events, then hang up.
+        let first = try await onThreadOfItsOwn("the first events", limit: .seconds(60)) { () -> String in
+            let fd = try RawHTTP.connect(port: port, timeout: 60)
+            defer { close(fd) }
+            try RawHTTP.write(fd, Data("GET /api/jobs/\(job)/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Badge-Token: \(token)\r\n\r\n".utf8))
+            var buffer = [UInt8](repeating: 0, count: 4096), read = ""
+            while !read.contains("event: started") {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                read += String(decoding: buffer.prefix(n), as: UTF8.self)
+            }
+            return read
+        }
+        #expect(first.contains("event: started"), "\(first)")
+        /// The server's sockets on its port that the client has closed and it has not (CLOSE_WAIT, state 08).
+        func closeWaiting() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            let local = String(format: ":%04X", port)
+            return table.split(separator: "\n").dropFirst().filter { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == "08"
+            }.count
+        }
+        try await Self.waitFor("the server to close the events' connection", timeout: .seconds(20)) { closeWaiting() == 0 }
+        let state = try await served.studio("GET", "/api/state")
+        #expect(state.status == 200)
+    }
+
     /// A candidate whose caption is not the promise whole says so: not drawn (a word
     /// too long for any legible size), shortened (a long promise); a short one says nothing.
     @Test func aCandidateSaysWhenItsCaptionWasNotDrawnWhole() async throws {
