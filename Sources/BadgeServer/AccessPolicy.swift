@@ -56,9 +56,33 @@ enum AccessPolicy {
         return difference == 0
     }
 
-    /// Throws unless the request's host is one of `names`, the studio's.
-    static func checkStudioHost(_ request: Request, names: Set<String>) throws {
-        let host = hostName(request.head.authority) ?? ""
+    /// The response `next` gives, or the one its error is: for middleware
+    /// that sets headers on every answer, a refusal included.
+    static func response<Context: RequestContext>(
+        _ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            return try error.response(from: request, context: context)
+        }
+    }
+}
+
+/// The host names the studio answers to, and whether it listens on loopback,
+/// read from the settings once.
+struct StudioHosts: Sendable {
+    let names: Set<String>
+    let loopback: Bool
+
+    init(_ settings: ServeSettings) {
+        names = settings.studioHostNames
+        loopback = settings.listensOnLoopback
+    }
+
+    /// Throws unless the request's host is one of the studio's names.
+    func check(_ request: Request) throws {
+        let host = AccessPolicy.hostName(request.head.authority) ?? ""
         guard names.contains(host) else {
             throw Problem(.forbidden, code: "forbidden-host", "this server does not answer to the host name \(ServeSettings.quoted(host))",
                           hint: "use the address badge serve printed, or start it with --allow-host \(host)")
@@ -68,20 +92,16 @@ enum AccessPolicy {
 
 /// Every request: one well-formed `Host`; on loopback, one of this server's names.
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
-    let names: Set<String>
-    let loopback: Bool
+    let hosts: StudioHosts
 
-    init(settings: ServeSettings) {
-        names = settings.studioHostNames
-        loopback = settings.listensOnLoopback
-    }
+    init(settings: ServeSettings) { hosts = StudioHosts(settings) }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The first Host is the request's authority; one more is left among the fields.
         guard AccessPolicy.hostName(request.head.authority) != nil, request.headers[AccessPolicy.hostHeader] == nil else {
             throw Problem(.badRequest, code: "bad-host", "the request has no Host header, more than one, or one that is not a host name")
         }
-        if loopback { try AccessPolicy.checkStudioHost(request, names: names) }
+        if hosts.loopback { try hosts.check(request) }
         return try await next(request, context)
     }
 }
@@ -91,12 +111,7 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
 /// otherwise first (`PublicArea`).
 struct BrowserPolicy<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
-        }
+        var response = try await AccessPolicy.response(request, context, next)
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[AccessPolicy.referrerPolicy] = "no-referrer"
         guard response.headers[AccessPolicy.resourcePolicy] == nil else { return response }
@@ -117,12 +132,7 @@ struct BrowserPolicy<Context: RequestContext>: RouterMiddleware {
 /// pages, so any origin may embed or fetch them.
 struct PublicArea<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
-        }
+        var response = try await AccessPolicy.response(request, context, next)
         response.headers[AccessPolicy.resourcePolicy] = "cross-origin"
         response.headers[.accessControlAllowOrigin] = "*"
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'" }
@@ -132,16 +142,12 @@ struct PublicArea<Context: RequestContext>: RouterMiddleware {
 
 /// The studio's page, files and API: off loopback, still only to its own host names.
 struct StudioArea<Context: RequestContext>: RouterMiddleware {
-    let names: Set<String>
-    let loopback: Bool
+    let hosts: StudioHosts
 
-    init(settings: ServeSettings) {
-        names = settings.studioHostNames
-        loopback = settings.listensOnLoopback
-    }
+    init(settings: ServeSettings) { hosts = StudioHosts(settings) }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if !loopback { try AccessPolicy.checkStudioHost(request, names: names) }
+        if !hosts.loopback { try hosts.check(request) }
         return try await next(request, context)
     }
 }
