@@ -90,6 +90,8 @@ import Testing
         #expect((report["flip_duration"] as? Double ?? 0) > 0.3, "the flip did not spring")
         // The download is the badge the page showed then (restored now, the same file).
         #expect(report["download_name"] as? String == "promise-badge.png")
+        #expect(report["download_href_scheme"] as? String == "blob:", "the download link does not point at the picture itself")
+        #expect(report["download_href_png"] as? Bool == true, "the download link's blob: URL is not a picture")
         // The sheet as Image Playground's: options behind a disclosure, a click chooses (the large
         // preview shows it, nothing is committed yet), Done keeps it.
         #expect(report["options_closed_at_first"] as? Bool == true)

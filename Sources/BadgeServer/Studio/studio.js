@@ -90,19 +90,26 @@
     }
   }
 
-  // A download of the API's: fetched with the token, then saved from a blob: URL.
+  // The download links point at blob: URLs of the current badge, fetched
+  // with the token, so that every way of following a link saves the
+  // picture: a click, a middle click, "Save link as". Until one is ready,
+  // a click fetches it first; a link the server does not answer stays so.
+  async function prepareDownload(link, id) {
+    const blob = await (await request(link.dataset.source, { headers: {} })).blob();
+    if (studio.badge !== id) return;
+    if (link.dataset.blob) URL.revokeObjectURL(link.dataset.blob);
+    link.dataset.blob = URL.createObjectURL(blob);
+    link.dataset.badge = id;
+    link.href = link.dataset.blob;
+  }
+
   async function download(event) {
-    event.preventDefault();
     const link = event.currentTarget;
+    if (link.dataset.blob && link.dataset.badge === studio.badge) return;
+    event.preventDefault();
     try {
-      const url = URL.createObjectURL(await (await request(link.dataset.source, { headers: {} })).blob());
-      const save = document.createElement('a');
-      save.href = url;
-      save.download = link.getAttribute('download');
-      document.body.append(save);
-      save.click();
-      save.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      await prepareDownload(link, studio.badge);
+      link.click();
     } catch (e) {
       say('status', e.message, true);
     }
@@ -117,6 +124,11 @@
       const date = longDate(badge);
       showImage($('front'), badge.vector, badge.image);
       $('download-svg').hidden = !badge.vector;
+      if (changed) {
+        for (const link of [$('download'), ...(badge.vector ? [$('download-svg')] : [])]) {
+          prepareDownload(link, badge.id).catch(() => {});
+        }
+      }
       $('front').alt = 'Promise Badge: ' + badge.promise;
       picture($('back'), '/api/badge/back.png?locale=' + encodeURIComponent(english) + '&v=' + badge.id)
         .catch((e) => say('status', e.message, true));

@@ -160,6 +160,15 @@ def main():
         report["download"] = os.path.join(shots, "download.png")
         download.value.save_as(report["download"])
         report["download_name"] = download.value.suggested_filename
+        # Followed another way ("Save link as", a middle click), the link still gives the picture:
+        # it points at a blob: URL of it, which needs no token.
+        wait_until(page, "document.querySelector('#download').href.startsWith('blob:')")
+        report["download_href_scheme"] = page.evaluate("new URL(document.querySelector('#download').href).protocol")
+        report["download_href_png"] = page.evaluate("""() => new Promise((done) => {
+            const image = new Image();
+            image.onload = () => done(image.naturalWidth > 0);
+            image.onerror = () => done(false);
+            image.src = document.querySelector('#download').href; })""")
 
         # The card reached with Tab, as a keyboard user reaches it: its focus ring, clipped with a
         # margin of FOCUS_PAD px around the card, for the test to measure.
