@@ -213,7 +213,11 @@ let package = Package(
         // Measurements for scripts/bench.py (make bench); not a product.
         .executableTarget(
             name: "BadgeBench",
-            dependencies: ["BadgeKit", "CurlTransport", "Canvas", "ProceduralBackend", "RemoteBackend"],
+            dependencies: [
+                "BadgeKit", "CurlTransport", "Canvas", "ProceduralBackend", "RemoteBackend",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Sources/BadgeBench"
         ),
 

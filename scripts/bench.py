@@ -553,7 +553,7 @@ def run(work):
                 extra.append(f"{name}: {a:.0f} ms [{amin:.0f}]; {peer_name}: {b:.0f} ms [{bmin:.0f}]")
 
         def serve(extra):
-            met = bench_serve(rows, extra, work, env, BADGE)
+            met = bench_serve(rows, extra, work, env, BADGE, BENCH)
             for name, a, _, peer_name, b, _ in rows:
                 print(f"{name:48} {a:8.2f} ms {peer_name:>14} {b:8.2f} ms {b / a:6.2f}x")
             print("budgets: " + ", ".join(f"{name} {'met' if ok else 'NOT MET'}" for name, ok in met))
@@ -616,7 +616,7 @@ def run(work):
     bench_import(rows, extra, work, env)
     bench_scale(extra, work, env)
     svg_budgets = bench_svg(extra, work, env)
-    serve_budgets = bench_serve(rows, extra, work, env, BADGE)
+    serve_budgets = bench_serve(rows, extra, work, env, BADGE, BENCH)
 
     print(f"badge benchmark: {RUNS} runs each, medians (min in brackets), {os.cpu_count()} cores")
     print(f"{'work':48} {'badge':>16} {'peer':>28} {'ratio':>7}")

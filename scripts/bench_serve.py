@@ -1,8 +1,11 @@
 """`badge serve` under wrk, for scripts/bench.py (make bench; BENCH_ONLY=serve alone).
 
-Four figures, each from wrk on loopback in the same run:
+Five figures, each from wrk on loopback in the same run:
 - a cached badge answered 200 (the PNG) and 304 (If-None-Match), requests a
   second, against nginx serving the same PNG file (budget: at least 0.5x nginx);
+- the floor under those: the same PNG, its ETag and headers from a bare
+  Hummingbird router (`BadgeBench hummingbird`: one route, no middleware), the
+  rate badge serve's stack allows before badge's own work;
 - uncached 256 px renders a second on every core, against the same pinned to
   one core, each with the render slots `badge serve` takes by default (the
   cores plus one) (budget: at least 1.7x);
@@ -58,7 +61,31 @@ def peak_rss_mb(pid):
     return 0.0
 
 
-def wrk(url, threads=2, connections=64, headers=(), script=None, latency=False):
+def cpu_seconds(pids):
+    """User and system CPU time of the processes, in seconds."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def family(pid):
+    """The process and its children (nginx's workers)."""
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [int(child) for child in out]
+
+
+def cpu_per_request(url, pids, headers=()):
+    """wrk's rate, and the server's CPU time a request in microseconds: the
+    second figure holds when other work shares the cores, the rate does not."""
+    before = cpu_seconds(pids)
+    rate, _, _, _, count = wrk(url, headers=headers, count=True)
+    return rate, (cpu_seconds(pids) - before) / max(count, 1) * 1e6
+
+
+def wrk(url, threads=2, connections=64, headers=(), script=None, latency=False, count=False):
     argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{DURATION}"]
     for header in headers:
         argv += ["-H", header]
@@ -73,7 +100,8 @@ def wrk(url, threads=2, connections=64, headers=(), script=None, latency=False):
     percentiles = {}
     for p, value, unit in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M):
         percentiles[p] = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-    return rate, int(errors.group(1)) if errors else 0, percentiles, socket_errors.group(1) if socket_errors else None
+    result = (rate, int(errors.group(1)) if errors else 0, percentiles, socket_errors.group(1) if socket_errors else None)
+    return result + (int(re.search(r"(\d+) requests in", out).group(1)),) if count else result
 
 
 def head(url, headers=None):
@@ -127,8 +155,22 @@ http {{
     raise SystemExit("bench: nginx did not start")
 
 
-def bench_serve(rows, extra, work, env, badge):
-    """Adds the rows and lines; returns [(budget, met)]."""
+def start_floor(bench, work, png):
+    """`BadgeBench hummingbird`: the PNG from a bare Hummingbird router."""
+    path = os.path.join(work, "floor.png")
+    with open(path, "wb") as f:
+        f.write(png)
+    process = subprocess.Popen([bench, "hummingbird", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()
+    if not line.startswith("http://"):
+        process.kill()
+        raise SystemExit(f"bench: BadgeBench hummingbird did not start: {line!r}")
+    return process, line.strip()
+
+
+def bench_serve(rows, extra, work, env, badge, bench=None):
+    """Adds the rows and lines; returns [(budget, met)]. With `bench` (the
+    BadgeBench binary), also Hummingbird's floor."""
     if not shutil.which("wrk") or not shutil.which("nginx"):
         extra.append("serve: wrk or nginx is missing (scripts/install-deps.sh --with-bench installs them); not measured")
         return []
@@ -141,15 +183,30 @@ def bench_serve(rows, extra, work, env, badge):
         ours_url, nginx_url = f"http://127.0.0.1:{port}{QUERY}", f"http://127.0.0.1:{nginx_port}/badge.png"
         etag = head(ours_url)[0]["ETag"]
         nginx_etag = head(nginx_url)[0]["ETag"]
-        ok, _, _, _ = wrk(ours_url)
-        ok_nginx, _, _, _ = wrk(nginx_url)
+        nginx_pids = family(nginx.pid)
+        ok, ok_cpu = cpu_per_request(ours_url, [server.pid])
+        ok_nginx, ok_nginx_cpu = cpu_per_request(nginx_url, nginx_pids)
         rows.append(("serve: cached badge, 200 (>= 0.5x nginx)", 1000.0 / ok, 1000.0 / ok, "nginx file", 1000.0 / ok_nginx, 1000.0 / ok_nginx))
-        not_modified, _, _, _ = wrk(ours_url, headers=[f"If-None-Match: {etag}"])
-        not_modified_nginx, _, _, _ = wrk(nginx_url, headers=[f"If-None-Match: {nginx_etag}"])
+        not_modified, not_modified_cpu = cpu_per_request(ours_url, [server.pid], headers=[f"If-None-Match: {etag}"])
+        not_modified_nginx, not_modified_nginx_cpu = cpu_per_request(nginx_url, nginx_pids, headers=[f"If-None-Match: {nginx_etag}"])
         rows.append(("serve: cached badge, 304", 1000.0 / not_modified, 1000.0 / not_modified, "nginx file",
                      1000.0 / not_modified_nginx, 1000.0 / not_modified_nginx))
         extra.append(f"serve, cached 256 px badge, wrk 2 threads x 64 connections: 200 {ok:.0f}/s (nginx {ok_nginx:.0f}/s, "
                      f"{ok / ok_nginx:.2f}x); 304 {not_modified:.0f}/s (nginx {not_modified_nginx:.0f}/s, {not_modified / not_modified_nginx:.2f}x)")
+        extra.append(f"serve, the server's CPU a request: 200 {ok_cpu:.1f} us (nginx {ok_nginx_cpu:.1f} us), "
+                     f"304 {not_modified_cpu:.1f} us (nginx {not_modified_nginx_cpu:.1f} us)")
+        if bench and os.path.exists(bench):
+            floor, floor_url = start_floor(bench, work, head(ours_url)[1])
+            try:
+                floor_etag = head(floor_url)[0]["ETag"]
+                floor_ok, floor_ok_cpu = cpu_per_request(floor_url, [floor.pid])
+                floor_not_modified, floor_not_modified_cpu = cpu_per_request(floor_url, [floor.pid], headers=[f"If-None-Match: {floor_etag}"])
+            finally:
+                stop(floor)
+            extra.append(f"serve, Hummingbird's floor (the same PNG from one bare route): 200 {floor_ok:.0f}/s "
+                         f"({floor_ok / ok_nginx:.2f}x nginx), 304 {floor_not_modified:.0f}/s ({floor_not_modified / not_modified_nginx:.2f}x nginx); "
+                         f"badge serve answers at {ok / floor_ok:.2f}x and {not_modified / floor_not_modified:.2f}x of it; "
+                         f"the floor's CPU a request: 200 {floor_ok_cpu:.1f} us, 304 {floor_not_modified_cpu:.1f} us")
 
         # 1,000 open connections on the cached badge.
         busy, _, percentiles, socket_errors = wrk(ours_url, threads=2, connections=1000, latency=True)

@@ -21,10 +21,19 @@
 //     runs the comfyui backend (WORKFLOW in API format, its prompt at
 //     6.inputs.text) COUNT times one after another against the server at URL,
 //     64 px each, after one warm-up run, and prints {"totalMs": ..., "perImageMs": ...}.
+//
+//   badge-bench hummingbird PNG
+//     serves the file PNG at http://127.0.0.1:PORT/badge.png from a bare
+//     Hummingbird router (one route; the ETag, 304 and headers `badge serve`
+//     sends for a cached badge, and nothing else), prints the URL's line
+//     and serves until stopped: the floor under `badge serve`'s rate.
 import BadgeKit
 import Canvas
 import CurlTransport
 import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
 import ProceduralBackend
 import RemoteBackend
 
@@ -41,7 +50,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n       badge-bench svg SIZE RUNS\n       badge-bench comfyui URL WORKFLOW COUNT\n".utf8))
+    FileHandle.standardError.write(Data("usage: badge-bench http URL COUNT CONCURRENCY\n       badge-bench draw SIZE RUNS [PROMPT]\n       badge-bench svg SIZE RUNS\n       badge-bench comfyui URL WORKFLOW COUNT\n       badge-bench hummingbird PNG\n".utf8))
     exit(64)
 }
 
@@ -95,6 +104,32 @@ if arguments.count == 4, arguments[1] == "svg", let size = Int(arguments[2]), le
     exit(0)
 }
 
+if arguments.count == 3, arguments[1] == "hummingbird" {
+    let png = ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: arguments[2])))
+    let etag = "\"\(png.readableBytes)\""
+    let headers: HTTPFields = [
+        .cacheControl: "public, max-age=31536000, immutable", .eTag: etag,
+        HTTPField.Name("Cross-Origin-Resource-Policy")!: "cross-origin", .accessControlAllowOrigin: "*",
+        .xContentTypeOptions: "nosniff", HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    ]
+    let router = Router()
+    router.get("/badge.png") { request, _ -> Response in
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        var fields = headers
+        fields[.contentType] = "image/png"
+        fields[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        fields[.contentLength] = String(png.readableBytes)
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: png))
+    }
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil, backlog: 1024),
+        onServerRunning: { channel in
+            FileHandle.standardOutput.write(Data("http://127.0.0.1:\(channel.localAddress?.port ?? 0)/badge.png\n".utf8))
+        })
+    try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    exit(0)
+}
+
 if arguments.count == 5, arguments[1] == "comfyui", let count = Int(arguments[4]), count > 0 {
     let text = #"{"backends": {"comfy": {"type": "http", "api": "comfyui", "url": \#(JSONWriter.quote(arguments[2])), "retries": 0, "#
         + #""workflow": \#(JSONWriter.quote(arguments[3])), "inputs": {"prompt": "6.inputs.text", "seed": "3.inputs.seed", "#
@@ -126,13 +161,13 @@ else { usage() }
 
 let transport = CurlTransport()
 // One warm-up request: connection set-up and libcurl's initialisation are not per-request costs.
-_ = try? await transport.send(HTTPRequest(url: url))
+_ = try? await transport.send(BadgeKit.HTTPRequest(url: url))
 
 let started = clock.now
 let failures = await withTaskGroup(of: Bool.self) { group -> Int in
     var next = 0, failed = 0
     func add() {
-        group.addTask { ((try? await transport.send(HTTPRequest(url: url)))?.status ?? 0) == 200 }
+        group.addTask { ((try? await transport.send(BadgeKit.HTTPRequest(url: url)))?.status ?? 0) == 200 }
         next += 1
     }
     while next < min(concurrency, count) { add() }
