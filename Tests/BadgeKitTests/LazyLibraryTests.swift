@@ -61,7 +61,7 @@ struct LazyLibraryTests {
             let result = try await Subprocess.run(
                 .name("clang"), arguments: ["-fsyntax-only", "-I", include, file.path],
                 output: .discarded, error: .string(limit: 1 << 16))
-            return (result.terminationStatus.isSuccess, result.standardError ?? "")
+            return (result.terminationStatus.isSuccess, result.standardError)
         }
         async let right = compile("(uLong crc, const Bytef *buf, uInt len)")
         async let wrong = compile("(uLong crc, const Bytef *buf, size_t len)")
