@@ -1,8 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Arrows point one way: BadgeCLI -> BadgeMain -> BadgeServer -> Plugins/* -> {Canvas, CurlTransport} -> BadgeKit.
-// BadgeKit imports nothing of ours; C libraries stay behind Canvas and CurlTransport.
+// Arrows point one way: BadgeCLI -> BadgeMain -> {BadgeServer, Plugins/*, TerminalGraphics, CurlTransport};
+// BadgeServer -> {BadgeCard, ProceduralBackend}, the one backend it names; ProceduralBackend, ImportBackend,
+// BadgeCard and TerminalGraphics -> Canvas; Canvas, CurlTransport, RemoteBackend, ExecBackend -> BadgeKit.
+// BadgeKit imports none of our Swift targets, only three C modules (zlib, libdeflate, libcrypto), with
+// `internal import`: they do not reach its clients. The other C libraries stay behind Canvas,
+// CurlTransport, TerminalGraphics and ExecBackend.
 // Linux only: the code calls Glibc and opens Linux sonames (see the README).
 // Nothing here passes flags of its own: C libraries come through pkg-config, and the
 // release build's link options live in the Makefile (`make build`).
@@ -35,8 +39,10 @@ let package = Package(
     ],
     targets: [
         // libgd and libcurl are opened on first use, not linked: they bring dozens of libraries
-        // whose loading would cost every run ~14 ms (docs/PERFORMANCE.md). CLazyLibrary opens them;
-        // CGD and CCurl call them through functions of their own, prefixed badge_.
+        // whose loading every run would pay (docs/PERFORMANCE.md). CLazyLibrary opens them, by the
+        // sonames scripts/sonames.py reads from the libraries the build links against; CGD and CCurl
+        // call them through functions of their own, prefixed badge_, each checked by the compiler
+        // against the library's header.
         .target(name: "CLazyLibrary", path: "Sources/CLazyLibrary"),
         .target(name: "CGD", dependencies: ["CLazyLibrary"], path: "Sources/CGD"),
         .target(name: "CCurl", dependencies: ["CLazyLibrary"], path: "Sources/CCurl"),
@@ -74,6 +80,8 @@ let package = Package(
             pkgConfig: "chafa",
             providers: [.apt(["libchafa-dev"])]
         ),
+        // prctl, for the exec backend: variadic, so not callable from Swift.
+        .target(name: "CProcessControl", path: "Sources/CProcessControl"),
         // Two-lane square roots and conversions for Canvas's gradient loops.
         .target(name: "CCanvasMath", path: "Sources/CCanvasMath"),
         // deflate for compression levels 1-2: faster than zlib on badges, and bands joinable (see the file).
@@ -156,7 +164,7 @@ let package = Package(
         .target(
             name: "ExecBackend",
             dependencies: [
-                "BadgeKit",
+                "BadgeKit", "CProcessControl",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,7 +177,7 @@ let package = Package(
         .target(
             name: "BadgeServer",
             dependencies: [
-                "BadgeKit", "Canvas", "BadgeCard", "ProceduralBackend",
+                "BadgeKit", "BadgeCard", "ProceduralBackend",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -233,7 +241,16 @@ let package = Package(
             path: "Tests/Support"
         ),
 
-        .testTarget(name: "BadgeKitTests", dependencies: ["BadgeTestSupport", "BadgeKit", "BadgeKitTesting"]),
+        // Two lazily opened libraries over zlib, for BadgeKitTests' LazyLibraryTests.
+        .target(name: "CLazyLibraryProbe", dependencies: ["CLazyLibrary", "CZlib"], path: "Tests/CLazyLibraryProbe"),
+
+        .testTarget(
+            name: "BadgeKitTests",
+            dependencies: [
+                "BadgeTestSupport", "BadgeKit", "BadgeKitTesting", "CLazyLibraryProbe",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ]
+        ),
         .testTarget(name: "CurlTransportTests", dependencies: ["BadgeTestSupport", "CurlTransport", "BadgeKit", "BadgeKitTesting"], exclude: ["Fixtures"]),
         .testTarget(
             name: "RemoteBackendTests",

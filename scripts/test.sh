@@ -111,6 +111,8 @@ stage deps deps >"$deps_log" 2>&1 &
 deps_job=$!
 # Every suite runs on threads of its own (Tests/Support/ThreadsOfTheirOwn.swift).
 scripts/check-suites.py
+# The lazily opened libraries' sonames are those of the libraries built against.
+scripts/sonames.py --check
 stage build "$SWIFT" build --build-tests
 deps_status=0
 wait "$deps_job" || deps_status=$?

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BadgeKit
+internal import CProcessControl
 import Foundation
 import Synchronization
 
@@ -31,13 +32,7 @@ package enum OrphanReaper {
     /// when the kernel refused (a setsid grandchild then outlives the run).
     @discardableResult
     package static func enable() -> Bool {
-        // prctl is variadic and so not callable from Swift; through dlsym, its
-        // integer arguments are passed as the ABI passes them to any function.
-        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-        guard let symbol = dlsym(nil, "prctl") else { return false }
-        let prctl = unsafeBitCast(symbol, to: Prctl.self)
-        let setChildSubreaper: Int32 = 36  // PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
-        guard prctl(setChildSubreaper, 1, 0, 0, 0) == 0 else { return false }
+        guard badge_become_child_subreaper() == 0 else { return false }
         state.withLock { $0.enabled = true }
         return true
     }

@@ -84,7 +84,7 @@ struct PluginProcess: Sendable {
             }
             tasks.addTask {
                 // The limit counts from the spawn, not from whenever this task first ran.
-                while !group.isKnown { try await Task.sleep(for: .milliseconds(5)) }
+                await group.spawned()
                 try await Task.sleep(for: timeout)
                 // On a busy machine the timer and the program's exit can be noticed together:
                 // a program that had already exited is not timed out, its run is about to end.
@@ -160,13 +160,21 @@ struct PluginProcess: Sendable {
 /// PR_SET_PDEATHSIG, so a plugin outlives a badge killed with SIGKILL.
 final class ProcessGroupID: Sendable {
     private let value = Mutex<pid_t?>(nil)
+    /// One element, when the program is spawned; `spawned` waits for it.
+    private let spawn = AsyncStream.makeStream(of: Void.self)
 
     func set(_ pid: pid_t) {
         value.withLock { $0 = pid }
         LivePluginGroups.groups.withLock { _ = $0.insert(pid) }
+        spawn.continuation.yield()
+        spawn.continuation.finish()
     }
 
-    var isKnown: Bool { value.withLock { $0 != nil } }
+    /// Returns once the program has been spawned, or at once when the calling
+    /// task is cancelled (a launch that failed: the run ends without it).
+    func spawned() async {
+        for await _ in spawn.stream { return }
+    }
 
     var id: pid_t? { value.withLock { $0 } }
 

@@ -142,9 +142,9 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     }
 
     /// Loads what stamping and reporting a badge made now will need from ICU
-    /// (the local time zone's rules, the long-date formatter of `locale`:
-    /// ~7 ms), into Foundation's caches: for a spare thread to do while the
-    /// badge is being made.
+    /// (the local time zone's rules, the long-date formatter of `locale`) into
+    /// Foundation's caches: for a spare thread to do while the badge is being
+    /// made.
     public static func warmUpReport(locale: Locale) {
         let zone = TimeZone(identifier: TimeZone.current.identifier) ?? TimeZone(secondsFromGMT: 0)!
         _ = Date().formatted(longDateStyle(locale: locale, timeZone: zone))
@@ -235,12 +235,12 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
     /// `fractionalSeconds` keeps milliseconds, so badges made within one second still sort.
     public static func rfc3339(_ date: Date, in zone: TimeZone, fractionalSeconds: Bool = false) -> String {
         // ISO8601FormatStyle is plain Swift; a DateFormatter would open ICU
-        // (~1.5 ms) for every badge stamped.
+        // for every badge stamped.
         date.formatted(Date.ISO8601FormatStyle(timeZoneSeparator: .colon, includingFractionalSeconds: fractionalSeconds, timeZone: zone))
     }
 
     /// With or without fractional seconds. ISO8601FormatStyle parses in plain
-    /// Swift; ISO8601DateFormatter would open ICU (~4.5 ms) the first time,
+    /// Swift; ISO8601DateFormatter would open ICU the first time,
     /// and every commit to the store reads the badge it replaces.
     public static func parseRFC3339(_ text: String) -> Date? {
         try? Date.ISO8601FormatStyle(timeZoneSeparator: .colon).parse(text)
@@ -269,7 +269,7 @@ public struct BadgeMetadata: Sendable, Equatable, Codable {
 
 /// `value` as `count` lowercase hex digits, zero-padded ("%016llx"): plain
 /// Swift, where String(format:) costs its first caller a scan of every
-/// protocol conformance in the binary (~1 ms).
+/// protocol conformance in the binary.
 package func hexDigits(_ value: UInt64, count: Int) -> String {
     let digits = String(value, radix: 16)
     return String(repeating: "0", count: max(0, count - digits.count)) + digits

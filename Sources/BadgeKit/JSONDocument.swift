@@ -50,6 +50,33 @@ package struct JSONNode: Sendable, Hashable {
     }
 }
 
+extension JSONNode {
+    /// An object's member `key` (its last, should the object not be a parsed
+    /// one), or nil: not there, or not an object. Setting it replaces the
+    /// member's value, or adds the member at the object's end; setting nil
+    /// removes it. Setting a member of what is not an object does nothing.
+    package subscript(key: String) -> JSONNode? {
+        get {
+            guard case let .object(members) = value else { return nil }
+            return members.last { $0.key == key }?.value
+        }
+        set {
+            guard case var .object(members) = value else { return }
+            guard let newValue else {
+                members.removeAll { $0.key == key }
+                value = .object(members)
+                return
+            }
+            if let index = members.lastIndex(where: { $0.key == key }) {
+                members[index].value = newValue
+            } else {
+                members.append(JSONMember(key: key, keyLocation: newValue.location, value: newValue))
+            }
+            value = .object(members)
+        }
+    }
+}
+
 package struct JSONMember: Sendable, Hashable {
     package var key: String
     package var keyLocation: SourceLocation

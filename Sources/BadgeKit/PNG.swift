@@ -1,4 +1,4 @@
-import CLibdeflate
+internal import CLibdeflate
 import Foundation
 
 /// One PNG chunk: a four-letter type and its data.
@@ -229,9 +229,9 @@ public enum PNG {
 }
 
 /// CRC-32 (ISO 3309, as PNG and zlib use it), by libdeflate's `crc32`, which
-/// folds with carry-less multiplication where the CPU has it: 490 KB (a 1024 px
-/// badge's image data) in 0.045 ms here, against 0.19 ms for zlib 1.2.13's
-/// `crc32_z`. Checking a badge's chunks is on every run's path.
+/// folds with carry-less multiplication where the CPU has it, several times
+/// faster than zlib 1.2.13's `crc32_z` (docs/PERFORMANCE.md, Encoding).
+/// Checking a badge's chunks is on every run's path.
 public enum CRC32 {
     public static func checksum<A: DataProtocol, B: DataProtocol>(_ a: A, _ b: B) -> UInt32 {
         update(update(0, a), b)

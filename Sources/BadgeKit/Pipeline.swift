@@ -379,8 +379,8 @@ public struct Pipeline: Sendable {
 
     /// Where workspaces are made: `badge-<uid>` under $TMPDIR, a directory
     /// only this user can enter, so the sweep lists badge's own few entries
-    /// rather than all of $TMPDIR (3.5 ms of a 1024 px `generate` with 2,800
-    /// entries there). Made with mode 0700 when missing, and used only when
+    /// rather than all of $TMPDIR (docs/PERFORMANCE.md has what that costs).
+    /// Made with mode 0700 when missing, and used only when
     /// it is a real directory (not a symbolic link) that this user owns and
     /// no one else may enter; otherwise workspaces go straight into $TMPDIR,
     /// where `mkdtemp` keeps each private all the same.

@@ -1,4 +1,4 @@
-import CLibcrypto
+internal import CLibcrypto
 import Foundation
 
 /// SHA-256 by OpenSSL's libcrypto, which is opened the first time a hash is

@@ -226,21 +226,18 @@ enum GlobalArguments {
     /// global options among its own, as the top-level help lists them. Any
     /// other text as it is.
     static func dumpWithGlobalOptions(_ dump: String) -> String {
-        guard dump.hasPrefix("{"),
-              var root = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
-              var command = root["command"] as? [String: Any],
-              command["commandName"] as? String == "badge", command["superCommands"] == nil,
+        guard dump.hasPrefix("{"), var root = try? JSONParser.parse(dump), var command = root["command"],
+              command["commandName"]?.value == .string("badge"), command["superCommands"] == nil,
               let global = globalArgumentsDump()
         else { return dump }
-        let own = command["arguments"] as? [[String: Any]] ?? []
-        command["arguments"] = global + own
+        guard case let .array(own) = command["arguments"]?.value ?? .array([]) else { return dump }
+        command["arguments"] = JSONNode(.array(global + own), at: command.location)
         root["command"] = command
-        guard let data = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]) else { return dump }
-        return String(decoding: data, as: UTF8.self)
+        return JSONWriter.write(root)
     }
 
     /// The global options as argument-parser describes them, less its `--help`.
-    private static func globalArgumentsDump() -> [[String: Any]]? {
+    private static func globalArgumentsDump() -> [JSONNode]? {
         let dump: String
         do {
             _ = try GlobalOptionsDump.parseAsRoot(["--experimental-dump-help"])
@@ -248,12 +245,11 @@ enum GlobalArguments {
         } catch {
             dump = GlobalOptionsDump.fullMessage(for: error)
         }
-        guard let root = try? JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any],
-              let arguments = (root["command"] as? [String: Any])?["arguments"] as? [[String: Any]]
+        guard let root = try? JSONParser.parse(dump), case let .array(arguments)? = root["command"]?["arguments"]?.value
         else { return nil }
         return arguments.filter { argument in
-            let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-            return !names.contains("help")
+            guard case let .array(names)? = argument["names"]?.value else { return true }
+            return !names.contains { $0["name"]?.value == .string("help") }
         }
     }
 }

@@ -1,9 +1,7 @@
 import ArgumentParser
 import BadgeKit
 import BadgeServer
-import ExecBackend
 import Foundation
-import Subprocess
 import Logging
 
 struct ServeCommand: AsyncParsableCommand {

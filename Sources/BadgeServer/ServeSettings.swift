@@ -31,7 +31,6 @@ package struct ServeSettings: Sendable {
     package var maxJobs: Int
 
     package static let portRange = 0...65535
-    package static let renderSizeRange = BadgeRequest.sizeRange.lowerBound...BadgeRequest.sizeRange.upperBound
     package static let defaultMaxRenderSize = 1024
     /// One render more than there are cores: a render spends part of its time
     /// handing its work from thread to thread rather than on a core, and the

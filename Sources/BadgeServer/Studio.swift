@@ -63,8 +63,6 @@ package final class Studio: Sendable {
     /// newest last (a few: a set of candidates and the badge picked of them).
     private let vectorCache = Mutex<[(id: String, svg: Data)]>([])
     static let vectorsKept = 12
-    /// Commits under way; shutting down waits for them.
-    private let commits = Mutex(0)
 
     package init(context: ServeContext, maxJobs: Int) {
         self.context = context
@@ -396,8 +394,6 @@ package final class Studio: Sendable {
             throw BadgeError(.notFound, "candidate \(number) was not made", hint: job.ended ? "pick one that is ready, or generate again" : "wait until it is ready")
         }
         let pipeline = Pipeline(environment: context.environment, limits: context.config.intake)
-        commits.withLock { $0 += 1 }
-        defer { commits.withLock { $0 -= 1 } }
         return try await pipeline.commit(made, commitment: job.commitment, to: .store(context.store))
     }
 
@@ -407,8 +403,6 @@ package final class Studio: Sendable {
             throw BadgeError(.notFound, "there is no badge \(ServeSettings.quoted(id)) in the history", hint: "ids are 16 hex digits, as the history lists them")
         }
         let store = context.store
-        commits.withLock { $0 += 1 }
-        defer { commits.withLock { $0 -= 1 } }
         return try await BlockingExecutor.runToCompletion { try store.restore(id: id) }
     }
 
@@ -420,9 +414,6 @@ package final class Studio: Sendable {
             for job in running { group.addTask { await job.cancel() } }
         }
     }
-
-    /// Commits under way now.
-    package var commitsInFlight: Int { commits.withLock { $0 } }
 
     private static func noJob(_ id: String) -> BadgeError {
         BadgeError(.notFound, "there is no set of candidates \(ServeSettings.quoted(id))", hint: "it may have been replaced by newer ones; generate again")

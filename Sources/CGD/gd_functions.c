@@ -2,4 +2,4 @@
 // badge_gd_load() fills.
 #include "shim.h"
 
-BADGE_LAZY_LIBRARY_DEFINE(badge_gd, "libgd.so.3", BADGE_GD_FUNCTIONS)
+BADGE_LAZY_LIBRARY_DEFINE(badge_gd, BADGE_SONAME_GD, BADGE_GD_FUNCTIONS)

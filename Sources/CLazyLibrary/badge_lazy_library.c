@@ -7,6 +7,11 @@
 // the lock.
 static void fail(badge_lazy_library *library) { __atomic_store_n(&library->state, -1, __ATOMIC_RELEASE); }
 
+void badge_lazy_library_describe_missing(const badge_lazy_library *library, const char *name, char *message,
+                                         size_t capacity) {
+    if (message && capacity > 0) snprintf(message, capacity, "%s has no function %s (an older version?)", library->soname, name);
+}
+
 #if defined(__linux__)
 #include <dlfcn.h>
 
@@ -22,9 +27,8 @@ static void resolve(badge_lazy_library *library) {
     }
     for (size_t i = 0; i < library->count; i++) {
         void *symbol = dlsym(handle, library->names[i]);
-        if (!symbol) {
-            snprintf(library->message, sizeof(library->message), "%s has no function %s (an older version?)",
-                     library->soname, library->names[i]);
+        if (!symbol && library->required[i]) {
+            badge_lazy_library_describe_missing(library, library->names[i], library->message, sizeof(library->message));
             fail(library);
             return;
         }

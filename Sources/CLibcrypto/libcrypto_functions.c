@@ -2,4 +2,4 @@
 // that badge_libcrypto_load() fills.
 #include "shim.h"
 
-BADGE_LAZY_LIBRARY_DEFINE(badge_libcrypto, "libcrypto.so.3", BADGE_LIBCRYPTO_FUNCTIONS)
+BADGE_LAZY_LIBRARY_DEFINE(badge_libcrypto, BADGE_SONAME_LIBCRYPTO, BADGE_LIBCRYPTO_FUNCTIONS)

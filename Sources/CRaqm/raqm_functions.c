@@ -2,4 +2,4 @@
 // badge_raqm_load() fills.
 #include "shim.h"
 
-BADGE_LAZY_LIBRARY_DEFINE(badge_raqm, "libraqm.so.0", BADGE_RAQM_FUNCTIONS)
+BADGE_LAZY_LIBRARY_DEFINE(badge_raqm, BADGE_SONAME_RAQM, BADGE_RAQM_FUNCTIONS)

@@ -94,7 +94,7 @@ public final class GDImage {
     private func encoded(_ name: String, _ encode: (UnsafeMutablePointer<Int32>) -> UnsafeMutableRawPointer?) throws -> Data {
         var size: Int32 = 0
         guard let bytes = encode(&size), size > 0 else {
-            throw BadgeError(.generationFailed, "libgd could not encode the \(name)")
+            throw LibGD.failure(BadgeError(.generationFailed, "libgd could not encode the \(name)"))
         }
         defer { badge_gdFree(bytes) }
         return Data(bytes: bytes, count: Int(size))
@@ -163,7 +163,7 @@ public final class GDImage {
         }
         let problems = badge_gd_problems()
         guard let image else {
-            throw BadgeError(.invalidImage, "the \(name) could not be decoded", path: source, hint: "the file is corrupt or truncated")
+            throw LibGD.failure(BadgeError(.invalidImage, "the \(name) could not be decoded", path: source, hint: "the file is corrupt or truncated"))
         }
         let decoded = GDImage(taking: image)
         guard problems == 0 else {

@@ -15,7 +15,7 @@ public enum GIFAnimation {
         var output = Data()
         func append(_ bytes: UnsafeMutableRawPointer?, _ size: Int32, _ step: String) throws {
             guard let bytes, size > 0 else {
-                throw BadgeError(.generationFailed, "libgd could not encode the animated GIF (\(step))")
+                throw LibGD.failure(BadgeError(.generationFailed, "libgd could not encode the animated GIF (\(step))"))
             }
             defer { badge_gdFree(bytes) }
             output.append(Data(bytes: bytes, count: Int(size)))
@@ -44,7 +44,7 @@ public enum GIFAnimation {
     private static func palette(_ canvas: Canvas) throws -> gdImagePtr {
         let truecolor = try GDImage(canvas)
         guard let image = badge_gdImageCreatePaletteFromTrueColor(truecolor.pointer, 0, 256) else {
-            throw BadgeError(.generationFailed, "libgd could not reduce a frame to 256 colours", hint: "is memory short?")
+            throw LibGD.failure(BadgeError(.generationFailed, "libgd could not reduce a frame to 256 colours", hint: "is memory short?"))
         }
         return image
     }

@@ -17,7 +17,7 @@
 #include "badge_lazy_library.h"
 
 // Each entry: return type, name, parameters, arguments.
-#define BADGE_CURL_FUNCTIONS(RETURNING, VOID)                                                                    \
+#define BADGE_CURL_FUNCTIONS(RETURNING, VOID, OPTIONAL)                                                          \
     RETURNING(CURLcode, curl_global_init, (long flags), (flags))                                                 \
     RETURNING(CURL *, curl_easy_init, (void), ())                                                                \
     VOID(curl_easy_cleanup, (CURL * handle), (handle))                                                           \
@@ -42,11 +42,11 @@
     RETURNING(CURLcode, curl_mime_filename, (curl_mimepart * part, const char *name), (part, name))              \
     RETURNING(CURLcode, curl_mime_type, (curl_mimepart * part, const char *type), (part, type))
 
-// Opens libcurl.so.4, once. 0 when loaded; otherwise -1 and the reason in
+// Opens libcurl (BADGE_SONAME_CURL), once. 0 when loaded; otherwise -1 and the reason in
 // `message` (up to `capacity` bytes).
 int badge_curl_load(char *message, size_t capacity);
 
-BADGE_CURL_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID)
+BADGE_CURL_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID, BADGE_LAZY_DECLARE)
 
 CURLcode badge_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode badge_curl_setopt_string(CURL *handle, CURLoption option, const char *value);

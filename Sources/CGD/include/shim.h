@@ -15,8 +15,10 @@
 
 #include "badge_lazy_library.h"
 
-// Each entry: return type, name, parameters, arguments.
-#define BADGE_GD_FUNCTIONS(RETURNING, VOID)                                                                      \
+// Each entry: return type, name, parameters, arguments. OPTIONAL: the encoders
+// and decoders besides PNG's, and the GIF animation's, which only some commands
+// reach: a libgd without one fails only its calls (badge_gd_missing says why).
+#define BADGE_GD_FUNCTIONS(RETURNING, VOID, OPTIONAL)                                                            \
     RETURNING(gdImagePtr, gdImageCreateTrueColor, (int sx, int sy), (sx, sy))                                   \
     VOID(gdImageDestroy, (gdImagePtr im), (im))                                                                  \
     VOID(gdFree, (void *m), (m))                                                                                 \
@@ -34,26 +36,31 @@
     RETURNING(int, gdImageSetInterpolationMethod, (gdImagePtr im, gdInterpolationMethod id), (im, id))           \
     RETURNING(gdImagePtr, gdImageScale, (const gdImagePtr src, const unsigned int w, const unsigned int h), (src, w, h)) \
     RETURNING(int, gdImagePaletteToTrueColor, (gdImagePtr src), (src))                                           \
-    RETURNING(gdImagePtr, gdImageCreatePaletteFromTrueColor, (gdImagePtr im, int dither, int colors), (im, dither, colors)) \
     RETURNING(gdImagePtr, gdImageCreateFromPngPtr, (int size, void *data), (size, data))                         \
-    RETURNING(gdImagePtr, gdImageCreateFromJpegPtrEx, (int size, void *data, int ignoreWarning), (size, data, ignoreWarning)) \
-    RETURNING(gdImagePtr, gdImageCreateFromGifPtr, (int size, void *data), (size, data))                         \
-    RETURNING(gdImagePtr, gdImageCreateFromWebpPtr, (int size, void *data), (size, data))                        \
     RETURNING(void *, gdImagePngPtrEx, (gdImagePtr im, int *size, int level), (im, size, level))                 \
-    RETURNING(void *, gdImageJpegPtr, (gdImagePtr im, int *size, int quality), (im, size, quality))             \
-    RETURNING(void *, gdImageWebpPtrEx, (gdImagePtr im, int *size, int quantization), (im, size, quantization))  \
-    RETURNING(void *, gdImageGifPtr, (gdImagePtr im, int *size), (im, size))                                     \
-    RETURNING(void *, gdImageGifAnimBeginPtr, (gdImagePtr im, int *size, int globalCM, int loops), (im, size, globalCM, loops)) \
-    RETURNING(void *, gdImageGifAnimAddPtr,                                                                      \
-              (gdImagePtr im, int *size, int localCM, int left, int top, int delay, int disposal, gdImagePtr previous), \
-              (im, size, localCM, left, top, delay, disposal, previous))                                         \
-    RETURNING(void *, gdImageGifAnimEndPtr, (int *size), (size))
+    OPTIONAL(gdImagePtr, gdImageCreatePaletteFromTrueColor, (gdImagePtr im, int dither, int colors), (im, dither, colors)) \
+    OPTIONAL(gdImagePtr, gdImageCreateFromJpegPtrEx, (int size, void *data, int ignoreWarning), (size, data, ignoreWarning)) \
+    OPTIONAL(gdImagePtr, gdImageCreateFromGifPtr, (int size, void *data), (size, data))                          \
+    OPTIONAL(gdImagePtr, gdImageCreateFromWebpPtr, (int size, void *data), (size, data))                         \
+    OPTIONAL(void *, gdImageJpegPtr, (gdImagePtr im, int *size, int quality), (im, size, quality))               \
+    OPTIONAL(void *, gdImageWebpPtrEx, (gdImagePtr im, int *size, int quantization), (im, size, quantization))   \
+    OPTIONAL(void *, gdImageGifPtr, (gdImagePtr im, int *size), (im, size))                                      \
+    OPTIONAL(void *, gdImageGifAnimBeginPtr, (gdImagePtr im, int *size, int globalCM, int loops), (im, size, globalCM, loops)) \
+    OPTIONAL(void *, gdImageGifAnimAddPtr,                                                                       \
+             (gdImagePtr im, int *size, int localCM, int left, int top, int delay, int disposal, gdImagePtr previous), \
+             (im, size, localCM, left, top, delay, disposal, previous))                                          \
+    OPTIONAL(void *, gdImageGifAnimEndPtr, (int *size), (size))
 
-// Opens libgd.so.3, once. 0 when loaded; otherwise -1 and the reason in
-// `message` (up to `capacity` bytes).
+// Opens libgd (BADGE_SONAME_GD), once. 0 when loaded; otherwise -1 and the
+// reason in `message` (up to `capacity` bytes).
 int badge_gd_load(char *message, size_t capacity);
 
-BADGE_GD_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID)
+// After an OPTIONAL function answered NULL on this thread: 1 when this libgd
+// lacks it, with the reason in `message`; 0 when gd itself failed. Reads and
+// clears what that call left.
+int badge_gd_missing(char *message, size_t capacity);
+
+BADGE_GD_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID, BADGE_LAZY_DECLARE)
 
 static inline int badge_gd_sx(gdImagePtr im) { return gdImageSX(im); }
 static inline int badge_gd_sy(gdImagePtr im) { return gdImageSY(im); }

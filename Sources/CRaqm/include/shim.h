@@ -12,7 +12,7 @@
 #include "badge_lazy_library.h"
 
 // Each entry: return type, name, parameters, arguments.
-#define BADGE_RAQM_FUNCTIONS(RETURNING, VOID)                                                                   \
+#define BADGE_RAQM_FUNCTIONS(RETURNING, VOID, OPTIONAL)                                                         \
     RETURNING(raqm_t *, raqm_create, (void), ())                                                                \
     VOID(raqm_destroy, (raqm_t * rq), (rq))                                                                     \
     RETURNING(bool, raqm_set_text_utf8, (raqm_t * rq, const char *text, size_t len), (rq, text, len))           \
@@ -25,10 +25,10 @@
     RETURNING(bool, raqm_layout, (raqm_t * rq), (rq))                                                           \
     RETURNING(raqm_glyph_t *, raqm_get_glyphs, (raqm_t * rq, size_t *length), (rq, length))
 
-// Opens libraqm.so.0, once. 0 when loaded; otherwise -1 and the reason in
+// Opens libraqm (BADGE_SONAME_RAQM), once. 0 when loaded; otherwise -1 and the reason in
 // `message` (up to `capacity` bytes).
 int badge_raqm_load(char *message, size_t capacity);
 
-BADGE_RAQM_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID)
+BADGE_RAQM_FUNCTIONS(BADGE_LAZY_DECLARE, BADGE_LAZY_DECLARE_VOID, BADGE_LAZY_DECLARE)
 
 #endif
