@@ -96,6 +96,7 @@ struct LanguagesCaptionTests {
         ("Read a book before my trip to Kyoto", .book),
         ("Nadar en el mar cada verano", .swimmer),
         ("Perdre cinq kilos avant l'été", .dumbbells),
+        ("Ik ga elke avond een uur lezen in plaats van op mijn telefoon te scrollen", .book),
     ])
     func theMotifComesFromWhatThePromiseIsAbout(prompt: String, motif: Motif) {
         #expect(PromptReading(prompt).scene.0 == motif, "\(PromptReading(prompt).motifs.map { "\($0.0) <- \($0.1)" })")
