@@ -51,6 +51,9 @@ let package = Package(
         // libraqm (HarfBuzz and FriBidi) shapes captions in scripts that need it, opened
         // the same way: only such a caption loads it. Its header takes FreeType's.
         .target(name: "CRaqm", dependencies: ["CLazyLibrary", "CFreeType"], path: "Sources/CRaqm"),
+        // ICU's break iterators, where a Chinese, Japanese or Korean caption may be cut, opened
+        // the same way: only such a caption loads it. Its headers (libicu-dev) name the version.
+        .target(name: "CICU", dependencies: ["CLazyLibrary"], path: "Sources/CICU"),
 
         // libjpeg-turbo, for decoding JPEG at 1/2, 1/4 or 1/8 scale; FreeType and fontconfig for
         // captions. Linked as pkg-config describes them.
@@ -119,7 +122,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CCanvasMath", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CICU", "CCanvasMath", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 

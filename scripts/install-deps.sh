@@ -5,7 +5,8 @@ set -euo pipefail
 
 # libraqm shapes captions in Arabic, Hebrew, Devanagari, CJK...; the Noto fonts draw them.
 # ca-certificates: the system's CAs, which https backends verify servers against.
-packages=(libgd-dev libcurl4-openssl-dev libssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libchafa-dev fonts-dejavu-core
+# libicu-dev: ICU's line breaking, where a Chinese, Japanese or Korean caption may be cut.
+packages=(libgd-dev libcurl4-openssl-dev libssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libicu-dev libchafa-dev fonts-dejavu-core
   fonts-noto-core fonts-noto-cjk fontconfig pkg-config zlib1g-dev libdeflate-dev ca-certificates)
 # Flags add package sets; several may be given.
 for flag in "$@"; do
@@ -15,7 +16,8 @@ for flag in "$@"; do
     # plugins draw with Pillow and ImageMagick, tesseract reads captions back in each script, and tmux
     # gives --choose a real terminal; fuse (fusermount, libfuse2) mounts the file system that fails
     # fsyncs for the store's fault tests: only the tests need them.
-    --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim tesseract-ocr-jpn
+    --with-tests) packages+=(chromium python3-pil imagemagick tmux tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-fra
+                             tesseract-ocr-deu tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld tesseract-ocr-chi-sim tesseract-ocr-jpn
                              tesseract-ocr-kor tesseract-ocr-rus tesseract-ocr-ell tesseract-ocr-ara tesseract-ocr-heb tesseract-ocr-hin
                              fuse librsvg2-bin) ;;
     # make check-package: dpkg-deb and dpkg-shlibdeps, strip and strings, debootstrap, and curl

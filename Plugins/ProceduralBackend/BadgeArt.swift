@@ -52,11 +52,11 @@ struct BadgeArt {
     /// The PNG row filter that makes these pictures smallest (see PNGEncoder).
     static let filter = PNGEncoder.Filter.none
 
-    /// The art engine's version, recorded in every badge it draws (`art-engine 5`).
+    /// The art engine's version, recorded in every badge it draws (`art-engine 6`).
     /// One engine is drawn: any change to its pixels is a new number, and a badge
     /// drawn by an earlier one is verified by the release of badge that drew it
     /// (Provenance.retired).
-    static let currentEngine = 5
+    static let currentEngine = 6
 
     let request: BadgeRequest
     let caption: Bool
@@ -124,7 +124,7 @@ struct BadgeArt {
         let fitting: @Sendable () -> TextImage? = { [request, caption] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
             let words = request.caption.map(Caption.given) ?? reading.caption
-            return Caption.fitted(Caption.forms(words), fonts: FontStack(primary: face), size: size, round: round)
+            return Caption.fitted(caption: words, fonts: FontStack(primary: face), size: size, round: round)
         }
         // Recorded only, the caption is fitted first, on this thread: there is nothing to draw meanwhile.
         let alone = threads == 1 || !rasterising

@@ -67,7 +67,12 @@ struct LookReading: Sendable, Equatable {
     /// Reads a prompt's text, clause by clause: colour words are one colour only
     /// within a clause ("navy, coral" are two; "midnight black" one).
     init(text: String) {
-        for clause in PromptReading.clauses(text) { read(PromptReading.words(clause)) }
+        // Colour words of other languages are read as the English ones (ColourWords).
+        let english = ColourWords.isEnglish(PromptReading.words(text))
+        for clause in PromptReading.clauses(text) {
+            let words = PromptReading.words(clause)
+            read(english ? words : ColourWords.translated(words))
+        }
     }
 
     private mutating func read(_ words: [String]) {

@@ -121,7 +121,10 @@ struct PromptReading: Sendable {
         "moon": .moon, "star": .moon, "stars": .moon, "sleep": .moon, "bed": .moon, "bedtim": .moon, "rest": .moon,
         "wave": .waves, "ocean": .waves, "sea": .waves, "surf": .waves, "beach": .waves,
         "write": .pencil, "writ": .pencil, "pen": .pencil, "pencil": .pencil, "journal": .pencil, "diary": .pencil, "poem": .pencil,
-        "music": .music, "song": .music, "sing": .music, "guitar": .music, "piano": .music,
+        "music": .music, "song": .music, "sing": .music, "guitar": .music, "piano": .music, "cello": .music, "violin": .music,
+        "viola": .music, "flute": .music, "drum": .music, "drums": .music, "trumpet": .music, "saxophon": .music, "saxophone": .music,
+        "ukulele": .music, "harp": .music, "clarinet": .music, "instrument": .music, "orchestra": .music, "choir": .music,
+        "kg": .dumbbells, "kilo": .dumbbells, "kilos": .dumbbells, "kilogram": .dumbbells, "lbs": .dumbbells, "weigh": .dumbbells,
         "code": .laptop, "cod": .laptop, "program": .laptop, "laptop": .laptop, "computer": .laptop, "develop": .laptop, "app": .laptop,
         "speech": .speech, "bubble": .speech, "language": .speech, "languag": .speech, "speak": .speech, "talk": .speech, "spanish": .speech, "french": .speech, "call": .speech,
         "leaf": .leaf, "green": .leaf, "vegetabl": .leaf, "vegan": .leaf, "salad": .leaf, "veggi": .leaf, "eat": .leaf,
@@ -187,35 +190,51 @@ struct PromptReading: Sendable {
                                     "think", "stretch", "grow"]
 
     /// Words a caption does not start with ("A pair of dumbbells" reads "PAIR OF DUMBBELLS").
-    static let leading: Set<String> = ["a", "an", "the", "to", "i", "will", "my", "i'll"]
+    /// In Spanish, French, German, Portuguese and Dutch, the future's "I will" too
+    /// ("voy a", "je vais", "ich werde", "eu vou", "ik ga", "ik zal").
+    static let leading: Set<String> = ["a", "an", "the", "to", "i", "will", "my", "i'll", "yo", "voy", "je", "vais", "ich", "werde",
+                                       "eu", "vou", "ik", "ga", "zal"]
 
     init(_ prompt: String) {
         let (text, flags) = Self.separateFlags(prompt)
         // Emoji are motif hints ("🏃" reads "run"), never caption.
-        let words = text.unicodeScalars.compactMap { Self.emojiWords[$0] } + Self.words(text)
+        let hints = text.unicodeScalars.compactMap { Self.emojiWords[$0] }
+        let words = hints + Self.words(text)
+        // Words of adverbials of time, place and duration ("every morning", "thirty minutes",
+        // "before my trip to Kyoto"): a motif they name comes after the verb's and its object's.
+        let adverbial = Set(Self.adverbialWords(in: text).map { $0 + hints.count })
         var motifs: [(Motif, String)] = []
-        var colors: [String] = []
-        var skipNext = false
+        var incidental: Set<String> = []
         for (i, word) in words.enumerated() {
-            let skipping = skipNext
-            skipNext = false
             if let motif = Self.motif(for: word), !motifs.contains(where: { $0.0 == motif }) {
                 motifs.append((motif, word))
-            }
-            if i + 1 < words.count, CSSColors.named[word + words[i + 1]] != nil {
-                colors.append(word + words[i + 1])  // "sea green" is seagreen
-                skipNext = true
-            } else if !skipping, !LookReading.isTime(words, at: i), Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil
-                || Self.vibes[word] != nil {
-                colors.append(word)
+                if adverbial.contains(i) { incidental.insert(word) }
             }
             if style == nil, let named = Self.styleWords[word] { style = named }
             if Self.grainWords.contains(word) { grain = true }
             if Self.glowWords.contains(word) { glow = true }
         }
+        // Colour words of other languages are read as the English ones ("azul marino" is navy).
+        let colourWords = ColourWords.isEnglish(words) ? words : ColourWords.translated(words)
+        var colors: [String] = []
+        var skipNext = false
+        for (i, word) in colourWords.enumerated() {
+            let skipping = skipNext
+            skipNext = false
+            if i + 1 < colourWords.count, CSSColors.named[word + colourWords[i + 1]] != nil {
+                colors.append(word + colourWords[i + 1])  // "sea green" is seagreen
+                skipNext = true
+            } else if !skipping, !LookReading.isTime(colourWords, at: i),
+                      Palette.named[word] != nil || Palette.moods[word] != nil || CSSColors.named[word] != nil || Self.vibes[word] != nil {
+                colors.append(word)
+            }
+        }
         var weakWords: Set<String> = []
-        if motifs.isEmpty { Self.readOtherLanguages(text, words: words, into: &motifs, weak: &weakWords) }
+        if motifs.isEmpty {
+            Self.readOtherLanguages(text, words: words, adverbial: adverbial, into: &motifs, weak: &weakWords, incidental: &incidental)
+        }
         self.weakWords = weakWords
+        self.incidental = incidental
         // The symbol the prompt names ("a path as its symbol") is drawn, whatever else it mentions.
         let named = Set(Self.clauses(text).map(Self.words).filter { $0.contains(where: Self.metaphorWords.contains) }.joined())
         symbol = motifs.first { named.contains($0.1) }
@@ -250,13 +269,17 @@ struct PromptReading: Sendable {
 
     /// The motifs a promise names in another language (MotifWords): its words
     /// by stem, and Chinese, Japanese and Korean text by substring.
-    private static func readOtherLanguages(_ text: String, words: [String], into motifs: inout [(Motif, String)], weak weakWords: inout Set<String>) {
+    private static func readOtherLanguages(
+        _ text: String, words: [String], adverbial: Set<Int>, into motifs: inout [(Motif, String)], weak weakWords: inout Set<String>,
+        incidental: inout Set<String>
+    ) {
         let english = words.contains(where: englishWords.contains)
-        for word in words {
+        for (i, word) in words.enumerated() {
             if english && word.unicodeScalars.allSatisfy({ $0.value < 0x250 }) { continue }
             guard let (motif, weak) = MotifWords.motif(for: word), !motifs.contains(where: { $0.0 == motif }) else { continue }
             motifs.append((motif, word))
             if weak { weakWords.insert(word) }
+            if adverbial.contains(i) { incidental.insert(word) }
         }
         for (motif, key, weak) in MotifWords.unspacedMotifs(in: text) where !motifs.contains(where: { $0.0 == motif }) {
             motifs.append((motif, key))
@@ -266,6 +289,10 @@ struct PromptReading: Sendable {
 
     /// Words of other languages read here that say little alone (MotifWords.weak).
     var weakWords: Set<String> = []
+
+    /// Words that chose a motif inside an adverbial of time, place or duration
+    /// ("every morning", "thirty minutes", "avant mon voyage à Kyoto").
+    var incidental: Set<String> = []
 
     /// Whether a word that chose a motif says little alone.
     func isWeak(_ word: String) -> Bool { Self.weak.contains(word) || weakWords.contains(word) }
@@ -304,12 +331,95 @@ struct PromptReading: Sendable {
         if let (path, trees) = composed {
             return (.path, [path.1, trees.1])
         }
-        let strong = motifs.filter { !isWeak($0.1) }
-        if let first = strong.first ?? motifs.first {
-            if let better = motifs.first(where: { Self.outranks[$0.0]?.contains(first.0) == true }) { return (better.0, [better.1]) }
+        // The verb's and its object's motifs before an adverbial's; among them, a specific word's before a weak one's.
+        let central = motifs.filter { !incidental.contains($0.1) }
+        let candidates = central.isEmpty ? motifs : central
+        let strong = candidates.filter { !isWeak($0.1) }
+        if let first = strong.first ?? candidates.first {
+            if let better = candidates.first(where: { Self.outranks[$0.0]?.contains(first.0) == true }) { return (better.0, [better.1]) }
             return (first.0, [first.1])
         }
         return (.abstract, [])
+    }
+
+    /// Prepositions that begin an adverbial of time or place, in English,
+    /// Spanish, French, German, Italian, Portuguese and Dutch (without accents,
+    /// as `Caption.plain` writes them). Not "on" ("less time on my phone") nor
+    /// "to", "for", "with": those introduce what the promise is about.
+    static let adverbialPrepositions: Set<String> = [
+        "before", "after", "until", "till", "by", "during", "in", "at", "near", "around", "since", "within",
+        "antes", "despues", "durante", "hasta", "desde", "en", "tras",
+        "avant", "apres", "pendant", "jusqu", "depuis", "dans", "durant",
+        "vor", "nach", "bis", "wahrend", "seit", "im", "am", "um",
+        "prima", "dopo", "fino", "entro", "nel", "nella", "nei", "nelle",
+        "depois", "ate", "em", "no", "na", "nos", "nas",
+        "voor", "tot", "tijdens", "sinds", "binnen",
+    ]
+
+    /// Words that begin an adverbial of frequency or time ("every morning",
+    /// "jeden Morgen", "cette année", "next summer").
+    static let frequencyWords: Set<String> = [
+        "every", "each", "next", "this", "last", "jeden", "jede", "jedes", "jedem", "jeder", "diesen", "dieses", "diese", "nachsten",
+        "kommenden", "chaque", "tous", "toutes", "cette", "ce", "cet", "prochain", "prochaine", "cada", "todos", "todas", "este",
+        "esta", "proximo", "proxima", "ogni", "tutti", "tutte", "questo", "questa", "prossimo", "prossima", "esse", "essa", "neste",
+        "nesta", "elke", "elk", "iedere", "ieder", "alle", "deze", "dit", "volgende", "komende",
+    ]
+
+    /// Adverbs of time that are an adverbial alone.
+    static let timeAdverbs: Set<String> = [
+        "daily", "weekly", "monthly", "nightly", "tonight", "tomorrow", "today", "taglich", "morgens", "abends", "diariamente",
+        "quotidiennement", "quotidianamente", "dagelijks", "wekelijks",
+    ]
+
+    /// Words that join a noun to its complement inside one noun phrase ("mon voyage à Kyoto", "the end of summer").
+    static let linkers: Set<String> = ["a", "de", "of", "to", "du", "des", "d", "di", "do", "da", "del", "della", "van", "von", "der", "al"]
+
+    /// The indices, in `words(text)`, of the words of adverbials of time,
+    /// place and duration: a preposition of time or place, or a word of
+    /// frequency, and the noun phrase after it ("before my trip to Kyoto",
+    /// "every morning", "vor der Arbeit"); a number and a unit of time
+    /// ("thirty minutes", "dreißig Minuten"); an adverb of time ("daily").
+    static func adverbialWords(in text: String) -> [Int] {
+        var marked: [Int] = []
+        var offset = 0
+        for clause in clauses(text) {
+            let words = Self.words(clause).map(Caption.plain)
+            func isNumber(_ word: String) -> Bool {
+                (!word.isEmpty && word.allSatisfy(\.isNumber)) || Caption.numberWords.contains(word)
+            }
+            // The index after the noun phrase that starts at `start`: determiners and numbers, a
+            // word, and what a linker joins to it.
+            func phraseEnd(from start: Int) -> Int {
+                var k = start
+                while true {
+                    while k < words.count, Caption.articles.contains(words[k]) || linkers.contains(words[k]) || isNumber(words[k]) { k += 1 }
+                    guard k < words.count else { return k }
+                    k += 1
+                    guard k + 1 < words.count, linkers.contains(words[k]) else { return k }
+                    k += 1
+                }
+            }
+            var i = 0
+            while i < words.count {
+                let word = words[i]
+                var end = i
+                if adverbialPrepositions.contains(word) || frequencyWords.contains(word) {
+                    end = phraseEnd(from: i + 1)
+                } else if isNumber(word), i + 1 < words.count, Caption.timeUnits.contains(words[i + 1]) {
+                    end = i + 2
+                } else if timeAdverbs.contains(word) {
+                    end = i + 1
+                }
+                if end > i {
+                    marked += (i..<end).map { $0 + offset }
+                    i = end
+                } else {
+                    i += 1
+                }
+            }
+            offset += words.count
+        }
+        return marked
     }
 
     /// Motifs that can stand behind another as a faint backdrop: "Run at sunrise"

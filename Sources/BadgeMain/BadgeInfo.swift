@@ -103,9 +103,9 @@ struct BadgeInfo: Encodable {
             ("Commitment Date", commitmentDateLong),
             ("Promise", promise),
             ("Prompt", prompt == promise ? nil : prompt),
-            // Said when the caption is shortened or left out, and why (the procedural backend's notes).
+            // Said when the caption is shortened, left out or not drawn, and why (the procedural backend's notes).
             ("Caption", caption.map { drawn in extra?["caption-shortened"].map { "\(drawn) (shortened: \($0))" } ?? drawn }
-                ?? extra?["caption-omitted"].map { "none: \($0)" }),
+                ?? extra?["caption-omitted"].map { "none: \($0)" } ?? Self.notDrawn(extra?["warning"])),
             ("Backend", Self.backendText(backend: backend, type: backendType, model: model)),
             ("Fallback from", extra?["fallback-from"]),
             ("Note", extra?["note"]),
@@ -115,6 +115,16 @@ struct BadgeInfo: Encodable {
             ("Id", id),
             ("File", path),
         ])
+    }
+}
+
+extension BadgeInfo {
+    /// "not drawn (even its shortest form does not fit...)": the reason the
+    /// backend's warning gives for a caption it did not draw.
+    static func notDrawn(_ warning: String?) -> String? {
+        let prefix = "the caption was not drawn: "
+        guard let warning, warning.hasPrefix(prefix) else { return nil }
+        return "not drawn (\(warning.dropFirst(prefix.count)))"
     }
 }
 

@@ -49,6 +49,9 @@ struct CaptionFontTests {
         let warning = "the caption was not drawn: even its shortest form does not fit the badge at a legible size; give a shorter one with --caption"
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains("badge: warning: backend \"procedural\": " + warning), "\(result.stderr)")
+        // The summary's Caption row says it was not drawn, and why.
+        #expect(result.stdout.contains("Caption          not drawn (even its shortest form does not fit the badge at a legible size"),
+                "\(result.stdout)")
         let metadata = try #require(try BadgeMetadata.read(from: file))
         #expect(metadata.extra["warning"] == warning)
         #expect(metadata.extra["caption-drawn"] == nil)

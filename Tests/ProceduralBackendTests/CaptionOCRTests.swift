@@ -130,7 +130,8 @@ import Testing
 
 /// Long promises keep their words: the caption is the start of the promise,
 /// at least three words, cut at a phrase boundary, and the badge says it was
-/// shortened and why. In English, Russian and Greek, at 512 and 1024 px.
+/// shortened and why. In English, Spanish, French, German, Italian,
+/// Portuguese, Dutch, Russian and Greek, at 512 and 1024 px.
 @Suite(.threadsOfTheirOwn, .serialized) struct LongPromiseOCRTests {
     static let promises: [(prompt: String, language: String)] = [
         ("Finish writing the fantasy novel I have been planning since university", "eng"),
@@ -141,11 +142,17 @@ import Testing
         ("Выучить испанский язык до следующего лета, чтобы свободно говорить с семьёй жены", "rus"),
         ("Διαβάζω ένα βιβλίο κάθε μήνα και γράφω λίγες σκέψεις για το καθένα στο ημερολόγιό μου", "ell"),
         ("Περπατάω δέκα χιλιάδες βήματα κάθε μέρα στην παραλία με τον σκύλο μου", "ell"),
+        ("Terminar de escribir la novela de fantasía que planeo desde la universidad", "spa"),
+        ("Apprendre à jouer du piano assez bien pour accompagner ma fille", "fra"),
+        ("Ich lerne jeden Abend Spanisch mit einer App, um im Sommer mit meinen Kollegen zu sprechen", "deu"),
+        ("Imparare a suonare la chitarra abbastanza bene per suonare con gli amici", "ita"),
+        ("Correr uma meia maratona em menos de duas horas antes do meu aniversário", "por"),
+        ("Ik ga elke avond een uur lezen in plaats van op mijn telefoon te scrollen", "nld"),
     ]
 
     @Test func aLongPromiseKeepsItsStartAndSaysWhy() async throws {
         #expect(Self.promises.allSatisfy { (60...120).contains($0.prompt.count) })
-        try OCR.requireTesseract(languages: ["ell", "eng", "rus"])
+        try OCR.requireTesseract(languages: Set(Self.promises.map(\.language)).sorted())
         let jobs = [512, 1024].flatMap { size in
             Self.promises.map { OCR.Job(prompt: $0.prompt, style: "medal", language: $0.language, size: size) }
         }

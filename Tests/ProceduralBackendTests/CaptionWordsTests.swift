@@ -67,7 +67,9 @@ struct CaptionWordsTests {
         ("Learn graphic design", "LEARN GRAPHIC DESIGN"),
         ("Take a photo every day for a year", "TAKE A PHOTO EVERY DAY FOR A YEAR"),
         ("Eat less chocolate", "EAT LESS CHOCOLATE"),
-        ("Read to my kids in green", "READ TO MY KIDS IN GREEN"),
+        // A colour a preposition introduces at the end of the clause is the picture's: it leaves with its "in".
+        ("Read to my kids in green", "READ TO MY KIDS"),
+        ("Read to my kids in the green park", "READ TO MY KIDS IN THE GREEN PARK"),
         ("Turn off the light in the evening", "TURN OFF THE LIGHT IN THE EVENING"),
         ("Read 20 books, one a month", "READ 20 BOOKS, ONE A MONTH"),
         ("Finish writing the fantasy novel I have been planning since university",
