@@ -22,7 +22,7 @@ package enum Provenance {
     /// Art engines this version of badge no longer draws, and the release that does.
     /// One engine is kept in the code: a badge drawn by an earlier one is redrawn
     /// by the release that drew it, not by a copy of that engine kept here.
-    static let retired = ["art-engine 2": "0.2.0", "art-engine 3": "0.2.0", "art-engine 4": "0.2.0"]
+    static let retired = ["art-engine 2": "0.2.0", "art-engine 3": "0.2.0", "art-engine 4": "0.2.0", "art-engine 5": "0.3.0"]
 
     /// The badge is opened once: its metadata and its pixels are read from the
     /// same descriptor, so what is verified is one file, whatever happens at

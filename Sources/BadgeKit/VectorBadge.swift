@@ -12,7 +12,7 @@ public protocol VectorGenerator: BadgeGenerator {
 
 /// An SVG badge before its metadata is stamped in.
 public struct VectorImage: Sendable {
-    /// Who drew it, as `GeneratedImage.model` ("art-engine 5").
+    /// Who drew it, as `GeneratedImage.model` ("art-engine 6").
     public var model: String?
     public var seed: UInt64?
     /// What the backend reports, as `GeneratedImage.extra`.

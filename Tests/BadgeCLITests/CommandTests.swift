@@ -27,7 +27,7 @@ struct CommandTests {
         // Stamped while the command ran (to the second), however long a busy machine made that.
         #expect(metadata.commitmentDate >= before.addingTimeInterval(-1) && metadata.commitmentDate <= after.addingTimeInterval(1),
                 "\(metadata.commitmentDate) is not between \(before) and \(after)")
-        #expect(metadata.model == "art-engine 5")
+        #expect(metadata.model == "art-engine 6")
     }
 
     /// A promise of only white space (any script's: no-break and ideographic spaces too) is a usage error, and nothing is committed.

@@ -332,7 +332,7 @@ struct ArtEngine4Tests {
         } throws: { error in
             guard let error = error as? BadgeError else { return false }
             return error.code == .unsupportedFormat
-                && error.message == "this badge was drawn by art-engine 3; this version of badge draws only with art-engine 5"
+                && error.message == "this badge was drawn by art-engine 3; this version of badge draws only with art-engine 6"
                 && error.hint == "verify it with badge 0.2.0, which draws art-engine 3"
         }
         #expect(Provenance.retired["art-engine 4"] == "0.2.0" && Provenance.retired["art-engine 2"] == "0.2.0")
