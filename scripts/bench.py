@@ -456,6 +456,19 @@ def bench_draw(extra):
                  f"both as generate does them, the drawing threads compressing: {figures['renderMs']:.1f} ms")
 
 
+def bench_icon(extra):
+    """Loading the icon font and finding an icon, in fresh processes: what one
+    1024 px badge of an icon spends on it (target <= 2 ms)."""
+    if not os.path.exists(BENCH):
+        return
+    figures = [json.loads(subprocess.run([BENCH, "icon", "1024"], check=True, capture_output=True, text=True).stdout)
+               for _ in range(RUNS)]
+    first = statistics.median(f["firstMs"] for f in figures)
+    second = statistics.median(f["secondMs"] for f in figures)
+    extra.append(f"icon for a 1024 px badge, font opened and glyph found and rendered (target <= 2 ms): {first:.2f} ms "
+                 f"(the first in a process, median of {RUNS}); a second icon: {second:.2f} ms")
+
+
 def dicebear_bytes(seed):
     """DiceBear's `shapes` avatar for `seed`, at 1024 px (dicebear-core and
     dicebear-styles from PyPI, as a team page's avatars are made): its bytes."""
@@ -613,6 +626,7 @@ def run(work):
     bench_batch(rows, work, env)
     bench_mixed(rows, work, env)
     bench_draw(extra)
+    bench_icon(extra)
     bench_import(rows, extra, work, env)
     bench_scale(extra, work, env)
     svg_budgets = bench_svg(extra, work, env)

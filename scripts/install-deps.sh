@@ -4,10 +4,11 @@
 set -euo pipefail
 
 # libraqm shapes captions in Arabic, Hebrew, Devanagari, CJK...; the Noto fonts draw them.
+# fonts-material-design-icons-iconfont: Google's Material Icons, the procedural backend's icon motifs.
 # ca-certificates: the system's CAs, which https backends verify servers against.
 # libicu-dev: ICU's line breaking, where a Chinese, Japanese or Korean caption may be cut.
 packages=(libgd-dev libcurl4-openssl-dev libssl-dev libjpeg62-turbo-dev libfreetype-dev libfontconfig-dev libraqm-dev libicu-dev libchafa-dev fonts-dejavu-core
-  fonts-noto-core fonts-noto-cjk fontconfig pkg-config zlib1g-dev libdeflate-dev ca-certificates)
+  fonts-noto-core fonts-noto-cjk fonts-material-design-icons-iconfont fontconfig pkg-config zlib1g-dev libdeflate-dev ca-certificates)
 # Flags add package sets; several may be given.
 for flag in "$@"; do
   case "$flag" in

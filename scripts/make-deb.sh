@@ -77,7 +77,7 @@ while read -r soname; do
 done < <(strings -a "$binary" | grep -E '^lib[A-Za-z0-9_+-]+(\.[A-Za-z0-9_+-]+)*\.so\.[0-9]+$' | sort -u)
 
 # One entry a package: a versioned one from dpkg-shlibdeps wins over a bare name.
-depends=$( { [ -n "$linked" ] && tr ',' '\n' <<<"$linked"; printf '%s\n' "${opened[@]}" fonts-dejavu-core fonts-noto-core; } \
+depends=$( { [ -n "$linked" ] && tr ',' '\n' <<<"$linked"; printf '%s\n' "${opened[@]}" fonts-dejavu-core fonts-noto-core fonts-material-design-icons-iconfont; } \
   | sed 's/^ *//; s/ *$//' | awk 'NF { name = $1; if (!(name in seen)) { seen[name] = $0; order[++n] = name } else if (index($0, "(")) seen[name] = $0 }
                                 END { for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? ", " : ""), seen[order[i]] }')
 

@@ -135,6 +135,9 @@ struct BadgeArt {
         let ready = alone ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
+        // An icon in the motif's place, when one says more (IconChoice); drawn only when its font opens.
+        let iconChoice = IconChoice.choose(for: request.prompt, reading: reading)
+        let icon = iconChoice.flatMap { IconFont.isAvailable() ? $0.icon : nil }
         var palette = style == .sketch ? Palette.sketch(look: reading.look)
             : Palette.make(look: reading.look, colorWords: reading.colorWords, motif: motif, random: &random)
         // A sketch is line art on paper: no horizon scene.
@@ -143,7 +146,7 @@ struct BadgeArt {
         // A horizon scene's caption stands on the dark ground.
         if look.horizon != nil { palette.ink = RGBA(255, 249, 240) }
         let composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
-                                      look: look, motif: motif)
+                                      look: look, motif: motif, icon: icon)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
                         caption: { sharedCaption?.value ?? (try? pending?.value) ?? ready })
         // The picture is recorded once, in two parts: the background, which
@@ -197,8 +200,10 @@ struct BadgeArt {
             encoded = png
         }
 
+        let drawnMotif: String = motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", "))
+        let motifNote: String = icon != nil ? iconChoice?.note ?? drawnMotif : drawnMotif
         var notes = [
-            "motif": motif.rawValue + (words.isEmpty ? " (no known word; drawn from the words' hash)" : " <- " + words.joined(separator: ", ")),
+            "motif": motifNote,
             "palette": palette.name + (reading.colorWords.isEmpty ? "" : " <- " + reading.colorWords.joined(separator: ", ")),
             "style": style.rawValue + (request.style == nil && reading.style != nil ? " (from the prompt)" : ""),
             "caption": caption ? "on" : "off",
@@ -224,7 +229,12 @@ struct BadgeArt {
         }
         let effects = [reading.grain ? "grain" : nil, reading.glow ? "glow" : nil].compactMap { $0 }
         if !effects.isEmpty { notes["effects"] = effects.joined(separator: ", ") }
-        if !reading.notes.isEmpty { notes["note"] = reading.notes.joined(separator: "; ") }
+        var said = reading.notes
+        if let iconChoice, icon == nil {
+            said.append("the icon \"\(iconChoice.icon.name)\" was not drawn: the icon font is missing (\(IconFont.path)); "
+                        + "install it: apt-get install \(IconFont.package)")
+        }
+        if !said.isEmpty { notes["note"] = said.joined(separator: "; ") }
         let area = plan.caption().map { text in
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
             return (x, y, text.box.width, text.box.height)
@@ -407,8 +417,7 @@ struct BadgeArt {
             // Line art: the motif is drawn as a mask, its details cut out of it in white, and
             // every edge of what is left inked: the outline and the inner lines.
             let mask = SceneRecorder(width: request.size, height: request.size)
-            var painter = MotifPainter(scene: mask, frame: composition.motifFrame(frame), ink: .black, cut: .white, random: random)
-            painter.draw(plan.motif)
+            composition.drawMotif(mask, plan.motif, frame: composition.motifFrame(frame), ink: .black, cut: .white, random: random)
             scene.drawOutline(of: mask.scene, radius: max(1, Int(size * 0.006)), color: palette.ink)
         } else {
             if composition.look.horizon == nil, let (backdrop, _) = reading.backdrop {
@@ -421,6 +430,9 @@ struct BadgeArt {
 
         if let text {
             let (x, y) = Self.captionCorner(text, side: request.size, round: round)
+            if style == .flat && composition.look.horizon == nil {
+                composition.flatRibbon(scene, x: x, y: y, width: text.box.width, height: text.box.height)
+            }
             scene.draw(text, color: palette.ink, x: x, y: y)
         }
         return scene.scene

@@ -37,6 +37,8 @@ struct Composition: Sendable {
     /// The motif. In a horizon scene it stands on the horizon as a silhouette,
     /// or is left out when the scene already draws it (a sun, the sea, the moon).
     let motif: Motif
+    /// The icon drawn in the motif's place, when the badge draws one (IconChoice).
+    var icon: Icon? = nil
 
     var round: Bool { style != .tile }
     var center: Point { Point(size / 2, size / 2) }
@@ -104,36 +106,62 @@ struct Composition: Sendable {
         (palette.ink.luminance > 0.5 ? RGBA.black : RGBA.white).withAlpha(alpha)
     }
 
-    /// Flat: a solid disc in the face's colour out to the edge, no metal, no
-    /// bevel, no shadow; the lower part a block of a deeper shade, on which
-    /// the caption stands; the seed's pattern above it, and for the rim a
-    /// solid accent line, a ring of accent dots or a wide accent band.
+    /// Flat's face colour: the plate the motif stands on and the ribbon the caption is on.
+    var flatFace: RGBA { palette.faceLight.mixed(with: palette.faceDark, 0.5) }
+
+    /// Flat's field: the disc around the plate, the face taken a third of the way to the ink.
+    var flatField: RGBA { flatFace.mixed(with: palette.ink, 0.36) }
+
+    /// Flat: a layout of its own in solid colours, no metal, bevel or shadow.
+    /// A disc of the field colour out to the edge, with the seed's pattern on
+    /// it and, for the rim, a line of the accent colour, dashed, dotted or
+    /// solid; the motif stands on a plate of the face colour (`flatPlate`) and
+    /// the caption on a ribbon of it (`flatRibbon`), both drawn with them.
     private func flatBackground(_ scene: SceneRecorder) {
         let s = size, c = center
-        let face = palette.faceLight.mixed(with: palette.faceDark, 0.5)
-        scene.fill(.circle(center: c, radius: outer), with: .solid(face))
+        scene.fill(.circle(center: c, radius: outer), with: .solid(flatField))
         backdrop(scene)
-        // The block below the motif: the face moved away from the ink, so the caption reads better still.
-        let block = face.mixed(with: away(255), 0.28)
-        let top = c.y + s * 0.1, r = outer, dy = top - c.y
-        let a0 = asin(dy / r)
-        scene.fill(.polygon((0...64).map { i in
-            let a = a0 + (.pi - 2 * a0) * Double(i) / 64
-            return Point(c.x + cos(a) * r, c.y + sin(a) * r)
-        }), with: .solid(block))
+        let r = outer - s * 0.02
         switch layout.rim {
         case .notches:
-            scene.fill(.ring(center: c, inner: outer - s * 0.034, outer: outer - s * 0.026), with: .solid(palette.accent))
+            let dashes = 40
+            for k in 0..<dashes {
+                let a0 = Double(k) / Double(dashes) * 2 * .pi, a1 = a0 + 0.6 / Double(dashes) * 2 * .pi
+                scene.fill(.capsule(from: Point(c.x + cos(a0) * r, c.y + sin(a0) * r), to: Point(c.x + cos(a1) * r, c.y + sin(a1) * r),
+                                    radius: s * 0.005), with: .solid(palette.accent))
+            }
         case .beads:
             let beads = 36
             for k in 0..<beads {
                 let a = (Double(k) + 0.5) / Double(beads) * 2 * .pi
-                scene.fill(.circle(center: Point(c.x + cos(a) * (outer - s * 0.03), c.y + sin(a) * (outer - s * 0.03)), radius: s * 0.0065),
-                            with: .solid(palette.accent))
+                scene.fill(.circle(center: Point(c.x + cos(a) * r, c.y + sin(a) * r), radius: s * 0.0065), with: .solid(palette.accent))
             }
         case .ridges:
-            scene.fill(.ring(center: c, inner: outer - s * 0.024, outer: outer), with: .solid(palette.accent))
+            scene.fill(.ring(center: c, inner: r - s * 0.005, outer: r + s * 0.005), with: .solid(palette.accent))
         }
+    }
+
+    /// The plate a flat motif stands on: a disc of the face colour around it.
+    func flatPlate(_ scene: SceneRecorder, frame: Frame) {
+        scene.fill(.circle(center: frame.center, radius: frame.radius * 1.4), with: .solid(flatFace))
+    }
+
+    /// The ribbon a flat caption stands on: a band of the face colour across
+    /// the disc and a little past it, its rows whole pixels, and behind each
+    /// end a swallow-tailed fold in a deeper shade.
+    func flatRibbon(_ scene: SceneRecorder, x: Int, y: Int, width: Int, height: Int) {
+        let s = size, c = center
+        let pad = (s * 0.028).rounded()
+        let top = Double(y) - pad, bottom = Double(y + height) + pad
+        let half = max(Double(width) / 2 + s * 0.05, s * 0.4)
+        let fold = flatFace.mixed(with: palette.ink, 0.55)
+        let depth = s * 0.05, drop = (bottom - top) * 0.35
+        for side in [-1.0, 1.0] {
+            let inner = c.x + side * (half - depth), outer = c.x + side * (half + depth * 0.9)
+            scene.fill(.polygon([Point(inner, top + drop), Point(outer, top + drop), Point(c.x + side * (half + depth * 0.2), (top + bottom) / 2 + drop),
+                                 Point(outer, bottom + drop), Point(inner, bottom + drop)]), with: .solid(fold))
+        }
+        scene.fill(.roundedRect(x: c.x - half, y: top, width: 2 * half, height: bottom - top, radius: 0), with: .solid(flatFace))
     }
 
     /// The part of the disc of radius `r` between the heights `top` and `bottom`.
@@ -431,7 +459,7 @@ struct Composition: Sendable {
     static let sceneryMotifs: Set<Motif> = [.sun, .waves, .abstract, .globe, .moon]
 
     /// Whether the motif stands on the horizon as a silhouette.
-    var standsOnHorizon: Bool { !Self.sceneryMotifs.contains(motif) }
+    var standsOnHorizon: Bool { icon != nil || !Self.sceneryMotifs.contains(motif) }
 
     /// The motif's frame in the arrangement: alone, the motif stands larger;
     /// with something around it, smaller, and a halo (to 1.22 of the motif and
@@ -458,19 +486,19 @@ struct Composition: Sendable {
             let standing = Frame(center: Point(center.x - size * 0.05, horizonY - radius * 0.82), radius: radius)
             // Dark against the light; at night, light against the dark.
             let night = look.horizon?.kind == .night
-            var silhouette = MotifPainter(scene: scene, frame: standing, ink: night ? colours.light.lighter(0.3) : colours.ground,
-                                          cut: night ? colours.top : colours.glow, random: random)
-            silhouette.draw(motif)
+            drawMotif(scene, motif, frame: standing, ink: night ? colours.light.lighter(0.3) : colours.ground,
+                      cut: night ? colours.top : colours.glow, random: random)
             return
         }
         let accent = palette.accent
+        if style == .flat { flatPlate(scene, frame: frame) }
         let frame = motifFrame(frame)
         let r = frame.radius
         switch layout.arrangement {
         case .centred:
             break
         case .halo:
-            if style != .sketch { scene.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40))) }
+            if style == .medal || style == .tile { scene.fill(.circle(center: frame.center, radius: r * 1.22), with: .solid(away(40))) }
             scene.fill(.ring(center: frame.center, inner: r * 1.22, outer: r * 1.22 + size * 0.01), with: .solid(accent))
         case .stars:
             for k in 0..<5 {
@@ -502,8 +530,13 @@ struct Composition: Sendable {
             }
         }
         guard drawsMotif else { return }
-        var painter = MotifPainter(scene: scene, frame: frame, ink: palette.ink,
-                                   cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
+        drawMotif(scene, motif, frame: frame, ink: palette.ink, cut: palette.faceDark.mixed(with: palette.faceLight, 0.4), random: random)
+    }
+
+    /// The icon, when the badge draws one and its font renders it; else the hand-drawn motif.
+    func drawMotif(_ scene: SceneRecorder, _ motif: Motif, frame: Frame, ink: RGBA, cut: RGBA, random: SplitMix64) {
+        if let icon, IconFont.draw(icon, in: scene, frame: frame, ink: ink) { return }
+        var painter = MotifPainter(scene: scene, frame: frame, ink: ink, cut: cut, random: random)
         painter.draw(motif)
     }
 

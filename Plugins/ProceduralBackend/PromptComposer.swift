@@ -39,6 +39,9 @@ package struct PromptComposer: Sendable, Equatable {
     /// The symbols it can draw, by name.
     package static let metaphors: [String] = Motif.allCases.filter { $0 != .abstract }.map(\.rawValue)
 
+    /// How many icons the icon font gives beyond the motifs (IconCatalog).
+    package static let iconCount = IconCatalog.count
+
     package static let styles: [String] = BadgeArt.Style.allCases.map(\.rawValue)
 
     /// A few colours to suggest; any of the 147 CSS names and the descriptive words work.

@@ -12,6 +12,12 @@
 //     drawing threads compress the bands already drawn); and prints
 //     {"drawMs": median, "encodeMs": median, "renderMs": median, "bytes": N}.
 //
+//   badge-bench icon SIZE
+//     in a fresh process, chooses, finds and renders the icon of a promise
+//     (the font opened to see it is there, then to render the glyph) as a
+//     SIZE px badge does, then another promise's, and prints
+//     {"firstMs": ..., "secondMs": ..., "width": N}.
+//
 //   badge-bench svg SIZE RUNS
 //     for each procedural style, records the badge of "A pair of dumbbells"
 //     (seed 1) as a scene RUNS times and writes the scene as SVG RUNS times,
@@ -79,6 +85,17 @@ if arguments.count >= 4, arguments.count <= 5, arguments[1] == "draw", let size 
         }
     }
     print("{\"drawMs\": \(median(drawMs)), \"encodeMs\": \(median(encodeMs)), \"renderMs\": \(median(renderMs)), \"bytes\": \(encoded.count)}")
+    exit(0)
+}
+
+if arguments.count == 3, arguments[1] == "icon", let size = Int(arguments[2]) {
+    // A fresh process, as each `badge generate` is: the first icon's cost, then a second's.
+    guard let first = ProceduralGenerator.iconCost(of: "Play tennis every weekend", size: size),
+          let second = ProceduralGenerator.iconCost(of: "Learn to play the piano", size: size) else {
+        FileHandle.standardError.write(Data("badge-bench: no icon was drawn; install fonts-material-design-icons-iconfont\n".utf8))
+        exit(1)
+    }
+    print("{\"firstMs\": \(first.milliseconds), \"secondMs\": \(second.milliseconds), \"width\": \(first.width)}")
     exit(0)
 }
 

@@ -148,7 +148,10 @@ public final class FontFace {
             throw BadgeError(.generationFailed, "FreeType could not start")
         }
         guard FT_New_Face(library, file, FT_Long(index), &face) == 0, face != nil else {
+            // Done here, not again in deinit (which runs for an instance whose init threw once it was whole).
             FT_Done_FreeType(library)
+            library = nil
+            face = nil
             throw BadgeError(.generationFailed, "cannot open the font \"\(name)\"", path: file,
                              hint: "install it: apt-get install fonts-dejavu-core fontconfig")
         }

@@ -125,6 +125,9 @@ struct FirstTenMinutesPartThreeTests {
         let readme = try String(contentsOf: Sandbox.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let counts = readme.matches(of: /(\d+) motifs/).map { Int($0.1)! }
         #expect(!counts.isEmpty && counts.allSatisfy { $0 == PromptComposer.metaphors.count }, "\(counts) vs \(PromptComposer.metaphors.count)")
+        // And of the icons beyond them.
+        let icons = readme.matches(of: /(\d+) icons/).map { Int($0.1)! }
+        #expect(!icons.isEmpty && icons.allSatisfy { $0 == PromptComposer.iconCount }, "\(icons) vs \(PromptComposer.iconCount)")
     }
 
     // MARK: - 8. Small things

@@ -27,6 +27,8 @@ struct SVGTests {
          Case(prompt: "हर दिन पढ़ें", style: .flat, size: 512),
          Case(prompt: "A minimalist sunset over the sea, deep navy sky, coral and gold light at the horizon", style: .medal, size: 512),
          Case(prompt: "Meditate daily, glowing, grain", style: .flat, size: 512)]
+        // An icon (IconMotifTests): glyph outlines in the SVG, the glyph's coverage in the PNG.
+        + [BadgeArt.Style.medal, .sketch, .flat].map { Case(prompt: "Play tennis every weekend", style: $0, size: 512) }
         // Every backdrop (rays, rings, dots, stripes) over the seeds of the gallery's first promise.
         + BadgeArt.Style.allCases.flatMap { style in (1...3).map { Case(prompt: "A pair of dumbbells", style: style, size: 256, seed: $0) } }
 
