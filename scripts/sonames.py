@@ -13,7 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HEADER = ROOT / "Sources/CLazyLibrary/include/badge_sonames.h"
 # The macro, and the pkg-config package the library's Debian -dev package installs.
 LIBRARIES = [("BADGE_SONAME_GD", "gdlib"), ("BADGE_SONAME_CURL", "libcurl"),
-             ("BADGE_SONAME_LIBCRYPTO", "libcrypto"), ("BADGE_SONAME_RAQM", "raqm")]
+             ("BADGE_SONAME_LIBCRYPTO", "libcrypto"), ("BADGE_SONAME_RAQM", "raqm"), ("BADGE_SONAME_ICU", "icu-uc")]
 DT_SONAME, DT_STRTAB, SHT_DYNAMIC = 14, 5, 6
 
 

@@ -4,7 +4,7 @@ import Foundation
 /// after IHDR. Image and date live in one file, so one rename commits both.
 public struct BadgeMetadata: Sendable, Equatable, Codable {
     /// The version of the badge tool that wrote the file.
-    public static let version = "0.3.0"
+    public static let version = "0.4.0"
     public static let generatorVersion = "badge " + version
     static let prefix = "badge:"
 

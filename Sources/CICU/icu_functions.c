@@ -8,6 +8,7 @@
 #include <unicode/uversion.h>
 
 #include "badge_lazy_library.h"
+#include "badge_sonames.h"
 
 #define BADGE_ICU_STRING(x) #x
 #define BADGE_ICU_EXPANDED(x) BADGE_ICU_STRING(x)
@@ -17,17 +18,20 @@ enum { icu_open, icu_close, icu_first, icu_next, icu_count };
 static const char *const badge_icu_names[] = {
     BADGE_ICU_EXPANDED(ubrk_open), BADGE_ICU_EXPANDED(ubrk_close), BADGE_ICU_EXPANDED(ubrk_first), BADGE_ICU_EXPANDED(ubrk_next),
 };
+static const unsigned char badge_icu_required[icu_count] = {1, 1, 1, 1};
 static void *badge_icu_table[icu_count];
 static badge_lazy_library badge_icu_this = BADGE_LAZY_LIBRARY_INIT(
-    "libicuuc.so." BADGE_ICU_EXPANDED(U_ICU_VERSION_MAJOR_NUM), badge_icu_names, badge_icu_table, icu_count);
+    BADGE_SONAME_ICU, badge_icu_names, badge_icu_required, badge_icu_table, icu_count);
 
 int badge_icu_load(char *message, size_t capacity) {
     return badge_lazy_library_load(&badge_icu_this, message, capacity);
 }
 
-typedef UBreakIterator *(*icu_open_function)(UBreakIteratorType, const char *, const UChar *, int32_t, UErrorCode *);
-typedef void (*icu_close_function)(UBreakIterator *);
-typedef int32_t (*icu_step_function)(UBreakIterator *);
+// The functions' types are the headers' own, so the compiler checks every call.
+typedef __typeof__(&ubrk_open) icu_open_function;
+typedef __typeof__(&ubrk_close) icu_close_function;
+typedef __typeof__(&ubrk_first) icu_step_function;
+_Static_assert(__builtin_types_compatible_p(__typeof__(&ubrk_next), icu_step_function), "ubrk_next is not typed as ubrk_first");
 
 int32_t badge_icu_boundaries(int words, const char *locale, const uint16_t *text, int32_t length, int32_t *offsets,
                              int32_t capacity, int32_t *status) {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Opens libicuuc.so.<major> (the ICU whose headers the build saw), once. 0 when
+// Opens ICU's libicuuc (BADGE_SONAME_ICU, the one the build saw), once. 0 when
 // loaded; otherwise -1 and the reason in `message` (up to `capacity` bytes).
 int badge_icu_load(char *message, size_t capacity);
 

@@ -8,5 +8,6 @@
 #define BADGE_SONAME_CURL "libcurl.so.4"  // pkg-config libcurl
 #define BADGE_SONAME_LIBCRYPTO "libcrypto.so.3"  // pkg-config libcrypto
 #define BADGE_SONAME_RAQM "libraqm.so.0"  // pkg-config raqm
+#define BADGE_SONAME_ICU "libicuuc.so.72"  // pkg-config icu-uc
 
 #endif
