@@ -14,9 +14,8 @@ root=$(pwd)
 SWIFT=${SWIFT:-swift}
 CC=${CC:-clang}
 
-# ThreadSanitizer: BadgeKitTests whole (ThreadReserve, SerialThread,
-# WorkerThreads, BackgroundValue, BlockingExecutor, the pipeline and the batch
-# runner on them), BadgeServerTests (the render gate and cache, the studio),
+# ThreadSanitizer: BadgeKitTests whole (BlockingExecutor with BackgroundValue
+# and SerialLane, WorkerThreads, the pipeline and the batch runner on them), BadgeServerTests (the render gate and cache, the studio),
 # and the Canvas suites that encode in bands on WorkerThreads into huge-page
 # scratch. Not the suites that draw large badges: in a debug build under TSan
 # every pixel's blend looks up generic metadata, and a 1024 px drawing takes

@@ -9,7 +9,7 @@ package struct ImportGenerator: BadgeGenerator {
     package static let type = "import"
 
     /// Drawing is CPU work on this machine: one request per core.
-    package var preferredConcurrency: Int? { Canvas.processorCount }
+    package var preferredConcurrency: Int? { ImageThreads.processorCount }
 
     package enum Fit: String, Sendable, CaseIterable {
         /// Fill the square, cropping the centre.

@@ -61,8 +61,6 @@ struct BadgeArt {
     let request: BadgeRequest
     let caption: Bool
     let compression: Int
-    /// How many threads the drawing and encoding may use (nil: the canvas's default).
-    var threads: Int? = nil
     /// Checked between bands and inside the sketch's outline filter: set, the drawing stops
     /// and `render` throws `CancellationError`.
     var cancellation: CancellationFlag? = nil
@@ -119,19 +117,20 @@ struct BadgeArt {
         // usually ready before a band needs it, and no third thread takes a
         // core from the two drawing (2-3 ms late, at times); a band that needs
         // it first fits it itself, or waits for the thread fitting it. Drawn
-        // whole, it is fitted on a thread of its own; with one thread allowed
-        // (a batch keeps every core busy), first.
+        // whole, it is fitted beside the background, on the same threads;
+        // with one thread allowed (`ImageThreads.limit`: a batch keeps every
+        // core busy), first.
         let fitting: @Sendable () -> TextImage? = { [request, caption] in
             guard caption && request.size >= 96, let face = try? Font.caption().open() else { return nil }
             let words = request.caption.map(Caption.given) ?? reading.caption
             return Caption.fitted(caption: words, fonts: FontStack(primary: face), size: size, round: round)
         }
         // Recorded only, the caption is fitted first, on this thread: there is nothing to draw meanwhile.
+        let threads = ImageThreads.allowed(upTo: ImageThreads.processorCount)
         let alone = threads == 1 || !rasterising
         let bands = style == .sketch || alone ? 1 : Self.bandCount(side: request.size)
         let cancellation = self.cancellation
-        let sharedCaption = bands > 1 ? SharedValue { cancellation?.isCancelled == true ? nil : fitting() } : nil
-        let pending = alone || sharedCaption != nil ? nil : BackgroundValue(fitting)
+        let sharedCaption = alone ? nil : OnceValue { cancellation?.isCancelled == true ? nil : fitting() }
         let ready = alone ? fitting() : nil
         var random = SplitMix64(seed: stableHash(request.prompt, seed: request.seed))
         let (motif, words) = reading.scene
@@ -148,18 +147,25 @@ struct BadgeArt {
         let composition = Composition(size: size, style: style, palette: palette, layout: Layout(prompt: request.prompt, seed: request.seed),
                                       look: look, motif: motif, icon: icon)
         let plan = Plan(style: style, reading: reading, motif: motif, palette: palette, random: random, composition: composition,
-                        caption: { sharedCaption?.value ?? (try? pending?.value) ?? ready })
+                        caption: { sharedCaption?.value ?? ready })
         // The picture is recorded once, in two parts: the background, which
         // needs nothing of the caption, at once; the rest once the caption is
         // fitted (its lines place the motif), by whichever thread first needs it.
         let (background, afterBackground) = recordBackground(plan)
-        let foreground = SharedValue { recordForeground(plan, random: afterBackground) }
+        let foreground = OnceValue { recordForeground(plan, random: afterBackground) }
         let isCancelled: @Sendable () -> Bool = { cancellation?.isCancelled == true }
         let canvas = rasterising ? try Canvas(width: request.size, height: request.size, mapped: bands == 1) : nil
         var encoded: BandedPNG?
         if let canvas, bands == 1 {
-            if let threads { canvas.drawingThreads = threads }
-            canvas.draw(background, isCancelled: isCancelled)
+            if let sharedCaption {
+                // The caption fitted on a second thread while the background is drawn.
+                let whole = SharedCanvas(canvas: canvas)
+                WorkerThreads.shared.perform(iterations: 2, threads: 2) { k in
+                    if k == 0 { sharedCaption.make() } else { whole.canvas.draw(background, isCancelled: isCancelled) }
+                }
+            } else {
+                canvas.draw(background, isCancelled: isCancelled)
+            }
             canvas.draw(foreground.value, isCancelled: isCancelled)
             if cancellation?.isCancelled == true { throw CancellationError() }
         } else if let canvas {
@@ -176,7 +182,7 @@ struct BadgeArt {
                                                  scratchInHugePages: true) : nil
             let work = BandWork(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) },
                                 reads: png.map { png in (0..<png.count).map(png.rowsRead) } ?? [])
-            WorkerThreads.shared.share(threads: threads ?? Canvas.processorCount) {
+            WorkerThreads.shared.share(threads: threads) {
                 while let piece = work.next() {
                     switch piece {
                     case .caption:
@@ -264,49 +270,6 @@ struct BadgeArt {
         var composition: Composition
         /// The caption, rendered; waits for it when it is fitted on another thread.
         var caption: @Sendable () -> TextImage?
-    }
-
-    /// A value made once, by whichever thread first asks for it (the caption
-    /// fitted, the scene recorded); a thread that asks while another makes it
-    /// waits for that one.
-    private final class SharedValue<Value: Sendable>: @unchecked Sendable {
-        private enum State {
-            case unmade
-            case making
-            case made(Value)
-        }
-
-        private let maker: @Sendable () -> Value
-        // `state` is read and written only with `condition` locked.
-        private var state = State.unmade
-        private let condition = NSCondition()
-
-        init(_ make: @escaping @Sendable () -> Value) {
-            maker = make
-        }
-
-        /// Makes it now, unless another thread has begun to.
-        func make() {
-            condition.lock()
-            guard case .unmade = state else { return condition.unlock() }
-            state = .making
-            condition.unlock()
-            let value = maker()
-            condition.lock()
-            state = .made(value)
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        var value: Value {
-            make()
-            condition.lock()
-            defer { condition.unlock() }
-            while true {
-                if case let .made(value) = state { return value }
-                condition.wait()
-            }
-        }
     }
 
     /// The pieces of a picture drawn in bands, each handed out once, when it

@@ -10,7 +10,7 @@ package struct ProceduralGenerator: VectorGenerator {
     /// Drawing is CPU work on this machine: one request per core, and one
     /// more, which keeps every core drawing while a badge's work hands over
     /// between threads (docs/PERFORMANCE.md, batch).
-    package var preferredConcurrency: Int? { Canvas.processorCount + 1 }
+    package var preferredConcurrency: Int? { ImageThreads.processorCount + 1 }
     /// Recorded in every badge it draws; bumped whenever the pixels change
     /// (`badge verify` redraws only this engine's badges: Provenance.retired).
     package static let artEngineVersion = "art-engine \(BadgeArt.currentEngine)"
@@ -93,7 +93,7 @@ package struct ProceduralGenerator: VectorGenerator {
         try request.validate()
         // An unknown style is the user's mistake: say so before any drawing starts.
         _ = try BadgeArt.style(named: request.style, reading: PromptReading(""))
-        return BadgeArt(request: request, caption: caption, compression: compression, threads: ImageThreads.limit)
+        return BadgeArt(request: request, caption: caption, compression: compression)
     }
 
     /// The badge's pixels without encoding them, for measuring the drawing alone (badge-bench draw).

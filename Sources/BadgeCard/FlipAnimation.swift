@@ -127,7 +127,7 @@ package struct FlipAnimation: Sendable {
     /// (`WorkerThreads`); the results in order.
     static func parallel<T>(_ count: Int, _ work: @Sendable (Int) throws -> T) throws -> [T] {
         let slots = Slots<T>(count: count)
-        WorkerThreads.shared.perform(iterations: count, threads: Canvas.processorCount) { k in
+        WorkerThreads.shared.perform(iterations: count, threads: ImageThreads.allowed(upTo: count)) { k in
             slots.store(k, Result { try work(k) })
         }
         return try slots.values()

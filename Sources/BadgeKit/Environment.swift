@@ -206,59 +206,22 @@ public final class DecodeStop: Sendable {
     }
 }
 
-/// How many threads one image may be drawn and encoded with. A batch that
-/// draws several images at once sets 1: its images keep every core busy
-/// already, and splitting each one's rows as well only makes them wait on
-/// each other's halves. nil: as many as the drawing finds worth it.
+/// How many threads one image may be drawn and encoded with: badge's one
+/// knob for it. A batch or a server that draws several images at once sets
+/// `limit` to 1: its images keep every core busy already, and splitting each
+/// one's rows as well only makes them wait on each other's halves. nil: as
+/// many as the drawing finds worth it, up to the cores. A task-local: it
+/// holds in the blocking work the task runs (`BlockingExecutor`), and the
+/// drawing reads it on the thread that starts each piece of work.
 package enum ImageThreads {
     @TaskLocal package static var limit: Int? = nil
-}
 
-/// Runs blocking work (C calls, large file I/O, waits on processes) on threads
-/// of its own, so Swift's cooperative pool never stalls on it. A thread of
-/// its own for each call under way (`ThreadReserve`) rather than Dispatch's
-/// global pool: on Linux that pool has about one thread per core, and work
-/// that blocks in it (a read on a pipe, a long draw) starves everything else
-/// queued there for seconds.
-public enum BlockingExecutor {
-    public static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        let value = try await runToCompletion(work)
-        try Task.checkCancellation()
-        return value
+    /// The threads one piece of drawing may use when it could use `wanted`.
+    package static func allowed(upTo wanted: Int) -> Int {
+        max(1, min(wanted, limit ?? processorCount))
     }
 
-    /// Like `run`, but a cancellation that arrives while the work runs does
-    /// not hide its result: what it did (a file written), it reports.
-    public static func runToCompletion<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            ThreadReserve.blocking.run { continuation.resume(with: Result { try work() }) }
-        }
-    }
-}
-
-/// A value worked out on a thread of its own while the caller goes on with
-/// other work, for blocking work whose result is needed only later (a font
-/// looked up, a time zone's rules loaded): `value` waits for it.
-package final class BackgroundValue<T>: @unchecked Sendable {
-    // `result` is written once, by the worker, before `done` is signalled, and
-    // read only after a wait on `done`: the semaphore orders the two.
-    private var result: Result<T, any Error>?
-    private let done = DispatchSemaphore(value: 0)
-
-    package init(_ work: @escaping @Sendable () throws -> T) {
-        ThreadReserve.values.run { [self] in
-            result = Result { try work() }
-            done.signal()
-        }
-    }
-
-    /// Waits until the work is done (blocking: call it off the cooperative pool).
-    package var value: T {
-        get throws {
-            done.wait()
-            defer { done.signal() }
-            return try result!.get()
-        }
-    }
+    /// The cores this process may use, read once: Foundation reads the
+    /// cgroup's CPU quota and cpuset files on every `activeProcessorCount`.
+    package static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 }

@@ -24,15 +24,11 @@ package enum TestHold {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 release.wait(continuation)
-                // The read blocks: a thread of its own, off the cooperative pool.
-                Thread {
-                    var byte: UInt8 = 0
-                    while true {
-                        let n = read(STDIN_FILENO, &byte, 1)
-                        if n == 0 || (n < 0 && errno != EINTR) { break }
-                    }
+                // The read blocks: on the blocking executor, off the cooperative pool.
+                BlockingExecutor.shared.submit {
+                    waitForInputsEnd()
                     release.fire()
-                }.start()
+                }
             }
         } onCancel: {
             release.fire()
@@ -48,12 +44,16 @@ package enum TestHold {
         #if DEBUG
         guard ProcessInfo.processInfo.environment[variable] == stage else { return }
         FileHandle.standardError.write(Data("badge: held at \(stage)\n".utf8))
+        waitForInputsEnd()
+        #endif
+    }
+
+    private static func waitForInputsEnd() {
         var byte: UInt8 = 0
         while true {
             let n = read(STDIN_FILENO, &byte, 1)
             if n == 0 || (n < 0 && errno != EINTR) { break }
         }
-        #endif
     }
 
     /// Resumes the waiting continuation once, whichever comes first: input's end or cancellation.

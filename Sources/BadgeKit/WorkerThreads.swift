@@ -20,7 +20,7 @@ import Glibc
 /// itself, each once it is ready (see `share`).
 package final class WorkerThreads: @unchecked Sendable {
     /// One thread fewer than the cores, since the caller works too.
-    package static let shared = WorkerThreads(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    package static let shared = WorkerThreads(threads: max(1, ImageThreads.processorCount - 1))
 
     /// How many threads the pool has (started the first time they are needed).
     package let threads: Int
@@ -67,8 +67,11 @@ package final class WorkerThreads: @unchecked Sendable {
     package func share(threads: Int, _ work: @Sendable () -> Void) {
         let helpers = min(threads - 1, self.threads)
         guard helpers > 0 else { return work() }
+        // The helpers draw under the caller's thread limit too: a task-local
+        // does not reach threads that are not the task's.
+        let limit = ImageThreads.limit
         withoutActuallyEscaping(work) { work in
-            let job = Job(work)
+            let job = Job(work, limit: limit)
             enqueue(job, times: helpers)
             work()
             // Helpers not yet started are not waited for: they would find nothing left.
@@ -112,9 +115,11 @@ package final class WorkerThreads: @unchecked Sendable {
         private let condition = NSCondition()
         private var work: (@Sendable () -> Void)?
         private var active = 0
+        private let limit: Int?
 
-        init(_ work: @escaping @Sendable () -> Void) {
+        init(_ work: @escaping @Sendable () -> Void, limit: Int?) {
             self.work = work
+            self.limit = limit
         }
 
         func help() {
@@ -135,7 +140,7 @@ package final class WorkerThreads: @unchecked Sendable {
             }
             active += 1
             condition.unlock()
-            work()
+            ImageThreads.$limit.withValue(limit) { work() }
             return true
         }
 

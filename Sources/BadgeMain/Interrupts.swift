@@ -66,7 +66,7 @@ struct StoppedBySignal: Error {
 
 /// The self-pipe that carries a caught signal out of its handler: the handler
 /// only writes the signal's number to it, which is async-signal-safe, and
-/// `InterruptListener`'s thread reads it. Written once, before any handler is
+/// `InterruptListener` reads it, on the blocking executor. Written once, before any handler is
 /// installed, and never closed: a handler may run on any thread at any time.
 private nonisolated(unsafe) var interruptPipeWriteEnd: Int32 = -1
 
@@ -91,7 +91,7 @@ private final class InterruptListener: @unchecked Sendable {
     static let shared = InterruptListener()
 
     private static let signals = [SIGINT, SIGTERM]
-    /// Whether the pipe and its thread exist (they do unless the process is out of descriptors).
+    /// Whether the pipe and its listener exist (they do unless the process is out of descriptors).
     private let listening: Bool
     private let lock = NSLock()
     private var count = 0
@@ -112,7 +112,9 @@ private final class InterruptListener: @unchecked Sendable {
         interruptPipeWriteEnd = ends[1]
         listening = true
         let readEnd = ends[0]
-        NamedThread.start("badge.interrupt") { [self] in listen(readEnd) }
+        // The listener waits on the pipe for the rest of the process's life, on
+        // one of the blocking executor's threads.
+        BlockingExecutor.shared.submit { [self] in listen(readEnd) }
     }
 
     /// Installs the handler for a command that starts now, with no interrupt

@@ -40,7 +40,7 @@ enum Prewarm {
         _ = BackgroundValue {
             if plan.drawing {
                 _ = try? Font.caption()
-                _ = Canvas.defaultDrawingThreads
+                _ = ImageThreads.processorCount
             }
             if plan.reading {
                 ProceduralGenerator.prepareReading()

@@ -14,9 +14,11 @@ public final class Canvas {
     public let pixels: PixelMemory
     /// The rows that drawing may change: all of them, or a band's.
     public let rows: Range<Int>
-    /// How many threads may share the rows of one large shape (the result is
-    /// the same for any number; 1 draws on the calling thread only).
-    public var drawingThreads = Canvas.defaultDrawingThreads
+    /// Whether one large shape may be drawn on more than one thread (up to
+    /// `shapeThreads`, and `ImageThreads.limit`): a whole canvas's may, a
+    /// band's may not (its band is already one thread's share of the work).
+    /// The result is the same for any number of threads.
+    let splitsShapes: Bool
 
     public static let maxSide = 8192
 
@@ -31,6 +33,7 @@ public final class Canvas {
         self.height = height
         pixels = PixelMemory(zeroedCount: width * height * 4, mapped: mapped || background != .clear)
         rows = 0..<height
+        splitsShapes = true
         if background != .clear { fill(.roundedRect(x: 0, y: 0, width: Double(width), height: Double(height), radius: 0), with: .solid(background)) }
     }
 
@@ -39,7 +42,7 @@ public final class Canvas {
         height = canvas.height
         pixels = canvas.pixels
         self.rows = rows
-        drawingThreads = 1
+        splitsShapes = false
     }
 
     /// The same pixels, with drawing confined to `band`: each pixel's colour
@@ -128,7 +131,7 @@ public final class Canvas {
             // Rows are independent (each writes only its own pixels, and the dither
             // depends on position alone), so a large shape is drawn on every core
             // with the very same result.
-            let parts = (y1 - y0) * (x1 - x0) >= Self.parallelArea ? max(1, drawingThreads) : 1
+            let parts = (y1 - y0) * (x1 - x0) >= Self.parallelArea && splitsShapes ? ImageThreads.allowed(upTo: Self.shapeThreads) : 1
             let draw: @Sendable (Int) -> Void = { k in
                 let buffer = shared.buffer
                 let from = y0 + (y1 - y0) * k / parts, to = y0 + (y1 - y0) * (k + 1) / parts
@@ -250,11 +253,8 @@ public final class Canvas {
     /// among them) gain from a second core, while a batch of smaller badges
     /// already keeps every core busy with one badge each.
     static let parallelArea = 1 << 17
-    public static let defaultDrawingThreads = max(1, min(4, processorCount))
-
-    /// The cores this process may use, read once: Foundation reads the
-    /// cgroup's CPU quota and cpuset files on every `activeProcessorCount`.
-    public static let processorCount = ProcessInfo.processInfo.activeProcessorCount
+    /// The most threads one shape is split between.
+    static let shapeThreads = 4
 
     /// A channel's byte: clamped to 0...255 and rounded by adding 0.5 and
     /// truncating (`rounded()` is a libm call on baseline x86-64, and this runs per pixel).

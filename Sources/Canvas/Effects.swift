@@ -14,7 +14,7 @@ extension Canvas {
     /// holds a pixel of the `radius`-wide empty margin, which is what the whole
     /// picture would give there too. The grown and the shrunk mask are worked
     /// out at the same time, on badge's own threads (`WorkerThreads`), when
-    /// the canvas may draw on more than one thread (`drawingThreads`).
+    /// the canvas may draw on more than one thread (`splitsShapes`).
     public func drawOutline(of mask: Canvas, radius: Int, color: RGBA, isCancelled: @escaping @Sendable () -> Bool = { false }) {
         precondition(mask.width == width && mask.height == height, "the mask must match the canvas")
         let r = max(1, radius)
@@ -36,7 +36,7 @@ extension Canvas {
         let filter: @Sendable (Int) -> Void = { k in
             filters.set(k, Self.rank(alpha, width: boxWidth, height: boxHeight, radius: r, max: k == 0, isCancelled: isCancelled))
         }
-        WorkerThreads.shared.perform(iterations: 2, threads: drawingThreads, filter)
+        WorkerThreads.shared.perform(iterations: 2, threads: splitsShapes ? ImageThreads.allowed(upTo: 2) : 1, filter)
         guard let grown = filters.results[0], let shrunk = filters.results[1] else { return }
         let c = (Double(color.r), Double(color.g), Double(color.b), Double(color.a))
         pixels.withUnsafeMutableBufferPointer { buffer in

@@ -34,7 +34,7 @@ public enum PNGEncoder {
                                         inflating: Bool) throws -> (png: Data, inflated: PNGDataCheck.Inflated?) {
         let job = BandedPNG(canvas, level: level, filter: filter, opaque: !keepAlpha && canvas.isOpaque, checked: true,
                             inflating: inflating)
-        let workers = max(1, min(job.count, canvas.drawingThreads))
+        let workers = ImageThreads.allowed(upTo: min(job.count, Canvas.shapeThreads))
         // Each worker (the calling thread and badge's own, `WorkerThreads`) takes
         // the next band not yet taken (bands compress at very different speeds:
         // the motif's rows are the slowest). The bands are the same however many
@@ -380,7 +380,7 @@ final class FastScratch: @unchecked Sendable {
 
     static func give(_ scratch: FastScratch) {
         pool.withLock { pool in
-            if pool.count < Canvas.processorCount { pool.append(scratch) }
+            if pool.count < ImageThreads.processorCount { pool.append(scratch) }
         }
     }
 

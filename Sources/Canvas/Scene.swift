@@ -108,7 +108,6 @@ extension Canvas {
                 addGrain(amount: amount, seed: seed)
             case let .outline(maskScene, radius, color):
                 guard let mask = try? Canvas(width: width, height: height) else { return }
-                mask.drawingThreads = drawingThreads
                 mask.draw(maskScene, isCancelled: isCancelled)
                 if isCancelled() { return }
                 mask.cutOutsAsHoles()

@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 
 /// `HTTPTransport` on libcurl. Every transfer runs on one curl multi handle
-/// driven by a thread of its own, so no Swift cooperative thread ever blocks
-/// on the network and any number of transfers overlap their waits.
+/// driven on badge's blocking executor (`CurlLoop`), so no Swift cooperative
+/// thread ever blocks on the network and any number of transfers overlap
+/// their waits.
 ///
 /// Hardened for talking to image models: https only (plain http to loopback,
 /// or where the request explicitly allows it); TLS verification always on; a
@@ -29,7 +30,7 @@ public final class CurlTransport: HTTPTransport {
     private let options: Options
     private let loop: CurlLoop
 
-    /// Cheap: libcurl is initialised, and the loop thread started, on the first request.
+    /// Cheap: libcurl is initialised, and the loop started, on the first request.
     public init(options: Options = Options()) {
         self.options = options
         self.loop = CurlLoop()

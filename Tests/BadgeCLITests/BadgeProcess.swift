@@ -185,7 +185,7 @@ final class Sandbox: @unchecked Sendable {
         /// Standard error after the hold, to its end (call once the child has exited).
         func stderrAfter() async throws -> String {
             let errors = Unchecked(errors)
-            return try await BlockingExecutor.runToCompletion {
+            return try await onOwnThread {
                 String(decoding: PipeReading.readAll(errors.value.fileHandleForReading), as: UTF8.self)
             }
         }
@@ -209,7 +209,7 @@ final class Sandbox: @unchecked Sendable {
         let stderr = Unchecked(errors)
         // A bound on a hang: a child not held by then is killed, which ends the read below.
         let watchdog = KillTimer(process, after: timeout)
-        let (held, before) = try await BlockingExecutor.runToCompletion { () -> (Bool, String) in
+        let (held, before) = try await onOwnThread { () -> (Bool, String) in
             var lines: [String] = []
             while let line = PipeReading.readLine(stderr.value.fileHandleForReading) {
                 if line == "badge: held at \(stage)" { return (true, lines.joined(separator: "\n")) }

@@ -278,7 +278,7 @@ struct CommandTests {
         }
         #expect(exited, "import - was still reading a standard input that never ends, past its cap, after 60 s")
         let reading = Sandbox.Unchecked(errors.fileHandleForReading)
-        let stderr = try await BlockingExecutor.runToCompletion { String(decoding: PipeReading.readAll(reading.value), as: UTF8.self) }
+        let stderr = try await onOwnThread { String(decoding: PipeReading.readAll(reading.value), as: UTF8.self) }
         guard exited else { return }
         #expect(process.terminationStatus == 1, "\(stderr)")
         #expect(stderr.contains("standard input holds more than 1024 bytes"), "\(stderr)")

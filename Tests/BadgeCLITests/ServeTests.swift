@@ -164,7 +164,7 @@ import Glibc
         let statuses = try await withThrowingTaskGroup(of: (Int, String?, Bool).self) { group in
             for i in 0..<200 {
                 group.addTask {
-                    try await BlockingExecutor.run {
+                    try await onOwnThread {
                         let answer = try RawHTTP.send(port: port, method: "GET", path: "/v1/badge.png?promise=Promise+\(i)&size=256",
                                                       headers: ["Host": "127.0.0.1:\(port)", "Connection": "close"], body: nil)
                         let isPNG = answer.status == 200 && answer.body.starts(with: [0x89, 0x50, 0x4E, 0x47])
@@ -657,7 +657,7 @@ import Glibc
         _ = try await Self.events(served, job)
         let port = served.port, token = served.token
         let pick = Task {
-            try await BlockingExecutor.run {
+            try await onOwnThread {
                 try RawHTTP.send(port: port, method: "POST", path: "/api/jobs/\(job)/pick",
                                  headers: ["Host": "127.0.0.1:\(port)", "Origin": "http://127.0.0.1:\(port)", "X-Badge-Token": token,
                                            "Content-Type": "application/json", "Content-Length": "13", "Connection": "close"],

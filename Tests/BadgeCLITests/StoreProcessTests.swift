@@ -158,7 +158,7 @@ struct StoreProcessTests {
         let child = held.process
         child.interrupt()
         // Released only once the interrupt is heard, so it lands while the commit waits.
-        let heard = try await BlockingExecutor.runToCompletion { [errors = Sandbox.Unchecked(held.errors)] in
+        let heard = try await onOwnThread { [errors = Sandbox.Unchecked(held.errors)] in
             PipeReading.readLine(errors.value.fileHandleForReading)
         }
         #expect(heard == "badge: stopping (again to end at once)")

@@ -110,7 +110,26 @@ struct WorkerThreadsTests {
         }
         #expect(names.withLock { $0 } == ["badge.worker"])
         #expect(try await BlockingExecutor.run { currentThreadName() } == "badge.blocking")
-        #expect(try BackgroundValue { currentThreadName() }.value == "badge.value")
+    }
+
+    /// The caller's `ImageThreads.limit` holds on the pool's threads too.
+    @Test func theHelpersDrawUnderTheCallersLimit() async throws {
+        let pool = WorkerThreads(threads: 1)
+        let seen = Mutex<[Int?]>([])
+        let helped = Gate()
+        await Self.onThread {
+            ImageThreads.$limit.withValue(7) {
+                pool.perform(iterations: 2, threads: 2) { _ in
+                    if WorkerThreads.isWorkerThread {
+                        seen.withLock { $0.append(ImageThreads.limit) }
+                        helped.arrive()
+                    } else {
+                        _ = helped.wait()
+                    }
+                }
+            }
+        }
+        #expect(seen.withLock { $0 } == [7])
     }
 
     /// Started many at once (when a new thread may run before `start()` has

@@ -68,8 +68,11 @@ struct CoverageTests {
 @Suite(.threadsOfTheirOwn)
 struct ParallelDrawingTests {
     static func draw(threads: Int) throws -> [UInt8] {
+        try ImageThreads.$limit.withValue(threads) { try drawn() }
+    }
+
+    private static func drawn() throws -> [UInt8] {
         let canvas = try Canvas(width: 1024, height: 1024, background: .clear)
-        canvas.drawingThreads = threads
         canvas.fill(.roundedRect(x: 0, y: 0, width: 1024, height: 1024, radius: 0),
                     with: .linear(start: Point(0, 0), end: Point(0, 1024), stops: [(0, RGBA(20, 40, 90)), (1, RGBA(120, 30, 80))]))
         canvas.fill(.circle(center: Point(512, 530), radius: 470), with: .solid(RGBA(0, 0, 0, 120)), softness: 24)

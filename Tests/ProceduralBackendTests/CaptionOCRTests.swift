@@ -293,7 +293,7 @@ enum OCR {
     /// Draws the badge and writes its caption's area; returns the caption drawn.
     static func draw(_ job: Job, to file: URL) throws -> Drawn {
         let request = BadgeRequest(prompt: job.prompt, style: job.style, size: job.size, seed: job.seed)
-        let drawing = try BadgeArt(request: request, caption: true, compression: 0, threads: 1).draw()
+        let drawing = try ImageThreads.$limit.withValue(1) { try BadgeArt(request: request, caption: true, compression: 0).draw() }
         // Letters of 20 px and more read best: smaller badges are read at two or four times their size.
         try writeCaptionArea(drawing.canvas, area: drawing.captionArea, round: job.style != "tile", scale: max(1, 1024 / max(job.size, 256)),
                              darkOnLight: drawing.ink.luminance > 0.5, to: file)

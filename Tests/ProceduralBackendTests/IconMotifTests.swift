@@ -31,7 +31,7 @@ struct IconMotifTests {
     ]
 
     private func draw(_ prompt: String, style: String? = nil, seed: UInt64 = 1, size: Int = 256) throws -> BadgeArt.Drawing {
-        try BadgeArt(request: BadgeRequest(prompt: prompt, style: style, size: size, seed: seed), caption: true, compression: 0, threads: 1).draw()
+        try ImageThreads.$limit.withValue(1) { try BadgeArt(request: BadgeRequest(prompt: prompt, style: style, size: size, seed: seed), caption: true, compression: 0).draw() }
     }
 
     /// Each promise records its icon as its motif, and the badge draws the
@@ -47,7 +47,7 @@ struct IconMotifTests {
             // Not a word any of today's hand-drawn motifs is named after.
             #expect(!PromptComposer.metaphors.contains(icon), "\(icon)")
             // Recorded, not rasterised: the scene says what is drawn.
-            let art = BadgeArt(request: BadgeRequest(prompt: prompt, size: 256, seed: 1), caption: true, compression: 0, threads: 1)
+            let art = BadgeArt(request: BadgeRequest(prompt: prompt, size: 256, seed: 1), caption: true, compression: 0)
             let drawing = try art.record()
             let motif = drawing.notes["motif"] ?? ""
             if !motif.hasPrefix("icon \(icon) <- ") { wrong.append("\(prompt): \(motif), expected icon \(icon)") }

@@ -48,9 +48,8 @@ struct PixelCorpusTests {
                 // Every other badge on one thread: drawn whole rather than in bands.
                 let threads: Int? = (p + size / 128) % 2 == 0 ? nil : 1
                 let request = BadgeRequest(prompt: prompt, style: style.rawValue, size: size, seed: seed)
-                var art = BadgeArt(request: request, caption: true, compression: 0)
-                art.threads = threads
-                let canvas = try art.draw().canvas
+                let art = BadgeArt(request: request, caption: true, compression: 0)
+                let canvas = try ImageThreads.$limit.withValue(threads) { try art.draw().canvas }
                 let hash = try SHA256()
                 canvas.withMutablePixels { hash.update(Data(buffer: UnsafeBufferPointer($0))) }
                 entries.append(Entry(prompt: prompt, style: style.rawValue, size: size, seed: seed, threads: threads,

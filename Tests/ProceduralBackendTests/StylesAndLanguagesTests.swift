@@ -12,7 +12,7 @@ struct StylesAndLanguagesTests {
     let generator = ProceduralGenerator()
 
     private func draw(_ prompt: String, style: String? = nil, seed: UInt64 = 1, size: Int = 256, caption: Bool = true) throws -> BadgeArt.Drawing {
-        try BadgeArt(request: BadgeRequest(prompt: prompt, style: style, size: size, seed: seed), caption: caption, compression: 0, threads: 1).draw()
+        try ImageThreads.$limit.withValue(1) { try BadgeArt(request: BadgeRequest(prompt: prompt, style: style, size: size, seed: seed), caption: caption, compression: 0).draw() }
     }
 
     private func image(_ drawing: BadgeArt.Drawing) throws -> GDImage {

@@ -14,8 +14,8 @@ import Foundation
 /// atomically and removes the journal.
 ///
 /// `record` is called from one task at a time; the journal's writes and syncs
-/// happen in order on a thread of the writer's own ("badge.journal"), never
-/// on a cooperative thread or one of Dispatch's.
+/// happen in order on the blocking executor (`SerialLane`), never on a
+/// cooperative thread.
 package final class BatchReportWriter: @unchecked Sendable {
     package static let blockSize = 64 << 10
     package static let defaultCheckpointInterval = Duration.seconds(10)
@@ -27,7 +27,7 @@ package final class BatchReportWriter: @unchecked Sendable {
     package let journalName: String
     package let manifestName: String
     private let journal: Int32
-    private let journalThread = SerialThread(name: "badge.journal")
+    private let journalLane = SerialLane()
     private let interval: Duration
     private let clock = ContinuousClock()
     private var lastCheckpoint: ContinuousClock.Instant
@@ -37,7 +37,7 @@ package final class BatchReportWriter: @unchecked Sendable {
     /// Where each item's line starts in the journal (-1: not recorded yet), and its length.
     private var offsets: [Int]
     private var lengths: [Int32]
-    /// The journal's first write or sync error (set on `journalThread`).
+    /// The journal's first write or sync error (set on `journalLane`).
     private var journalError: BadgeError?
     private let encoder: JSONEncoder
     private var closed = false
@@ -92,13 +92,13 @@ package final class BatchReportWriter: @unchecked Sendable {
         }
     }
 
-    /// Hands the pending lines to the journal's thread (under `lock`).
+    /// Hands the pending lines to the journal's lane (under `lock`).
     private func flush(sync: Bool) {
         if pending.isEmpty && !sync { return }
         let block = pending
         pending.removeAll(keepingCapacity: true)
         let journal = journal
-        journalThread.async { [self] in
+        journalLane.async { [self] in
             guard journalError == nil else { return }
             var code = block.withUnsafeBytes { BatchOutputDirectory.writeBytes(journal, $0) }
             if code == 0 && sync && fdatasync(journal) != 0 { code = errno }
@@ -117,7 +117,7 @@ package final class BatchReportWriter: @unchecked Sendable {
         lastCheckpoint = clock.now
         flush(sync: true)
         lock.unlock()
-        journalThread.waitUntilDone()
+        journalLane.waitUntilDone()
     }
 
     /// Writes `manifest.json` (or the shard's) from the journal, in manifest
@@ -126,7 +126,7 @@ package final class BatchReportWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         flush(sync: false)
-        journalThread.finish()
+        journalLane.waitUntilDone()
         if let journalError { throw journalError }
         let offsets = offsets
         let lengths = lengths
