@@ -30,7 +30,7 @@ struct ComfyClient {
             }
             workflow = img2img
             if let denoise = try Automatic1111Dialect.denoisingStrength(request, options: options) {
-                values[.denoise] = .double(denoise)
+                values[.denoise] = .number(denoise)
             }
             values[.image] = .string(try await upload(source))
         } else {
@@ -105,11 +105,11 @@ struct ComfyClient {
     }
 
     /// What badge puts in the workflow for `request`, but for a source picture's name and denoise.
-    static func values(_ request: BadgeRequest, options: RemoteOptions) -> [ComfyWorkflow.Slot: JSONValue] {
-        var values: [ComfyWorkflow.Slot: JSONValue] = [
+    static func values(_ request: BadgeRequest, options: RemoteOptions) -> [ComfyWorkflow.Slot: JSONNode.Value] {
+        var values: [ComfyWorkflow.Slot: JSONNode.Value] = [
             // ComfyUI's seeds are 64-bit; JSON readers beyond Python keep 53 bits exactly.
             .prompt: .string(request.prompt), .seed: .number(request.seed % (1 << 53)),
-            .width: .integer(Int64(request.size)), .height: .integer(Int64(request.size)),
+            .width: .number(request.size), .height: .number(request.size),
         ]
         if let negative = options.negativePrompt { values[.negativePrompt] = .string(negative) }
         return values

@@ -134,15 +134,12 @@ struct ComfyWorkflow: Sendable {
     }
 
     /// The workflow with `values` put where the mapping says; slots without a value keep the workflow's own.
-    func filled(_ values: [Slot: JSONValue]) -> JSONValue {
-        guard case var .object(nodes) = JSONValue(graph) else { return JSONValue(graph) }
+    func filled(_ values: [Slot: JSONNode.Value]) -> JSONNode.Value {
+        var workflow = graph.value
         for (slot, target) in targets {
-            guard let value = values[slot], case var .object(node)? = nodes[target.node],
-                  case var .object(inputs)? = node["inputs"] else { continue }
-            inputs[target.input] = value
-            node["inputs"] = .object(inputs)
-            nodes[target.node] = .object(node)
+            guard let value = values[slot] else { continue }
+            workflow[target.node]?["inputs"]?[target.input] = value
         }
-        return .object(nodes)
+        return workflow
     }
 }

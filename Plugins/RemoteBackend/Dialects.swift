@@ -219,7 +219,7 @@ struct RawDialect: Dialect {
     func makeRequest(
         _ request: BadgeRequest, count: Int, source: SourcePicture?, options: RemoteOptions, credentials: [(name: String, value: String)]
     ) throws -> HTTPRequest {
-        let template = options.bodyTemplate ?? JSONNode(.object([]), at: SourceLocation(line: 1, column: 1, offset: 0))
+        let template = options.bodyTemplate ?? JSONNode(.object([]))
         let body = Self.fill(template, request: request)
         return options.post(
             to: options.baseURL, json: try JSONBody.encode(body),
@@ -238,20 +238,22 @@ struct RawDialect: Dialect {
 
     /// Replaces "{prompt}" inside strings; a string that is exactly "{size}" or
     /// "{seed}" becomes that number.
-    static func fill(_ node: JSONNode, request: BadgeRequest) -> JSONValue {
+    static func fill(_ node: JSONNode, request: BadgeRequest) -> JSONNode.Value {
         switch node.value {
         case let .string(s):
-            if s == "{size}" { return .integer(Int64(request.size)) }
+            if s == "{size}" { return .number(request.size) }
             if s == "{seed}" { return .number(request.seed) }
             return .string(s.replacingOccurrences(of: "{prompt}", with: request.prompt))
         case let .array(items):
-            return .array(items.map { fill($0, request: request) })
+            return .array(items.map { JSONNode(fill($0, request: request), at: $0.location) })
         case let .object(members):
-            var object: [String: JSONValue] = [:]
-            for member in members { object[member.key] = fill(member.value, request: request) }
-            return .object(object)
+            return .object(members.map { member in
+                var filled = member
+                filled.value.value = fill(member.value, request: request)
+                return filled
+            })
         case .null, .bool, .number:
-            return JSONValue(node)
+            return node.value
         }
     }
 }

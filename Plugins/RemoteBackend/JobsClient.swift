@@ -133,12 +133,12 @@ struct JobsClient {
     }
 
     /// An output field: a URL, a data URL, base64, or a list or object holding one.
-    static func output(_ value: JSONValue?) -> RemoteImage? {
+    static func output(_ value: JSONNode.Value?) -> RemoteImage? {
         switch value {
         case let .array(items)?:
-            return items.lazy.compactMap { output($0) }.first
-        case let .object(object)?:
-            return output(object["url"] ?? object["image"] ?? object["b64_json"] ?? object["images"] ?? object["data"])
+            return items.lazy.compactMap { output($0.value) }.first
+        case .object?:
+            return output(value?["url"] ?? value?["image"] ?? value?["b64_json"] ?? value?["images"] ?? value?["data"])
         case let .string(text)?:
             if text.hasPrefix("data:") { return StrictBase64.decode(String(text.drop { $0 != "," }.dropFirst())).map(RemoteImage.bytes) }
             if let url = URL(string: text), let scheme = url.scheme, ["http", "https", "file", "ftp"].contains(scheme.lowercased()) {

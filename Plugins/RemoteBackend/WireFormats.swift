@@ -1,3 +1,4 @@
+import BadgeKit
 import Foundation
 
 // The bodies badge sends to each API and the parts of the answers it reads.
@@ -144,9 +145,9 @@ struct JobAnswer: Decodable {
     var jobID: String?
     var status: String?
     var state: String?
-    var output: JSONValue?
-    var result: JSONValue?
-    var images: JSONValue?
+    var output: JSONNode.Value?
+    var result: JSONNode.Value?
+    var images: JSONNode.Value?
     var error: Failure?
 
     enum CodingKeys: String, CodingKey {
@@ -159,7 +160,7 @@ struct JobAnswer: Decodable {
 
 /// POST /prompt: the filled workflow, badge's client id and the run's id (ComfyUI takes a client's).
 struct ComfyPromptRequest: Encodable {
-    var prompt: JSONValue
+    var prompt: JSONNode.Value
     var clientID: String
     var promptID: String
 
@@ -272,9 +273,9 @@ struct ComfyHistoryAnswer: Decodable {
 
     /// An `execution_error`'s data.
     struct Failure: Decodable {
-        var nodeID: JSONValue?
-        var nodeType: JSONValue?
-        var exceptionMessage: JSONValue?
+        var nodeID: JSONNode.Value?
+        var nodeType: JSONNode.Value?
+        var exceptionMessage: JSONNode.Value?
 
         enum CodingKeys: String, CodingKey {
             case nodeID = "node_id"

@@ -14,6 +14,10 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(line):\(column)" }
+
+    /// Line 1, column 1: where a value that was read from no file (one built
+    /// in code, or decoded) is placed.
+    package static let documentStart = SourceLocation(line: 1, column: 1, offset: 0)
 }
 
 /// A JSON value that remembers where it stood in its file, so configuration
@@ -32,7 +36,7 @@ package struct JSONNode: Sendable, Hashable {
     package var value: Value
     package var location: SourceLocation
 
-    package init(_ value: Value, at location: SourceLocation) {
+    package init(_ value: Value, at location: SourceLocation = .documentStart) {
         self.value = value
         self.location = location
     }
@@ -74,6 +78,133 @@ extension JSONNode {
             }
             value = .object(members)
         }
+    }
+}
+
+extension JSONNode.Value {
+    /// A whole number, written as its digits.
+    package static func number<Integer: BinaryInteger>(_ value: Integer) -> Self {
+        .number(Double(value), literal: String(value))
+    }
+
+    /// A number that may have a fraction; its literal is Swift's shortest
+    /// text that reads back as the same Double. A finite value only.
+    package static func number(_ value: Double) -> Self {
+        .number(value, literal: "\(value)")
+    }
+
+    /// An object's member `key` (its last, should the object not be a parsed
+    /// one), or nil: not there, or not an object. Setting it replaces the
+    /// member's value where it stands, or adds the member at the object's
+    /// end; setting nil removes it. Setting a member of what is not an object
+    /// does nothing.
+    package subscript(key: String) -> Self? {
+        get {
+            guard case let .object(members) = self else { return nil }
+            return members.last { $0.key == key }?.value.value
+        }
+        set {
+            guard case var .object(members) = self else { return }
+            guard let newValue else {
+                members.removeAll { $0.key == key }
+                self = .object(members)
+                return
+            }
+            if let index = members.lastIndex(where: { $0.key == key }) {
+                members[index].value.value = newValue
+            } else {
+                members.append(JSONMember(key: key, keyLocation: .documentStart, value: JSONNode(newValue)))
+            }
+            self = .object(members)
+        }
+    }
+
+    /// The value as a message quotes it: a string's text, anything else as
+    /// compact JSON with sorted keys.
+    package var text: String {
+        if case let .string(s) = self { return s }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+    }
+}
+
+/// A value as JSONEncoder and JSONDecoder see it, for JSON that badge passes
+/// on or reads without a type of its own (a ComfyUI workflow, a
+/// `bodyTemplate` filled in, a jobs API's output).
+///
+/// Encoding: a number whose literal is a whole number that fits an Int64 or
+/// a UInt64 is written as those digits, any other as its Double; an object is
+/// written as a dictionary (a key given twice keeps its last value), so an
+/// encoder with `.sortedKeys` orders its keys by their bytes.
+///
+/// Decoding tries each kind in turn: every JSON value is one of them. Whole
+/// numbers stay exact (their digits are the literal); an object's members
+/// come sorted by key, since a decoder does not say their order; every node
+/// stands at `documentStart`. A value inside more than `JSONParser.maxDepth`
+/// arrays and objects, counted from the top of the document, is refused.
+/// How many values and bytes the decoder is given is bounded by its caller
+/// (`JSONBudget`, a byte limit).
+extension JSONNode.Value: Codable {
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard decoder.codingPath.count <= JSONParser.maxDepth else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "nesting deeper than \(JSONParser.maxDepth) levels")
+        }
+        if container.decodeNil() {
+            self = .null
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let object = try? container.decode([String: Self].self) {
+            self = .object(object.sorted { $0.key < $1.key }.map { key, value in
+                JSONMember(key: key, keyLocation: .documentStart, value: JSONNode(value))
+            })
+        } else if let array = try? container.decode([Self].self) {
+            self = .array(array.map { JSONNode($0) })
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let whole = try? container.decode(Int64.self) {
+            self = .number(whole)
+        } else if let whole = try? container.decode(UInt64.self) {
+            self = .number(whole)
+        } else {
+            self = .number(try container.decode(Double.self))
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case let .bool(b): try container.encode(b)
+        case let .number(n, literal):
+            if let whole = Int64(literal) {
+                try container.encode(whole)
+            } else if let whole = UInt64(literal) {
+                try container.encode(whole)
+            } else {
+                try container.encode(n)
+            }
+        case let .string(s): try container.encode(s)
+        case let .array(items): try container.encode(items.map(\.value))
+        case let .object(members):
+            var object: [String: Self] = [:]
+            for member in members { object[member.key] = member.value.value }
+            try container.encode(object)
+        }
+    }
+}
+
+extension JSONNode.Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int64) { self = .number(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: Self...) { self = .array(elements.map { JSONNode($0) }) }
+    /// Members in the order written.
+    package init(dictionaryLiteral elements: (String, Self)...) {
+        self = .object(elements.map { JSONMember(key: $0.0, keyLocation: .documentStart, value: JSONNode($0.1)) })
     }
 }
 

@@ -45,7 +45,7 @@ struct BudgetTests {
     static let imageServer = Sandbox.repository.appendingPathComponent("Tests/RemoteBackendTests/Fixtures/fake_image_server.py")
 
     /// 60 MB of `{"data":[0,0,...]}` under a 64 MiB maxResponseBytes cost 1.76 GB.
-    @Test func aServersSixtyMegabytesOfJSONValuesAreRefusedUnderBudget() async throws {
+    @Test func aServersSixtyMegabyteAnswerOfTinyValuesIsRefusedUnderBudget() async throws {
         let server = try FixtureServer(script: Self.imageServer)
         defer { server.stop() }
         let s = try Sandbox()

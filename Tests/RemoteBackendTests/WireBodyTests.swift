@@ -82,7 +82,7 @@ struct WireBodyTests {
         options.negativePrompt = "no / text"
         let filled = try #require(options.workflow)
         var values = ComfyClient.values(Self.request, options: options)
-        values[.denoise] = .double(0.35)
+        values[.denoise] = .number(0.35)
         values[.image] = .string("badge-source-abc.png")
         try expect(try JSONBody.encode(ComfyPromptRequest(prompt: filled.filled(values), clientID: "client-1", promptID: "prompt-1")), is: "comfy-prompt")
         options.negativePrompt = nil
@@ -95,10 +95,10 @@ struct WireBodyTests {
     /// Whole numbers are read and written as the digits they are, beyond 2^53 and 2^63 too.
     @Test func wholeNumbersStayExact() throws {
         let text = "[18446744073709551615,-9223372036854775808,9007199254740993,0.5,\"9\",true,null,{\"a\":[]}]"
-        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-        #expect(value == [.unsigned(.max), .integer(.min), .integer(9_007_199_254_740_993), .double(0.5), "9", true, .null, ["a": []]])
+        let value = try JSONDecoder().decode(JSONNode.Value.self, from: Data(text.utf8))
+        #expect(value == [.number(UInt64.max), .number(Int64.min), .number(9_007_199_254_740_993 as Int64), .number(0.5), "9", true, .null, ["a": []]])
         #expect(String(decoding: try JSONBody.encode(value), as: UTF8.self) == text)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(JSONValue.self, from: Data("[1e400]".utf8)) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(JSONNode.Value.self, from: Data("[1e400]".utf8)) }
     }
 }
 
