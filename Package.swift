@@ -122,7 +122,7 @@ let package = Package(
         // Safe Swift over libgd.
         .target(
             name: "Canvas",
-            dependencies: ["CGD", "CZlib", "CDeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CICU", "CCanvasMath", "BadgeKit"],
+            dependencies: ["CGD", "CZlib", "CDeflate", "CLibdeflate", "CJPEG", "CFreeType", "CFontconfig", "CRaqm", "CICU", "CCanvasMath", "BadgeKit"],
             path: "Sources/Canvas"
         ),
 
@@ -260,7 +260,7 @@ let package = Package(
             dependencies: ["BadgeTestSupport", "RemoteBackend", "CurlTransport", "BadgeKit", "BadgeKitTesting", "Canvas"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CanvasTests", dependencies: ["BadgeTestSupport", "Canvas", "CDeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
+        .testTarget(name: "CanvasTests", dependencies: ["BadgeTestSupport", "Canvas", "CDeflate", "CLibdeflate", "CZlib", "BadgeKit", "BadgeKitTesting"]),
         .testTarget(name: "BadgeCardTests", dependencies: ["BadgeTestSupport", "BadgeCard", "Canvas", "BadgeKit", "ProceduralBackend", "BadgeKitTesting"]),
         .testTarget(name: "ProceduralBackendTests", dependencies: ["BadgeTestSupport", "ProceduralBackend", "BadgeKitTesting", "Canvas"], exclude: ["Fixtures"]),
         .testTarget(name: "ImportBackendTests", dependencies: ["BadgeTestSupport", "ImportBackend", "BadgeKitTesting", "Canvas"]),

@@ -36,7 +36,7 @@ intake_sources=(Fuzz/IntakeFuzzer.swift Sources/BadgeKit/ImageIntake.swift Sourc
                 Sources/BadgeKit/BadgeMetadata.swift Fuzz/SHA256StandIn.swift)
 json_sources=(Fuzz/JSONFuzzer.swift Sources/BadgeKit/JSONDocument.swift Sources/BadgeKit/BadgeError.swift)
 
-deflate_sources=(Fuzz/DeflateFuzzer.c Sources/CDeflate/badge_deflate.c Sources/CDeflate/badge_adler32.c)
+deflate_sources=(Fuzz/DeflateFuzzer.c Sources/CDeflate/badge_deflate.c)
 
 # stale NAME SOURCES...: whether .build/fuzz/NAME-fuzzer is missing or older than a source.
 stale() {

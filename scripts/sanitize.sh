@@ -22,7 +22,7 @@ CC=${CC:-clang}
 # minutes.
 tsan_filter='^(BadgeKitTests|BadgeServerTests)\.|^CanvasTests\.(BandCheckTests|EffectsTests)/'
 # AddressSanitizer: those targets whole, CanvasTests' decoders (libgd and
-# libjpeg through the functions resolved by dlsym) and PixelMemory, HugePageMemory
+# libjpeg through the functions resolved by dlsym) and PixelMemory, FastScratch
 # and the deflate buffers among them, and the card's frames.
 asan_filter='^(BadgeKitTests|BadgeServerTests|CanvasTests|BadgeCardTests)\.'
 

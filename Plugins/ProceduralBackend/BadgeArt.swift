@@ -178,8 +178,7 @@ struct BadgeArt {
             // opaque (RGB), which the encoding checks.
             let side = request.size
             let whole = SharedCanvas(canvas: canvas)
-            let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round, inflating: true,
-                                                 scratchInHugePages: true) : nil
+            let png = encoding ? BandedPNG(canvas, level: compression, filter: Self.filter, opaque: !round, inflating: true) : nil
             let work = BandWork(rows: (0..<bands).map { (side * $0 / bands)..<(side * ($0 + 1) / bands) },
                                 reads: png.map { png in (0..<png.count).map(png.rowsRead) } ?? [])
             WorkerThreads.shared.share(threads: threads) {

@@ -89,7 +89,7 @@ package enum Provenance {
     ) async throws -> Report {
         let art = BadgeArt(request: request, caption: metadata.extra["caption"] != "off", compression: 1)
         let model = ProceduralGenerator.artEngineVersion
-        let seed = request.seed ?? 0
+        let seed = request.seed
         let (differing, style) = try await BlockingExecutor.run { () throws -> (Int, (name: String, source: BadgeMetadata.StyleSource)) in
             let original = try GDImage.decodePNG(data, limits: limits, source: path)
             let rendered = try art.render()

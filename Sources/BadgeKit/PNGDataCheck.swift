@@ -429,23 +429,15 @@ extension PNGDataCheck {
 
     /// What checking one band takes: libdeflate's decompressor and the
     /// buffers it reads and writes (a band with its window, ~350 KB each for
-    /// a 1024 px badge's). Kept by a thread that checks band after band, so
-    /// the pages are faulted in once; the encoder lends it buffers in its own
-    /// huge pages. Used by one thread at a time.
+    /// a 1024 px badge's), made as a band first needs them and grown when a
+    /// larger one does. Kept by a thread that checks band after band, so the
+    /// pages are faulted in once. Used by one thread at a time.
     package final class BandScratch {
         fileprivate let decompressor: OpaquePointer? = libdeflate_alloc_decompressor()
-        private var input: UnsafeMutableRawBufferPointer
-        private var output: UnsafeMutableRawBufferPointer
-        // Whether `input` and `output` are this object's to free (grown past what was lent).
-        private var ownsInput = false, ownsOutput = false
+        private var input = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        private var output = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
-        /// With buffers lent by the caller, which outlive this object; a band
-        /// larger than they are gets buffers of its own.
-        package init(input: UnsafeMutableRawBufferPointer = .init(start: nil, count: 0),
-                     output: UnsafeMutableRawBufferPointer = .init(start: nil, count: 0)) {
-            self.input = input
-            self.output = output
-        }
+        package init() {}
 
         /// The input buffer a band compressed to at most `deflated` bytes
         /// needs: the window's stored block, the band, the terminator.
@@ -459,14 +451,12 @@ extension PNGDataCheck {
         /// Buffers of at least these sizes, cut to them.
         fileprivate func buffers(input inputCount: Int, output outputCount: Int) -> (UnsafeMutableRawBufferPointer, UnsafeMutableRawBufferPointer) {
             if input.count < inputCount {
-                if ownsInput { input.deallocate() }
+                input.deallocate()
                 input = .allocate(byteCount: inputCount, alignment: 16)
-                ownsInput = true
             }
             if output.count < max(outputCount, 1) {
-                if ownsOutput { output.deallocate() }
+                output.deallocate()
                 output = .allocate(byteCount: max(outputCount, 1), alignment: 16)
-                ownsOutput = true
             }
             return (UnsafeMutableRawBufferPointer(rebasing: input[0..<inputCount]),
                     UnsafeMutableRawBufferPointer(rebasing: output[0..<max(outputCount, 1)]))
@@ -474,8 +464,8 @@ extension PNGDataCheck {
 
         deinit {
             if let decompressor { libdeflate_free_decompressor(decompressor) }
-            if ownsInput { input.deallocate() }
-            if ownsOutput { output.deallocate() }
+            input.deallocate()
+            output.deallocate()
         }
     }
 }

@@ -1,5 +1,6 @@
 import BadgeKit
 import CDeflate
+import CLibdeflate
 import CZlib
 import Foundation
 import Synchronization
@@ -193,7 +194,7 @@ public enum PNGEncoder {
         try row.withUnsafeMutableBufferPointer { row in
             for y in rows {
                 layout.filter(px, row: y, into: row)
-                adler = uLong(badge_adler32(UInt32(adler), row.baseAddress, stride))
+                adler = uLong(libdeflate_adler32(UInt32(adler), row.baseAddress, stride))
                 try deflater.add(UnsafeBufferPointer(row), flush: y == rows.upperBound - 1 ? (last ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH)
             }
         }
@@ -239,7 +240,7 @@ extension PNGEncoder {
 
     static func compressBandFast(_ band: FilteredBand, last: Bool, scratch: FastScratch) throws -> Band {
         let input = band.input, history = band.history, length = input.count - band.history
-        let adler = uLong(badge_adler32(1, input.baseAddress! + history, length))
+        let adler = uLong(libdeflate_adler32(1, input.baseAddress! + history, length))
         let capacity = badge_deflate_bound(length)
         guard let out = malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else {
             throw BadgeError(.generationFailed, "no memory for the compressed image (\(capacity) bytes)", hint: "is memory short?")
@@ -278,7 +279,6 @@ public final class BandedPNG: @unchecked Sendable {
     private let translucent = Atomic<Bool>(false)
     // The check of each band (libdeflate inflating it), run as it is compressed.
     private let check: PNGDataCheck.Bands?
-    private let scratchInHugePages: Bool
 
     /// `inflating`: libdeflate checks the image data as the bands are stored
     /// (`finishInflating`'s proof).
@@ -286,12 +286,7 @@ public final class BandedPNG: @unchecked Sendable {
         self.init(canvas, level: level, filter: filter, opaque: opaque, checked: checked, inflating: false)
     }
 
-    /// `scratchInHugePages`: each encoding thread's working memory is a huge
-    /// page of its own (`FastScratch`) rather than malloc's, which reuses what
-    /// the process freed before (an import's, after its photo's decode).
-    package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool,
-                 scratchInHugePages: Bool = false) {
-        self.scratchInHugePages = scratchInHugePages
+    package init(_ canvas: Canvas, level: Int, filter: PNGEncoder.Filter, opaque: Bool, checked: Bool = false, inflating: Bool) {
         self.canvas = canvas
         self.level = max(0, min(9, level))
         self.opaque = opaque
@@ -324,7 +319,7 @@ public final class BandedPNG: @unchecked Sendable {
             }
             let own = PNGEncoder.usesOwnDeflate(level)
             let largestBand = layout.bandBytes(rows: starts.last! / count + 1)
-            let scratch = own || check != nil ? FastScratch.take(largestBand: largestBand, inHugePage: scratchInHugePages) : nil
+            let scratch = own || check != nil ? FastScratch.take(largestBand: largestBand) : nil
             defer { scratch.map(FastScratch.give) }
             return Result {
                 guard let scratch else {
@@ -362,20 +357,19 @@ public final class BandedPNG: @unchecked Sendable {
 }
 
 /// What compressing one band takes with badge's deflate: its tables, the
-/// buffer the band's rows are filtered into, and the check's buffers: for a
-/// drawing, in one huge page (`HugePageMemory`) when they fit (~1.5 MB for a
-/// 1024 px badge's bands). Taken from a pool for each band and given back, so
-/// a thread compressing several bands, and a batch encoding hundreds of
-/// images, reuse the same few: memory this large is mapped afresh by every
-/// malloc, faulted in page by page and unmapped with an interrupt to every
-/// other core. The pool is the process's: a drawing may be given a scratch
-/// an import made, and the other way round.
+/// buffer the band's rows are filtered into, and the check's buffers. Taken
+/// from a pool for each band and given back, so a thread compressing several
+/// bands, and a batch encoding hundreds of images, reuse the same few: memory
+/// this large is mapped afresh by every malloc, faulted in page by page and
+/// unmapped with an interrupt to every other core. The pool is the
+/// process's: a drawing may be given a scratch an import made, and the other
+/// way round.
 final class FastScratch: @unchecked Sendable {
     // Used by one worker at a time: the pool hands each out once.
     private static let pool = Mutex<[FastScratch]>([])
 
-    static func take(largestBand: Int, inHugePage: Bool) -> FastScratch {
-        pool.withLock { $0.popLast() } ?? FastScratch(largestBand: largestBand, inHugePage: inHugePage)
+    static func take(largestBand: Int) -> FastScratch {
+        pool.withLock { $0.popLast() } ?? FastScratch(largestBand: largestBand)
     }
 
     static func give(_ scratch: FastScratch) {
@@ -385,51 +379,27 @@ final class FastScratch: @unchecked Sendable {
     }
 
     let tables: UnsafeMutableRawPointer
-    let check: PNGDataCheck.BandScratch
-    private let memory: HugePageMemory?
+    let check = PNGDataCheck.BandScratch()
     private var buffer: UnsafeMutableBufferPointer<UInt8>
-    private var ownsBuffer: Bool
 
     /// `largestBand`: the bytes of the largest band's filtered rows with their
-    /// history. `inHugePage`: in one huge page, when everything fits in it.
-    init(largestBand: Int, inHugePage: Bool) {
-        let tableBytes = (badge_deflate_scratch_size() + 63) & ~63
-        let checkInput = (PNGDataCheck.BandScratch.inputBytes(deflated: badge_deflate_bound(largestBand)) + 63) & ~63
-        let checkOutput = (PNGDataCheck.BandScratch.outputBytes(rows: largestBand) + 63) & ~63
-        let filtered = (largestBand + 63) & ~63
-        // One huge page at most: a 4096 px badge's bands (2 MB of rows each)
-        // take their buffers as they grow, so its peak memory stays in budget.
-        let total = tableBytes + filtered + checkInput + checkOutput
-        if inHugePage && total <= HugePageMemory.pageSize, let memory = HugePageMemory(count: total) {
-            let base = memory.base
-            tables = base
-            buffer = UnsafeMutableBufferPointer(start: (base + tableBytes).assumingMemoryBound(to: UInt8.self), count: filtered)
-            check = PNGDataCheck.BandScratch(
-                input: UnsafeMutableRawBufferPointer(start: base + tableBytes + filtered, count: checkInput),
-                output: UnsafeMutableRawBufferPointer(start: base + tableBytes + filtered + checkInput, count: checkOutput))
-            ownsBuffer = false
-            self.memory = memory
-        } else {
-            tables = UnsafeMutableRawPointer.allocate(byteCount: badge_deflate_scratch_size(), alignment: 64)
-            buffer = .allocate(capacity: largestBand)
-            check = PNGDataCheck.BandScratch()
-            ownsBuffer = true
-            memory = nil
-        }
+    /// history (the buffer grows if a band needs more).
+    init(largestBand: Int) {
+        tables = UnsafeMutableRawPointer.allocate(byteCount: badge_deflate_scratch_size(), alignment: 64)
+        buffer = .allocate(capacity: largestBand)
     }
 
     func input(count: Int) -> UnsafeMutableBufferPointer<UInt8> {
         if buffer.count < count {
-            if ownsBuffer { buffer.deallocate() }
+            buffer.deallocate()
             buffer = .allocate(capacity: count)
-            ownsBuffer = true
         }
         return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
     }
 
     deinit {
-        if memory == nil { tables.deallocate() }
-        if ownsBuffer { buffer.deallocate() }
+        tables.deallocate()
+        buffer.deallocate()
     }
 }
 

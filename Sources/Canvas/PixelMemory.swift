@@ -4,10 +4,9 @@ import Glibc
 
 /// A canvas's bytes, zeroed, from calloc: a fresh large block comes straight
 /// from the kernel, which hands it out zeroed, so a badge's first canvas
-/// costs no memset and a thousand page faults before drawing starts (~2 ms of
-/// its critical path); the whole 2 MB pages inside it are marked for huge
-/// pages, two faults instead of five hundred each, and every page is mapped
-/// writable up front (MADV_POPULATE_WRITE, Linux 5.14+). Left to fault as it
+/// costs no memset and a thousand page faults before drawing starts; every
+/// page is mapped writable up front (MADV_POPULATE_WRITE, Linux 5.14+; what
+/// it buys is in docs/PERFORMANCE.md, *Speed tricks*). Left to fault as it
 /// is drawn, blending reads a pixel before writing it: the read maps the
 /// shared zero page, the write then copies it and flushes the TLB of every
 /// core the process runs on, twice the faults and an interrupt each. A block
@@ -18,19 +17,12 @@ public final class PixelMemory: RandomAccessCollection, Equatable {
     public let count: Int
     private let base: UnsafeMutablePointer<UInt8>
 
-    private static let hugePage = 2 << 20
     private static let page = 4096
 
     init(zeroedCount count: Int, mapped: Bool = true) {
         self.count = count
         guard let memory = calloc(Swift.max(count, 1), 1) else { fatalError("out of memory for a \(count)-byte canvas") }
         base = memory.assumingMemoryBound(to: UInt8.self)
-        let start = (Int(bitPattern: memory) + Self.hugePage - 1) & ~(Self.hugePage - 1)
-        let end = (Int(bitPattern: memory) + count) & ~(Self.hugePage - 1)
-        if end > start {
-            // A hint the kernel may ignore; the memory is the same either way.
-            _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE)
-        }
         if mapped { map(0..<count) }
     }
 

@@ -46,8 +46,7 @@ struct BandCheckTests {
         let starts = PNGEncoder.bandStarts(height: canvas.height, width: canvas.width)
         let count = starts.count - 1
         let check = PNGDataCheck.Bands(width: canvas.width, height: canvas.height, channels: 4, count: count)
-        // The drawing's scratch: its check's buffers lent from the same huge page.
-        let scratch = FastScratch(largestBand: layout.bandBytes(rows: canvas.height), inHugePage: true)
+        let scratch = FastScratch(largestBand: layout.bandBytes(rows: canvas.height))
         var bands: [PNGEncoder.Band] = []
         try canvas.pixels.withUnsafeBufferPointer { px in
             for k in 0..<count {

@@ -24,9 +24,4 @@ size_t badge_deflate(const uint8_t *data, size_t history, size_t length, int las
 /// The bytes of scratch memory badge_deflate needs: ~400 KB.
 size_t badge_deflate_scratch_size(void);
 
-/// `adler` (1 to start) updated with `length` bytes, as zlib's adler32 does:
-/// with SSSE3 where the CPU has it, ~9x faster than Debian's zlib (whose
-/// Adler-32 was ~1.4 ms of every 1024 px badge).
-uint32_t badge_adler32(uint32_t adler, const uint8_t *data, size_t length);
-
 #endif
