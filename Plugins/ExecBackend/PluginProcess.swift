@@ -70,8 +70,8 @@ struct PluginProcess: Sendable {
 
         let errors = StandardErrorLog(backend: backend, logger: logger)
         defer { group.killLeftovers() }
-        let limit = maxOutputBytes, timeout = self.timeout, grace = self.grace
-        let outcome: RunOutcome = try await withThrowingTaskGroup(of: RunOutcome.self) { tasks in
+        let limit = maxOutputBytes, timeout = self.timeout
+        let finished: Finished? = try await withThrowingTaskGroup(of: Finished?.self) { tasks in
             tasks.addTask {
                 let result = try await Subprocess.run(
                     configuration, input: .fileDescriptor(input.take(), closeAfterSpawningProcess: true),
@@ -80,45 +80,27 @@ struct PluginProcess: Sendable {
                     group.set(execution.processIdentifier.value)
                     return try await Self.readStreams(execution, limit: limit, errors: errors)
                 }
-                return .finished(Finished(status: result.terminationStatus, standardOutput: result.closureResult, standardError: errors.tail))
+                return Finished(status: result.terminationStatus, standardOutput: result.closureResult, standardError: errors.tail)
             }
             tasks.addTask {
                 // The limit counts from the spawn, not from whenever this task first ran.
                 await group.spawned()
                 try await Task.sleep(for: timeout)
-                return group.leaderHasExited ? .exitedByTheLimit : .pastTheLimit
+                // On a busy machine the timer and the program's exit can be noticed together:
+                // a program that had already exited is not timed out, its run is about to end.
+                for _ in 0..<100 where group.leaderHasExited { try await Task.sleep(for: .milliseconds(100)) }
+                return nil
             }
-            var first = try await tasks.next()!
-            if case .exitedByTheLimit = first {
-                // The program is not timed out: its run is ending, or a leftover of its
-                // group holds its standard output or error open. Killed, the leftovers
-                // close them; one that left the group (a session of its own) has `grace`.
-                logger.debug("plugin: exited by its time limit; waiting for its run to end", metadata: ["backend": "\(backend)"])
-                group.killLeftovers()
-                tasks.addTask {
-                    try await Task.sleep(for: grace)
-                    return .pastTheLimit
-                }
-                first = try await tasks.next()!
-            }
+            let first = try await tasks.next()!
             tasks.cancelAll()
             return first
         }
-        guard case let .finished(finished) = outcome else {
+        guard let finished else {
             throw BadgeError(.timeout, "the plugin did not finish within its time limit of \(Self.seconds(timeout)); it was stopped",
                              backend: backend, cause: Self.lastWords(errors.tail),
                              hint: "raise timeoutSeconds for this backend if it needs longer")
         }
         return finished
-    }
-
-    /// How the race between a run and its time limit ended.
-    private enum RunOutcome: Sendable {
-        case finished(Finished)
-        /// The limit passed while the program (the group's leader) was still running.
-        case pastTheLimit
-        /// The limit passed after the program had exited, before its run ended.
-        case exitedByTheLimit
     }
 
     /// Reads standard output (bounded) and standard error (to the log) together.
